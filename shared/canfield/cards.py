@@ -1,0 +1,96 @@
+"""Cards as small integers, with their two-character text form.
+
+A card is ``rank * 4 + suit`` with rank 0..12 (A..K) and suit 0..3
+(C, D, H, S). Integers keep the hot paths (move checks, hashing, copying
+piles) cheap; ``card_text`` / ``parse_card`` give the text form
+``7H``, ``TS`` used everywhere a person or a message sees a card.
+"""
+
+from __future__ import annotations
+
+from .errors import InvalidCardError
+
+__all__ = [
+    "Card",
+    "RANKS",
+    "SUITS",
+    "DECK",
+    "rank_of",
+    "suit_of",
+    "is_red",
+    "make_card",
+    "card_text",
+    "parse_card",
+    "next_rank",
+    "prev_rank",
+    "builds_on",
+]
+
+Card = int
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+
+#: The 52 cards in new-deck order: clubs A..K, diamonds, hearts, spades.
+DECK: tuple[Card, ...] = tuple(rank * 4 + suit for suit in range(4) for rank in range(13))
+
+
+def make_card(rank: int, suit: int) -> Card:
+    return rank * 4 + suit
+
+
+def rank_of(card: Card) -> int:
+    return card >> 2
+
+
+def suit_of(card: Card) -> int:
+    return card & 3
+
+
+def is_red(card: Card) -> bool:
+    """Diamonds and hearts are red; clubs and spades black."""
+    return (card & 3) in (1, 2)
+
+
+def next_rank(rank: int) -> int:
+    """The rank that follows on a foundation: K wraps to A."""
+    return (rank + 1) % 13
+
+
+def prev_rank(rank: int) -> int:
+    """The rank that goes below on a column: A wraps to K."""
+    return (rank - 1) % 13
+
+
+_TEXT = tuple(RANKS[c >> 2] + SUITS[c & 3] for c in range(52))
+_BY_TEXT = {text: card for card, text in enumerate(_TEXT)}
+
+#: ``BUILDS_ON[child * 52 + parent]``: child may lie on parent in a column.
+BUILDS_ON: tuple[bool, ...] = tuple(
+    ((child & 3) in (1, 2)) != ((parent & 3) in (1, 2))
+    and (child >> 2) == ((parent >> 2) - 1) % 13
+    for child in range(52)
+    for parent in range(52)
+)
+
+
+def builds_on(child: Card, parent: Card) -> bool:
+    """Opposite colour and exactly one rank lower (A takes a K)."""
+    return BUILDS_ON[child * 52 + parent]
+
+
+def card_text(card: Card) -> str:
+    return _TEXT[card]
+
+
+def parse_card(text: str) -> Card:
+    """``"7h"`` -> the seven of hearts; case-insensitive, spaces trimmed."""
+    key = text.strip().upper()
+    if key.startswith("10") and len(key) == 3:
+        key = "T" + key[2]
+    try:
+        return _BY_TEXT[key]
+    except KeyError:
+        raise InvalidCardError(
+            f"{text!r} is not a card: expected a rank from {RANKS} then a suit from {SUITS}"
+        ) from None

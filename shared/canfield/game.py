@@ -1,0 +1,613 @@
+"""A game of Canfield: the position, legal moves, apply (push) and undo (pop).
+
+``Game`` is mutable and cheap to copy. ``push`` checks a move against the
+rules of ``docs/rules`` (see canfield-rules.md) and either applies it whole
+or raises ``IllegalMoveError`` naming the rule, leaving the game untouched.
+``pop`` undoes the last action exactly, including the reserve refill that
+came with it and its points.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from .cards import BUILDS_ON, RANKS, SUITS, Card, card_text, parse_card
+from .dealcode import DealCode
+from .errors import IllegalMoveError, InvalidCardError, NothingToUndoError
+from .moves import DRAW, FOUNDATION, RESERVE, STOCK, TABLEAU, WASTE, Move
+
+__all__ = ["Game", "UNDO_LIMIT", "POINTS_PER_CARD", "WIN_SCORE"]
+
+UNDO_LIMIT = 100
+POINTS_PER_CARD = 5
+WIN_SCORE = 51 * POINTS_PER_CARD
+
+# An undo record: (move, foundation slot or -1, slot newly claimed,
+# refilled from reserve, points gained, waste fan before, cards drawn).
+_Record = tuple[Move, int, bool, bool, int, int, int]
+
+
+class Game:
+    """One player's board. Build it with ``Game.deal(code)``."""
+
+    __slots__ = (
+        "draw",
+        "base_rank",
+        "reserve",
+        "tableau",
+        "foundations",
+        "suit_slot",
+        "stock",
+        "waste",
+        "fan",
+        "score",
+        "on_foundations",
+        "history",
+    )
+
+    def __init__(self, draw: int = 3, base_rank: int = 0) -> None:
+        self.draw = draw
+        self.base_rank = base_rank
+        self.reserve: list[Card] = []
+        self.tableau: list[list[Card]] = [[], [], [], []]
+        self.foundations: list[list[Card]] = [[], [], [], []]
+        #: suit -> foundation slot holding it, or -1
+        self.suit_slot: list[int] = [-1, -1, -1, -1]
+        #: face down; the last item is turned next
+        self.stock: list[Card] = []
+        #: face up; the last item is the playable top
+        self.waste: list[Card] = []
+        #: how many of the last draw's cards still lie fanned on the waste
+        self.fan = 0
+        self.score = 0
+        self.on_foundations = 0
+        self.history: deque[_Record] = deque(maxlen=UNDO_LIMIT)
+
+    # ------------------------------------------------------------------ build
+
+    @classmethod
+    def deal(cls, code: DealCode | str) -> Game:
+        """Lay out the deal in the canonical order of the rule book."""
+        if isinstance(code, str):
+            code = DealCode.parse(code)
+        return cls.from_deck(code.deck(), code.draw)
+
+    @classmethod
+    def from_deck(cls, deck: list[Card], draw: int = 3) -> Game:
+        if sorted(deck) != list(range(52)):
+            raise InvalidCardError("a deck must hold each of the 52 cards exactly once")
+        base = deck[13]
+        game = cls(draw, base >> 2)
+        game.reserve = list(deck[0:13])
+        game.foundations[0].append(base)
+        game.suit_slot[base & 3] = 0
+        game.on_foundations = 1
+        game.tableau = [[deck[14]], [deck[15]], [deck[16]], [deck[17]]]
+        game.stock = list(reversed(deck[18:52]))
+        return game
+
+    @classmethod
+    def from_layout(
+        cls,
+        *,
+        reserve: list[str] = (),  # type: ignore[assignment]
+        tableau: list[list[str]] = ([], [], [], []),  # type: ignore[assignment]
+        foundations: list[list[str]] = ([], [], [], []),  # type: ignore[assignment]
+        stock: list[str] = (),  # type: ignore[assignment]
+        waste: list[str] = (),  # type: ignore[assignment]
+        draw: int = 3,
+        base_rank: str | None = None,
+    ) -> Game:
+        """A hand-built position (cards as text, piles bottom first).
+
+        ``stock`` lists the cards face down with the next one turned last.
+        Cards may be missing (a partial position for a test), never repeated.
+        """
+        seen: set[Card] = set()
+
+        def cards(items: list[str]) -> list[Card]:
+            out = [parse_card(text) for text in items]
+            for card in out:
+                if card in seen:
+                    raise InvalidCardError(f"{card_text(card)} appears twice")
+                seen.add(card)
+            return out
+
+        base = base_rank if base_rank is not None else None
+        found = [cards(pile) for pile in foundations]
+        if base is None:
+            first = found[0][0] if found[0] else None
+            if first is None:
+                raise InvalidCardError("give base_rank or a first foundation card")
+            rank = first >> 2
+        else:
+            rank = RANKS.index(base.upper())
+        game = cls(draw, rank)
+        game.reserve = cards(list(reserve))
+        game.tableau = [cards(list(col)) for col in tableau]
+        game.foundations = found
+        for slot, pile in enumerate(found):
+            if pile:
+                game.suit_slot[pile[0] & 3] = slot
+        game.on_foundations = sum(len(pile) for pile in found)
+        game.stock = cards(list(stock))
+        game.waste = cards(list(waste))
+        game.fan = min(len(game.waste), 1)
+        return game
+
+    def copy(self) -> Game:
+        """An independent copy (history included)."""
+        other = Game.__new__(Game)
+        other.draw = self.draw
+        other.base_rank = self.base_rank
+        other.reserve = self.reserve[:]
+        other.tableau = [col[:] for col in self.tableau]
+        other.foundations = [pile[:] for pile in self.foundations]
+        other.suit_slot = self.suit_slot[:]
+        other.stock = self.stock[:]
+        other.waste = self.waste[:]
+        other.fan = self.fan
+        other.score = self.score
+        other.on_foundations = self.on_foundations
+        other.history = deque(self.history, maxlen=UNDO_LIMIT)
+        return other
+
+    # ------------------------------------------------------------------ facts
+
+    @property
+    def is_won(self) -> bool:
+        return self.on_foundations == 52
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.history)
+
+    def foundation_accepts(self, card: Card) -> int:
+        """The slot that takes ``card`` now, or -1."""
+        slot = self.suit_slot[card & 3]
+        if slot >= 0:
+            pile = self.foundations[slot]
+            if len(pile) < 13 and (card >> 2) == ((pile[-1] >> 2) + 1) % 13:
+                return slot
+            return -1
+        if (card >> 2) != self.base_rank:
+            return -1
+        for index, pile in enumerate(self.foundations):
+            if not pile:
+                return index
+        return -1
+
+    def position_key(self) -> tuple:
+        """Identifies the position for search (not the history or score).
+
+        The stock and waste together always keep the original stock order
+        minus the cards played, so their split point says all about them.
+        """
+        return (
+            len(self.reserve),
+            tuple(tuple(col) for col in self.tableau),
+            tuple(len(pile) for pile in self.foundations),
+            len(self.waste),
+        )
+
+    # ------------------------------------------------------------------ moves
+
+    def legal_moves(self) -> Iterator[Move]:
+        """Every legal move, foundation plays first, the stock tap last."""
+        tableau = self.tableau
+        reserve = self.reserve
+        waste = self.waste
+        accepts = self.foundation_accepts
+        builds = BUILDS_ON
+        tops = [col[-1] if col else -1 for col in tableau]
+        may_fill = not reserve
+        # to foundations
+        if reserve and accepts(reserve[-1]) >= 0:
+            yield Move(RESERVE, 0, 1, FOUNDATION, 0)
+        if waste and accepts(waste[-1]) >= 0:
+            yield Move(WASTE, 0, 1, FOUNDATION, 0)
+        for i in range(4):
+            if tops[i] >= 0 and accepts(tops[i]) >= 0:
+                yield Move(TABLEAU, i, 1, FOUNDATION, 0)
+        # single cards from reserve and waste onto columns
+        for src, pile in ((RESERVE, reserve), (WASTE, waste)):
+            if pile:
+                base = pile[-1] * 52
+                for j in range(4):
+                    top = tops[j]
+                    if (top < 0 and may_fill) or (top >= 0 and builds[base + top]):
+                        yield Move(src, 0, 1, TABLEAU, j)
+        # runs between columns
+        for i in range(4):
+            col = tableau[i]
+            height = len(col)
+            if not height:
+                continue
+            run = 1
+            while run < height and builds[col[-run] * 52 + col[-run - 1]]:
+                run += 1
+            for j in range(4):
+                if j == i:
+                    continue
+                top = tops[j]
+                if top < 0:
+                    if may_fill:
+                        for count in range(1, run + 1):
+                            yield Move(TABLEAU, i, count, TABLEAU, j)
+                    continue
+                for count in range(1, run + 1):
+                    if builds[col[-count] * 52 + top]:
+                        yield Move(TABLEAU, i, count, TABLEAU, j)
+                        break
+        # a foundation's top back onto a column
+        for slot, pile in enumerate(self.foundations):
+            if pile:
+                base = pile[-1] * 52
+                for j in range(4):
+                    top = tops[j]
+                    if (top < 0 and may_fill) or (top >= 0 and builds[base + top]):
+                        yield Move(FOUNDATION, slot, 1, TABLEAU, j)
+        if self.stock or waste:
+            yield DRAW
+
+    def is_legal(self, move: Move) -> bool:
+        try:
+            self._check(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def _check(self, move: Move) -> None:
+        """Raise ``IllegalMoveError`` naming the rule ``move`` breaks."""
+        src = move.src
+        if src == STOCK:
+            if not self.stock and not self.waste:
+                raise IllegalMoveError("stock-empty", "the stock and the waste are both empty")
+            return
+        dst = move.dst
+        if dst == RESERVE:
+            raise IllegalMoveError("reserve-no-build", "nothing is ever placed on the reserve")
+        if dst == WASTE:
+            raise IllegalMoveError("waste-no-build", "cards are placed on the waste only by the stock")
+        count = move.count
+        if src == RESERVE:
+            if not self.reserve:
+                raise IllegalMoveError("reserve-empty", "the reserve is empty")
+            card = self.reserve[-1]
+        elif src == WASTE:
+            if not self.waste:
+                raise IllegalMoveError("waste-empty", "the waste is empty")
+            card = self.waste[-1]
+        elif src == TABLEAU:
+            col = self.tableau[move.src_index]
+            if count > len(col):
+                raise IllegalMoveError(
+                    "column-too-short",
+                    f"column {move.src_index + 1} holds {len(col)} card(s), not {count}",
+                )
+            for k in range(1, count):
+                if not BUILDS_ON[col[-k] * 52 + col[-k - 1]]:
+                    raise IllegalMoveError(
+                        "run-broken",
+                        f"the last {count} cards of column {move.src_index + 1} "
+                        "are not one descending run of alternating colours",
+                    )
+            card = col[-count]
+        elif src == FOUNDATION:
+            pile = self.foundations[move.src_index]
+            if not pile:
+                raise IllegalMoveError(
+                    "foundation-empty", f"foundation {move.src_index + 1} is empty"
+                )
+            if dst != TABLEAU:
+                raise IllegalMoveError(
+                    "foundation-to-column", "a foundation card can only go back onto a column"
+                )
+            card = pile[-1]
+        else:  # pragma: no cover - Move.parse never builds this
+            raise IllegalMoveError("unknown-source", f"unknown source {src!r}")
+        if dst == FOUNDATION:
+            if self.foundation_accepts(card) < 0:
+                raise IllegalMoveError("foundation-build", self._foundation_reason(card))
+            return
+        target = self.tableau[move.dst_index]
+        if src == TABLEAU and move.src_index == move.dst_index:
+            raise IllegalMoveError("same-column", "a run cannot move onto its own column")
+        if target:
+            if not BUILDS_ON[card * 52 + target[-1]]:
+                raise IllegalMoveError(
+                    "column-build",
+                    f"{card_text(card)} cannot go on {card_text(target[-1])}: a column builds "
+                    "down one rank at a time in alternating colours (A takes a K)",
+                )
+        elif self.reserve:
+            raise IllegalMoveError(
+                "empty-column-reserved",
+                "an empty column is filled from the reserve while it holds cards",
+            )
+
+    def _foundation_reason(self, card: Card) -> str:
+        slot = self.suit_slot[card & 3]
+        text = card_text(card)
+        if slot < 0:
+            start = RANKS[self.base_rank] + SUITS[card & 3]
+            return f"{text} cannot start a foundation: the start rank is {start[0]}, so only {start} can"
+        pile = self.foundations[slot]
+        if len(pile) == 13:
+            return f"the {SUITS[card & 3]} foundation is complete"
+        want = RANKS[((pile[-1] >> 2) + 1) % 13] + SUITS[card & 3]
+        return f"{text} cannot go on the foundation: it needs {want} next"
+
+    def push(self, move: Move) -> None:
+        """Apply ``move`` or raise ``IllegalMoveError`` with nothing changed."""
+        self._check(move)
+        self._apply(move)
+
+    def push_text(self, text: str) -> Move:
+        move = Move.parse(text)
+        self.push(move)
+        return move
+
+    def _apply(self, move: Move) -> None:
+        src = move.src
+        fan = self.fan
+        if src == STOCK:
+            if self.stock:
+                drawn = min(self.draw, len(self.stock))
+                stock, waste = self.stock, self.waste
+                for _ in range(drawn):
+                    waste.append(stock.pop())
+                self.fan = drawn
+            else:
+                drawn = -len(self.waste)
+                self.stock = self.waste[::-1]
+                self.waste = []
+                self.fan = 0
+            self.history.append((move, -1, False, False, 0, fan, drawn))
+            return
+        count = move.count
+        pile = None
+        if src == RESERVE:
+            cards = [self.reserve.pop()]
+        elif src == WASTE:
+            cards = [self.waste.pop()]
+            self.fan = fan - 1 if fan > 1 else (1 if self.waste else 0)
+        elif src == TABLEAU:
+            col = self.tableau[move.src_index]
+            cards = col[-count:]
+            del col[-count:]
+        else:
+            pile = self.foundations[move.src_index]
+            cards = [pile.pop()]
+            self.on_foundations -= 1
+        slot = -1
+        # for a take-back, "claimed" records that the emptied slot lost its suit
+        claimed = src == FOUNDATION and not pile
+        if claimed:
+            self.suit_slot[cards[0] & 3] = -1
+        points = 0
+        if move.dst == FOUNDATION:
+            card = cards[0]
+            slot = self.suit_slot[card & 3]
+            if slot < 0:
+                slot = self.foundation_accepts(card)
+                self.suit_slot[card & 3] = slot
+                claimed = True
+            self.foundations[slot].append(card)
+            self.on_foundations += 1
+            points = POINTS_PER_CARD
+            self.score += points
+        else:
+            self.tableau[move.dst_index].extend(cards)
+        refilled = False
+        if src == TABLEAU and not self.tableau[move.src_index] and self.reserve:
+            self.tableau[move.src_index].append(self.reserve.pop())
+            refilled = True
+        self.history.append((move, slot, claimed, refilled, points, fan, 0))
+
+    def pop(self) -> Move:
+        """Undo the last action exactly; returns the move undone."""
+        if not self.history:
+            raise NothingToUndoError("nothing to undo")
+        move, slot, claimed, refilled, points, fan, drawn = self.history.pop()
+        src = move.src
+        self.fan = fan
+        if src == STOCK:
+            if drawn > 0:
+                stock, waste = self.stock, self.waste
+                for _ in range(drawn):
+                    stock.append(waste.pop())
+            else:
+                self.waste = self.stock[::-1]
+                self.stock = []
+            return move
+        if refilled:
+            self.reserve.append(self.tableau[move.src_index].pop())
+        if move.dst == FOUNDATION:
+            cards = [self.foundations[slot].pop()]
+            self.on_foundations -= 1
+            self.score -= points
+            if claimed:
+                self.suit_slot[cards[0] & 3] = -1
+        else:
+            target = self.tableau[move.dst_index]
+            cards = target[-move.count :]
+            del target[-move.count :]
+        if src == RESERVE:
+            self.reserve.append(cards[0])
+        elif src == WASTE:
+            self.waste.append(cards[0])
+        elif src == TABLEAU:
+            self.tableau[move.src_index].extend(cards)
+        else:
+            self.foundations[move.src_index].append(cards[0])
+            self.on_foundations += 1
+            if claimed:
+                self.suit_slot[cards[0] & 3] = move.src_index
+        return move
+
+    # ------------------------------------------------------------------ tap
+
+    def locate(self, card: Card) -> Move | None:
+        """The move-source that picks up ``card`` (a partial Move), or None.
+
+        Only cards a player can take are found: the top of the reserve or
+        waste, a foundation's top, or any card of a column's movable run.
+        """
+        if self.reserve and self.reserve[-1] == card:
+            return Move(RESERVE)
+        if self.waste and self.waste[-1] == card:
+            return Move(WASTE)
+        for i, col in enumerate(self.tableau):
+            if card in col:
+                count = len(col) - col.index(card)
+                for k in range(1, count):
+                    if not BUILDS_ON[col[-k] * 52 + col[-k - 1]]:
+                        return None
+                return Move(TABLEAU, i, count)
+        for slot, pile in enumerate(self.foundations):
+            if pile and pile[-1] == card:
+                return Move(FOUNDATION, slot)
+        return None
+
+    def tap_move(self, card: Card, double_click: bool = True) -> Move | None:
+        """Where the app sends a tapped card, or None when nowhere.
+
+        Foundation first (a single top card); otherwise, with the "Double
+        click" setting on, the longest column that accepts it (ties go to
+        the leftmost column), then the leftmost empty column. A whole
+        column never moves to an empty one (that changes nothing). A
+        foundation's own card stays put: taking one back is a drag.
+        """
+        source = self.locate(card)
+        if source is None or source.src == FOUNDATION:
+            return None
+        if source.count == 1 and self.foundation_accepts(card) >= 0:
+            return Move(source.src, source.src_index, 1, FOUNDATION, 0)
+        if not double_click:
+            return None
+        best = -1
+        best_height = 0
+        empty = -1
+        for j, col in enumerate(self.tableau):
+            if source.src == TABLEAU and j == source.src_index:
+                continue
+            if col:
+                if BUILDS_ON[card * 52 + col[-1]] and len(col) > best_height:
+                    best, best_height = j, len(col)
+            elif empty < 0 and not self.reserve:
+                empty = j
+        if best < 0:
+            whole_column = (
+                source.src == TABLEAU and source.count == len(self.tableau[source.src_index])
+            )
+            if empty < 0 or whole_column:
+                return None
+            best = empty
+        return Move(source.src, source.src_index, source.count, TABLEAU, best)
+
+    # ------------------------------------------------------------------ views
+
+    def view(self) -> dict[str, Any]:
+        """What the player may see: no stock card, no reserve card under the top."""
+        fan = self.waste[-max(self.fan, 1) :] if self.waste else []
+        return {
+            "draw": self.draw,
+            "start_rank": RANKS[self.base_rank],
+            "reserve": {
+                "top": card_text(self.reserve[-1]) if self.reserve else None,
+                "count": len(self.reserve),
+            },
+            "foundations": [[card_text(c) for c in pile] for pile in self.foundations],
+            "tableau": [[card_text(c) for c in col] for col in self.tableau],
+            "stock": {"count": len(self.stock)},
+            "waste": {"fan": [card_text(c) for c in fan], "count": len(self.waste)},
+            "score": self.score,
+            "on_foundations": self.on_foundations,
+            "won": self.is_won,
+            "can_undo": bool(self.history),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state, history included, compact and JSON-ready."""
+
+        def pack(cards: list[Card]) -> str:
+            return "".join(card_text(c) for c in cards)
+
+        return {
+            "v": 1,
+            "draw": self.draw,
+            "base": RANKS[self.base_rank],
+            "reserve": pack(self.reserve),
+            "tableau": [pack(col) for col in self.tableau],
+            "foundations": [pack(pile) for pile in self.foundations],
+            "stock": pack(self.stock),
+            "waste": pack(self.waste),
+            "fan": self.fan,
+            "score": self.score,
+            "history": [
+                [m.text(), slot, int(claimed), int(refilled), points, fan, drawn]
+                for m, slot, claimed, refilled, points, fan, drawn in self.history
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        def unpack(text: str) -> list[Card]:
+            return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
+
+        game = cls(int(data["draw"]), RANKS.index(data["base"]))
+        game.reserve = unpack(data["reserve"])
+        game.tableau = [unpack(col) for col in data["tableau"]]
+        game.foundations = [unpack(pile) for pile in data["foundations"]]
+        for slot, pile in enumerate(game.foundations):
+            if pile:
+                game.suit_slot[pile[0] & 3] = slot
+        game.on_foundations = sum(len(p) for p in game.foundations)
+        game.stock = unpack(data["stock"])
+        game.waste = unpack(data["waste"])
+        game.fan = int(data["fan"])
+        game.score = int(data["score"])
+        for text, slot, claimed, refilled, points, fan, drawn in data["history"]:
+            game.history.append(
+                (Move.parse(text), slot, bool(claimed), bool(refilled), points, fan, drawn)
+            )
+        return game
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return render(self)
+
+
+def render(game: Game) -> str:
+    """A plain-text picture of the board for the CLI and for debugging."""
+
+    def cards(items: list[Card]) -> str:
+        return " ".join(card_text(c) for c in items) or "--"
+
+    lines = [
+        f"Draw {game.draw}   start rank {RANKS[game.base_rank]}   score {game.score}"
+        f"   on foundations {game.on_foundations}/52",
+        f"Reserve ({len(game.reserve)}): {card_text(game.reserve[-1]) if game.reserve else '--'}",
+        "Foundations: "
+        + "  ".join(
+            f"F{i + 1} {card_text(p[-1]) if p else '[' + RANKS[game.base_rank] + ']'}"
+            f"({len(p)})"
+            for i, p in enumerate(game.foundations)
+        ),
+    ]
+    for i, col in enumerate(game.tableau):
+        lines.append(f"Column {i + 1}: {cards(col)}")
+    fan = game.waste[-max(game.fan, 1) :] if game.waste else []
+    lines.append(f"Stock ({len(game.stock)})   Waste ({len(game.waste)}): {cards(fan)}")
+    if game.is_won:
+        lines.append("Won!")
+    return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""Moves as small values with a text form that round-trips.
+
+=============  ==============================================
+text           meaning
+=============  ==============================================
+``S``          tap the stock: draw (3 or 1), or recycle the waste
+``R-F``        top reserve card to its foundation
+``W-3``        top waste card onto column 3
+``2-F``        top card of column 2 to its foundation
+``2-4``        top card of column 2 onto column 4
+``2:3-4``      the last 3 cards of column 2 (a run) onto column 4
+``F1-3``       top card of foundation 1 back onto column 3
+=============  ==============================================
+
+Columns and foundations count from 1 in text and from 0 in code. Parsing
+is case-insensitive and ignores surrounding spaces; ``docs/moves.md`` is
+the full reference.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .errors import InvalidMoveError
+
+__all__ = ["Move", "STOCK", "RESERVE", "WASTE", "TABLEAU", "FOUNDATION", "DRAW"]
+
+STOCK = "S"
+RESERVE = "R"
+WASTE = "W"
+TABLEAU = "T"
+FOUNDATION = "F"
+
+
+class Move(NamedTuple):
+    """One player action other than undo.
+
+    ``src``/``dst`` are pile kinds (``R``, ``W``, ``T``, ``F``; ``S`` for
+    the stock tap, which has no destination). ``count`` is how many cards
+    move (more than one only for a run between columns). A move to a
+    foundation names no slot: the card goes to its suit's foundation.
+    """
+
+    src: str
+    src_index: int = 0
+    count: int = 1
+    dst: str = ""
+    dst_index: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        return parse_move(text)
+
+    def text(self) -> str:
+        if self.src == STOCK:
+            return "S"
+        if self.src == TABLEAU:
+            source = str(self.src_index + 1)
+            if self.count != 1:
+                source += f":{self.count}"
+        elif self.src == FOUNDATION:
+            source = f"F{self.src_index + 1}"
+        else:
+            source = self.src
+        if self.dst == TABLEAU:
+            target = str(self.dst_index + 1)
+        else:
+            target = self.dst
+        return f"{source}-{target}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"Move.parse({self.text()!r})"
+
+
+DRAW = Move(STOCK, 0, 0, "", 0)
+
+_COLUMNS = "1234"
+
+
+def _column(text: str, whole: str) -> int:
+    if len(text) == 1 and text in _COLUMNS:
+        return _COLUMNS.index(text)
+    raise InvalidMoveError(f"{whole!r}: {text!r} is not a column (1-4)")
+
+
+def parse_move(text: str) -> Move:
+    """Parse the text notation; raises ``InvalidMoveError`` naming the fault."""
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"a move is text, not {type(text).__name__}")
+    move = _CACHE.get(text)
+    if move is not None:
+        return move
+    cleaned = text.strip().upper()
+    if cleaned == "S":
+        return DRAW
+    if len(cleaned) > 12:
+        raise InvalidMoveError(f"{text[:20]!r}... is too long to be a move")
+    source, sep, target = cleaned.partition("-")
+    if not sep or not source or not target:
+        raise InvalidMoveError(
+            f"{text!r} is not a move: expected SOURCE-TARGET such as W-F, R-2, 1:3-4, or S"
+        )
+    count = 1
+    if source in ("R", "W"):
+        src, src_index = source, 0
+    elif source.startswith("F"):
+        src = FOUNDATION
+        digits = source[1:]
+        if len(digits) != 1 or digits not in _COLUMNS:
+            raise InvalidMoveError(f"{text!r}: {source!r} is not a foundation (F1-F4)")
+        src_index = _COLUMNS.index(digits)
+    else:
+        src = TABLEAU
+        column, colon, amount = source.partition(":")
+        src_index = _column(column, text)
+        if colon:
+            if not amount.isdigit() or not 1 <= int(amount) <= 13:
+                raise InvalidMoveError(f"{text!r}: card count {amount!r} is not 1-13")
+            count = int(amount)
+    if target in ("F", "R", "W"):
+        dst, dst_index = target, 0
+    else:
+        dst, dst_index = TABLEAU, _column(target, text)
+    if count != 1 and dst != TABLEAU:
+        raise InvalidMoveError(f"{text!r}: only a single card can go to {target}")
+    return Move(src, src_index, count, dst, dst_index)
+
+
+def _all_moves() -> dict[str, Move]:
+    """Every canonical move text, parsed once, so hot paths parse by lookup."""
+    found: dict[str, Move] = {"S": DRAW}
+    sources = ["R", "W"] + [f"F{i}" for i in range(1, 5)]
+    sources += [f"{c}:{n}" if n > 1 else str(c) for c in range(1, 5) for n in range(1, 14)]
+    for source in sources:
+        for target in ["F", "1", "2", "3", "4"]:
+            text = f"{source}-{target}"
+            try:
+                found[text] = parse_move(text)
+            except InvalidMoveError:
+                pass
+    return found
+
+
+_CACHE: dict[str, Move] = {}
+_CACHE.update(_all_moves())
