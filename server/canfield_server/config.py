@@ -1,0 +1,73 @@
+"""Server settings: one dataclass, filled from flags and ``CANFIELD_*`` env vars.
+
+Every tunable lives here with its default, so ``docs/operations.md`` can
+list them from one place and tests can build a server with exact limits.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+__all__ = ["Settings"]
+
+
+def _default_data_dir() -> Path:
+    return Path(os.environ.get("CANFIELD_DATA_DIR", "./canfield-data"))
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: None -> start the bundled redis-server under ``data_dir``
+    redis_url: str | None = None
+    data_dir: Path = field(default_factory=_default_data_dir)
+    #: rooms and all their keys expire after this long without activity
+    room_ttl_s: int = 6 * 3600
+    countdown_s: float = 3.0
+    max_frame_bytes: int = 4096
+    max_players_per_room: int = 16
+    max_spectators_per_room: int = 200
+    max_rooms_per_ip: int = 20
+    #: token bucket per connection: sustained messages/s and burst
+    rate_per_s: float = 50.0
+    rate_burst: int = 100
+    #: leaderboard broadcasts per room per second, at most
+    leaderboard_hz: float = 10.0
+    #: empty -> any Origin (and none) is accepted
+    allowed_origins: tuple[str, ...] = ()
+    log_json: bool = False
+    #: a server-process name for logs and metrics
+    instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
+        """Defaults, then ``REDIS_URL`` / ``CANFIELD_<FIELD>`` env vars, then overrides."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = env.get(f"CANFIELD_{f.name.upper()}")
+            if f.name == "redis_url":
+                raw = env.get("REDIS_URL", raw)
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _convert(f.type, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _convert(kind: object, raw: str) -> object:
+    kind = str(kind)
+    if kind.startswith("int"):
+        return int(raw)
+    if kind.startswith("float"):
+        return float(raw)
+    if kind.startswith("bool"):
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    if kind.startswith("Path"):
+        return Path(raw)
+    if kind.startswith("tuple"):
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    return raw
