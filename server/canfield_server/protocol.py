@@ -1,0 +1,443 @@
+"""Wire protocol v1: one msgspec Struct per message, shared by server and clients.
+
+Every frame is a JSON object tagged by ``type`` (see ``docs/protocol.md``).
+Client messages form one tagged union decoded with its schema at the edge
+(:func:`decode_client`), so a handler only ever sees a valid, typed
+message; server messages go out through the single :func:`encode`.
+The Python client imports these same types (:func:`decode_server`), so the
+shape is written once.
+
+Boards (``Board``) are the engine's player view; the server passes the
+view dict straight through (msgspec encodes a dict as readily as a
+Struct), clients decode it into the typed Struct.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = [
+    "VERSION",
+    "ErrorCode",
+    "ProtocolError",
+    "RoomSettings",
+    "Hello",
+    "Create",
+    "Join",
+    "Resume",
+    "SettingsMsg",
+    "Ready",
+    "Start",
+    "MoveMsg",
+    "Tap",
+    "Undo",
+    "GiveUp",
+    "Rematch",
+    "AddBot",
+    "Ping",
+    "ClientMessage",
+    "BOARD_ACTIONS",
+    "ReserveView",
+    "StockView",
+    "WasteView",
+    "Board",
+    "Member",
+    "RoomState",
+    "Row",
+    "Welcome",
+    "Joined",
+    "RoomMsg",
+    "Countdown",
+    "Started",
+    "Ack",
+    "BoardMsg",
+    "Leaderboard",
+    "Finished",
+    "Error",
+    "Pong",
+    "Reconnect",
+    "ServerMessage",
+    "encode",
+    "decode_client",
+    "decode_server",
+    "error",
+]
+
+VERSION = 1
+
+Role = Literal["player", "spectator"]
+Phase = Literal["lobby", "countdown", "racing", "finished"]
+Status = Literal["playing", "won", "gave_up", "disconnected"]
+
+
+class ErrorCode:
+    """Every ``error.code`` the server sends (a stable, documented list)."""
+
+    BAD_JSON = "bad-json"
+    BAD_MESSAGE = "bad-message"
+    TOO_LARGE = "too-large"
+    BINARY = "binary"
+    UNKNOWN_TYPE = "unknown-type"
+    UNSUPPORTED_VERSION = "unsupported-version"
+    NOT_IN_ROOM = "not-in-room"
+    ALREADY_IN_ROOM = "already-in-room"
+    UNKNOWN_ROOM = "unknown-room"
+    BAD_TOKEN = "bad-token"
+    NOT_HOST = "not-host"
+    NOT_PLAYER = "not-player"
+    WRONG_PHASE = "wrong-phase"
+    ROOM_FULL = "room-full"
+    BAD_NAME = "bad-name"
+    BAD_SETTINGS = "bad-settings"
+    BAD_DEAL_CODE = "bad-deal-code"
+    BAD_MOVE = "bad-move"
+    BAD_CARD = "bad-card"
+    ILLEGAL_MOVE = "illegal-move"
+    NO_TARGET = "no-target"
+    NOTHING_TO_UNDO = "nothing-to-undo"
+    SEQ_GAP = "seq-gap"
+    DONE = "done"
+    RATE_LIMITED = "rate-limited"
+    UNAVAILABLE = "unavailable"
+
+
+class ProtocolError(Exception):
+    """A request the server refuses; becomes one ``error`` message, nothing applied."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        rule: str | None = None,
+        last_seq: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
+        self.last_seq = last_seq
+
+
+# ---------------------------------------------------------------- shared bodies
+
+
+class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
+    """Host settings. ``deal`` is ``"random"`` or a deal code (``"custom"`` when
+    broadcast, so players cannot look a typed-in deal up before the race)."""
+
+    draw: Literal[1, 3] = 3
+    deal: str = "random"
+    time_limit_s: int | None = None
+    winnable_only: bool = False
+
+
+# ---------------------------------------------------------------- client -> server
+
+
+class _Client(
+    msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, omit_defaults=True
+):
+    """Base of client messages: tagged by ``type``, unknown fields refused."""
+
+
+class Hello(_Client, tag="hello"):
+    v: int = VERSION
+
+
+class Create(_Client, tag="create"):
+    name: str
+    settings: RoomSettings | None = None
+
+
+class Join(_Client, tag="join"):
+    room: str
+    name: str
+    role: Role = "player"
+
+
+class Resume(_Client, tag="resume"):
+    room: str
+    token: str
+
+
+class SettingsMsg(_Client, tag="settings"):
+    """Partial update: a field left out (or null, except ``time_limit_s``) keeps its value."""
+
+    draw: Literal[1, 3] | None = None
+    deal: str | None = None
+    time_limit_s: int | None | msgspec.UnsetType = msgspec.UNSET
+    winnable_only: bool | None = None
+
+
+class Ready(_Client, tag="ready"):
+    ready: bool = True
+
+
+class Start(_Client, tag="start"):
+    pass
+
+
+class MoveMsg(_Client, tag="move"):
+    seq: int
+    move: str
+
+
+class Tap(_Client, tag="tap"):
+    seq: int
+    card: str
+    double_click: bool = True
+
+
+class Undo(_Client, tag="undo"):
+    seq: int
+
+
+class GiveUp(_Client, tag="give_up"):
+    seq: int
+
+
+class Rematch(_Client, tag="rematch"):
+    pass
+
+
+class AddBot(_Client, tag="add_bot"):
+    strength: str | None = None
+    pace_s: float | None = None
+
+
+class Ping(_Client, tag="ping"):
+    t: float = 0
+
+
+ClientMessage = (
+    Hello
+    | Create
+    | Join
+    | Resume
+    | SettingsMsg
+    | Ready
+    | Start
+    | MoveMsg
+    | Tap
+    | Undo
+    | GiveUp
+    | Rematch
+    | AddBot
+    | Ping
+)
+
+#: messages that act on a player's board and carry ``seq``
+BOARD_ACTIONS = (MoveMsg, Tap, Undo, GiveUp)
+
+
+# ---------------------------------------------------------------- server -> client
+
+
+class ReserveView(msgspec.Struct):
+    top: str | None
+    count: int
+
+
+class StockView(msgspec.Struct):
+    count: int
+
+
+class WasteView(msgspec.Struct):
+    fan: list[str]
+    count: int
+
+
+class Board(msgspec.Struct, kw_only=True):
+    """The engine's player view: never a stock card, never a reserve card under its top."""
+
+    draw: int
+    start_rank: str
+    reserve: ReserveView
+    foundations: list[list[str]]
+    tableau: list[list[str]]
+    stock: StockView
+    waste: WasteView
+    score: int
+    on_foundations: int
+    won: bool
+    can_undo: bool
+    useful_move: bool | None = None
+
+
+class Member(msgspec.Struct, kw_only=True):
+    id: str
+    name: str
+    role: Role
+    ready: bool = False
+    connected: bool = True
+    bot: bool = False
+
+
+class _RoomBody(msgspec.Struct, kw_only=True):
+    room: str
+    phase: Phase
+    host_id: str
+    settings: RoomSettings
+    members: list[Member]
+    race: int = 0
+    starts_at: int | None = None
+    ends_at: int | None = None
+    server_time: int = 0
+
+
+class RoomState(_RoomBody):
+    """The body of a ``room`` message (and of ``joined.state``)."""
+
+
+class Row(msgspec.Struct, kw_only=True):
+    """One leaderboard row. ``time_ms``: from the start to the finish (won or
+    gave up), else to the player's last accepted action."""
+
+    rank: int = 0
+    id: str
+    name: str
+    score: int
+    on_foundations: int
+    moves: int
+    status: Status
+    time_ms: int
+
+
+class _Server(msgspec.Struct, tag_field="type", kw_only=True):
+    """Base of server messages."""
+
+
+class Welcome(_Server, tag="welcome"):
+    v: int
+    server_time: int
+
+
+class Joined(_Server, tag="joined"):
+    room: str
+    player_id: str
+    token: str
+    role: Role
+    is_host: bool
+    last_seq: int
+    state: RoomState
+
+
+class RoomMsg(_RoomBody, tag_field="type", tag="room"):
+    """Sent to every member whenever the room changes."""
+
+
+class Countdown(_Server, tag="countdown"):
+    starts_at: int
+    server_time: int
+
+
+class Started(_Server, tag="started"):
+    started_at: int
+    ends_at: int | None
+    board: Board | None
+    server_time: int
+
+
+class Ack(_Server, tag="ack"):
+    seq: int
+    move: str
+    board: Board
+    duplicate: bool = False
+
+
+class BoardMsg(_Server, tag="board"):
+    board: Board
+    last_seq: int = 0
+
+
+class Leaderboard(_Server, tag="leaderboard"):
+    rows: list[Row]
+    server_time: int
+
+
+class Finished(_Server, tag="finished"):
+    standings: list[Row]
+    deal: str
+    replays: dict[str, list[str]]
+    par: int | None = None
+    server_time: int = 0
+
+
+class Error(_Server, tag="error", omit_defaults=True):
+    code: str
+    message: str
+    seq: int | None = None
+    rule: str | None = None
+    last_seq: int | None = None
+
+
+class Pong(_Server, tag="pong"):
+    t: float
+    server_time: int
+
+
+class Reconnect(_Server, tag="reconnect"):
+    """The server is going away (shutdown, redeploy): resume on a new connection."""
+
+    message: str
+    retry_ms: int = 500
+
+
+ServerMessage = (
+    Welcome
+    | Joined
+    | RoomMsg
+    | Countdown
+    | Started
+    | Ack
+    | BoardMsg
+    | Leaderboard
+    | Finished
+    | Error
+    | Pong
+    | Reconnect
+)
+
+# ---------------------------------------------------------------- codecs
+
+_encoder = msgspec.json.Encoder()
+_client_decoder = msgspec.json.Decoder(ClientMessage)
+_server_decoder = msgspec.json.Decoder(ServerMessage)
+_any_decoder = msgspec.json.Decoder()
+
+
+def encode(message: Any) -> bytes:
+    """The one encoder for everything that goes on the wire (or into Redis)."""
+    return _encoder.encode(message)
+
+
+def decode_client(data: str | bytes) -> ClientMessage:
+    """A client frame -> its typed message, or ``ProtocolError`` naming the problem."""
+    try:
+        return _client_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        if text.startswith("Invalid value") and text.endswith("`$.type`"):
+            name = text.split("'")[1] if "'" in text else "?"
+            raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {name!r}") from None
+        if "Object missing required field `type`" in text:
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a string 'type'") from None
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, text) from None
+    except msgspec.DecodeError as exc:
+        try:
+            _any_decoder.decode(data)
+        except msgspec.DecodeError:
+            raise ProtocolError(ErrorCode.BAD_JSON, f"not JSON: {exc}") from None
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, str(exc)) from None
+
+
+def decode_server(data: str | bytes) -> ServerMessage:
+    """A server frame -> its typed message (for Python clients)."""
+    return _server_decoder.decode(data)
+
+
+def error(exc: ProtocolError, seq: int | None = None) -> Error:
+    return Error(code=exc.code, message=exc.message, seq=seq, rule=exc.rule, last_seq=exc.last_seq)
