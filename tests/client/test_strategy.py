@@ -1,0 +1,83 @@
+"""The bot's player: legal, finite, honest (sees only the view), and able to win."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from canfield import Game, Move
+from canfield.dealcode import DealCode
+from canfield_client.board import game_from_view
+from canfield_client.strategy import LEVELS, Strategy, play_out
+
+DEALS = [DealCode.from_seed(seed * 7919 + 13, draw) for seed in range(12) for draw in (1, 3)]
+
+
+@pytest.mark.parametrize("strength", sorted(LEVELS))
+def test_every_move_is_legal_and_the_game_ends(strength: str) -> None:
+    for code in DEALS:
+        game = Game.deal(code)
+        strategy = Strategy(strength, random.Random(1))
+        for _ in range(3000):
+            move = strategy.choose(game)
+            if move is None:
+                break
+            assert game.is_legal(move), f"{code}: {move} is illegal\n{game}"
+            game.push(move)
+        else:
+            pytest.fail(f"{code}: the bot was still moving after 3000 moves")
+
+
+@pytest.mark.parametrize(
+    "code", ["CF1-D3-AAABJEG", "CF1-D3-AAAJMAQ", "CF1-D1-AAAAAAN", "CF1-D1-AAABUWV"]
+)
+def test_wins_known_deals(code: str) -> None:
+    game = Game.deal(code)
+    play_out(game, Strategy("normal", random.Random(0)))
+    assert game.is_won
+
+
+def test_stops_instead_of_cycling_the_stock() -> None:
+    # nothing in the stock ever fits: after one full pass the bot stops
+    game = Game.from_layout(
+        reserve=["KS", "QS"],
+        tableau=[["2C"], ["2S"], ["4C"], ["4S"]],
+        foundations=[["7H"], [], [], []],
+        stock=["9C", "9S", "JC", "JS", "5C"],
+        draw=3,
+    )
+    strategy = Strategy("normal")
+    moves = play_out(game, strategy, max_moves=100)
+    assert strategy.choose(game) is None
+    assert moves < 10
+    assert game.on_foundations == 1
+
+
+def test_plays_to_the_foundation_first() -> None:
+    game = Game.from_layout(
+        reserve=["2S", "8H"],
+        tableau=[["9S"], ["3D"], ["4C"], ["KD"]],
+        foundations=[["7H"], [], [], []],
+        stock=["5C", "6C"],
+        draw=1,
+    )
+    assert Strategy("normal").choose(game) == Move.parse("R-F")
+
+
+def test_sees_only_the_player_view() -> None:
+    """A bot fed the server's view (hidden cards replaced) plays the same game."""
+    for code in DEALS[:8]:
+        real = Game.deal(code)
+        honest, blind = Strategy("normal", random.Random(2)), Strategy("normal", random.Random(2))
+        while True:
+            move = honest.choose(real)
+            from_view = game_from_view(real.view())
+            assert blind.choose(from_view) == move, f"{code}\n{real}"
+            if move is None:
+                break
+            real.push(move)
+
+
+def test_unknown_strength_is_refused() -> None:
+    with pytest.raises(ValueError, match="strength"):
+        Strategy("grandmaster")
