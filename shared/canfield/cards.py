@@ -67,8 +67,7 @@ _BY_TEXT = {text: card for card, text in enumerate(_TEXT)}
 
 #: ``BUILDS_ON[child * 52 + parent]``: child may lie on parent in a column.
 BUILDS_ON: tuple[bool, ...] = tuple(
-    ((child & 3) in (1, 2)) != ((parent & 3) in (1, 2))
-    and (child >> 2) == ((parent >> 2) - 1) % 13
+    ((child & 3) in (1, 2)) != ((parent & 3) in (1, 2)) and (child >> 2) == ((parent >> 2) - 1) % 13
     for child in range(52)
     for parent in range(52)
 )

@@ -88,8 +88,7 @@ class DealCode:
             raise InvalidDealCodeError(f"unknown draw mode {draw!r}: expected D1 or D3")
         if len(letters) != CODE_LENGTH:
             raise InvalidDealCodeError(
-                f"the shuffle part must have {CODE_LENGTH} letters, "
-                f"{letters!r} has {len(letters)}"
+                f"the shuffle part must have {CODE_LENGTH} letters, {letters!r} has {len(letters)}"
             )
         bad = sorted({ch for ch in letters if ch not in LETTERS})
         if bad:

@@ -1,22 +1,23 @@
 """A game of Canfield: the position, legal moves, apply (push) and undo (pop).
 
 ``Game`` is mutable and cheap to copy. ``push`` checks a move against the
-rules of ``docs/rules`` (see canfield-rules.md) and either applies it whole
-or raises ``IllegalMoveError`` naming the rule, leaving the game untouched.
-``pop`` undoes the last action exactly, including the reserve refill that
-came with it and its points.
+rule book (canfield-rules.md) and either applies it whole or raises
+``IllegalMoveError`` naming the rule, leaving the game untouched. ``pop``
+undoes the last action exactly, including the reserve refill that came
+with it and its points. A replay is a deal code plus move texts, where
+``U`` stands for an undo (``Game.replay``; see docs/moves.md).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .cards import BUILDS_ON, RANKS, SUITS, Card, card_text, parse_card
 from .dealcode import DealCode
-from .errors import IllegalMoveError, InvalidCardError, NothingToUndoError
-from .moves import DRAW, FOUNDATION, RESERVE, STOCK, TABLEAU, WASTE, Move
+from .errors import IllegalMoveError, InvalidCardError, InvalidMoveError, NothingToUndoError
+from .moves import DRAW, FOUNDATION, RESERVE, STOCK, TABLEAU, UNDO, WASTE, Move
 
 __all__ = ["Game", "UNDO_LIMIT", "POINTS_PER_CARD", "WIN_SCORE"]
 
@@ -24,9 +25,16 @@ UNDO_LIMIT = 100
 POINTS_PER_CARD = 5
 WIN_SCORE = 51 * POINTS_PER_CARD
 
-# An undo record: (move, foundation slot or -1, slot newly claimed,
-# refilled from reserve, points gained, waste fan before, cards drawn).
-_Record = tuple[Move, int, bool, bool, int, int, int]
+# An undo record, one per action, holding what ``pop`` must restore:
+#   move         the action itself
+#   slot         the foundation the card went to (a play up), else -1
+#   suit_slot    the moved card's entry in ``suit_slot`` before the action
+#                (a play up may claim a slot, a take-back may free one)
+#   refilled     the emptied source column took the top reserve card
+#   points       score gained by the action
+#   fan          ``fan`` before the action
+#   drawn        stock tap: cards turned (> 0), or -n for a recycle of n
+_Record = tuple[Move, int, int, bool, int, int, int]
 
 
 class Game:
@@ -35,6 +43,7 @@ class Game:
     __slots__ = (
         "draw",
         "base_rank",
+        "base_suit",
         "reserve",
         "tableau",
         "foundations",
@@ -47,9 +56,12 @@ class Game:
         "history",
     )
 
-    def __init__(self, draw: int = 3, base_rank: int = 0) -> None:
+    def __init__(self, draw: int = 3, base_rank: int = 0, base_suit: int = -1) -> None:
         self.draw = draw
         self.base_rank = base_rank
+        #: the base card's suit, which owns foundation 1 (-1: not known,
+        #: only in a hand-built position without a base card)
+        self.base_suit = base_suit
         self.reserve: list[Card] = []
         self.tableau: list[list[Card]] = [[], [], [], []]
         self.foundations: list[list[Card]] = [[], [], [], []]
@@ -79,7 +91,7 @@ class Game:
         if sorted(deck) != list(range(52)):
             raise InvalidCardError("a deck must hold each of the 52 cards exactly once")
         base = deck[13]
-        game = cls(draw, base >> 2)
+        game = cls(draw, base >> 2, base & 3)
         game.reserve = list(deck[0:13])
         game.foundations[0].append(base)
         game.suit_slot[base & 3] = 0
@@ -99,11 +111,14 @@ class Game:
         waste: list[str] = (),  # type: ignore[assignment]
         draw: int = 3,
         base_rank: str | None = None,
+        base_suit: str | None = None,
     ) -> Game:
         """A hand-built position (cards as text, piles bottom first).
 
         ``stock`` lists the cards face down with the next one turned last.
         Cards may be missing (a partial position for a test), never repeated.
+        The start rank and the suit of foundation 1 come from the first
+        card of foundation 1 unless ``base_rank`` / ``base_suit`` say.
         """
         seen: set[Card] = set()
 
@@ -124,7 +139,11 @@ class Game:
             rank = first >> 2
         else:
             rank = RANKS.index(base.upper())
-        game = cls(draw, rank)
+        if base_suit is not None:
+            suit = SUITS.index(base_suit.upper())
+        else:
+            suit = found[0][0] & 3 if found[0] else -1
+        game = cls(draw, rank, suit)
         game.reserve = cards(list(reserve))
         game.tableau = [cards(list(col)) for col in tableau]
         game.foundations = found
@@ -142,6 +161,7 @@ class Game:
         other = Game.__new__(Game)
         other.draw = self.draw
         other.base_rank = self.base_rank
+        other.base_suit = self.base_suit
         other.reserve = self.reserve[:]
         other.tableau = [col[:] for col in self.tableau]
         other.foundations = [pile[:] for pile in self.foundations]
@@ -165,8 +185,14 @@ class Game:
         return bool(self.history)
 
     def foundation_accepts(self, card: Card) -> int:
-        """The slot that takes ``card`` now, or -1."""
-        slot = self.suit_slot[card & 3]
+        """The slot that takes ``card`` now, or -1.
+
+        A suit keeps its slot while the slot holds a card. A start-rank
+        card of a suit with no slot opens one: foundation 1 for the base
+        card's suit, else the leftmost empty one of foundations 2-4.
+        """
+        suit = card & 3
+        slot = self.suit_slot[suit]
         if slot >= 0:
             pile = self.foundations[slot]
             if len(pile) < 13 and (card >> 2) == ((pile[-1] >> 2) + 1) % 13:
@@ -174,8 +200,11 @@ class Game:
             return -1
         if (card >> 2) != self.base_rank:
             return -1
-        for index, pile in enumerate(self.foundations):
-            if not pile:
+        foundations = self.foundations
+        if suit == self.base_suit:
+            return -1 if foundations[0] else 0
+        for index in range(0 if self.base_suit < 0 else 1, 4):
+            if not foundations[index]:
                 return index
         return -1
 
@@ -240,7 +269,6 @@ class Game:
                 for count in range(1, run + 1):
                     if builds[col[-count] * 52 + top]:
                         yield Move(TABLEAU, i, count, TABLEAU, j)
-                        break
         # a foundation's top back onto a column
         for slot, pile in enumerate(self.foundations):
             if pile:
@@ -270,8 +298,12 @@ class Game:
         if dst == RESERVE:
             raise IllegalMoveError("reserve-no-build", "nothing is ever placed on the reserve")
         if dst == WASTE:
-            raise IllegalMoveError("waste-no-build", "cards are placed on the waste only by the stock")
+            raise IllegalMoveError(
+                "waste-no-build", "cards are placed on the waste only by the stock"
+            )
         count = move.count
+        if count != 1 and (src != TABLEAU or count < 1):
+            raise InvalidMoveError(f"{move.text()!r}: a run of cards moves only between columns")
         if src == RESERVE:
             if not self.reserve:
                 raise IllegalMoveError("reserve-empty", "the reserve is empty")
@@ -281,6 +313,8 @@ class Game:
                 raise IllegalMoveError("waste-empty", "the waste is empty")
             card = self.waste[-1]
         elif src == TABLEAU:
+            if not 0 <= move.src_index < 4:
+                raise InvalidMoveError(f"{move!r}: there is no such column")
             col = self.tableau[move.src_index]
             if count > len(col):
                 raise IllegalMoveError(
@@ -296,6 +330,8 @@ class Game:
                     )
             card = col[-count]
         elif src == FOUNDATION:
+            if not 0 <= move.src_index < 4:
+                raise InvalidMoveError(f"{move!r}: there is no such foundation")
             pile = self.foundations[move.src_index]
             if not pile:
                 raise IllegalMoveError(
@@ -306,12 +342,14 @@ class Game:
                     "foundation-to-column", "a foundation card can only go back onto a column"
                 )
             card = pile[-1]
-        else:  # pragma: no cover - Move.parse never builds this
-            raise IllegalMoveError("unknown-source", f"unknown source {src!r}")
+        else:
+            raise InvalidMoveError(f"{move!r}: unknown source {src!r}")
         if dst == FOUNDATION:
             if self.foundation_accepts(card) < 0:
                 raise IllegalMoveError("foundation-build", self._foundation_reason(card))
             return
+        if dst != TABLEAU or not 0 <= move.dst_index < 4:
+            raise InvalidMoveError(f"{move!r}: unknown target {dst!r} {move.dst_index}")
         target = self.tableau[move.dst_index]
         if src == TABLEAU and move.src_index == move.dst_index:
             raise IllegalMoveError("same-column", "a run cannot move onto its own column")
@@ -333,7 +371,12 @@ class Game:
         text = card_text(card)
         if slot < 0:
             start = RANKS[self.base_rank] + SUITS[card & 3]
-            return f"{text} cannot start a foundation: the start rank is {start[0]}, so only {start} can"
+            if (card >> 2) == self.base_rank:
+                return f"{text} cannot start a foundation: no foundation is free for it"
+            return (
+                f"{text} cannot start a foundation: the start rank is {start[0]}, "
+                f"so only {start} can"
+            )
         pile = self.foundations[slot]
         if len(pile) == 13:
             return f"the {SUITS[card & 3]} foundation is complete"
@@ -346,9 +389,25 @@ class Game:
         self._apply(move)
 
     def push_text(self, text: str) -> Move:
+        """Parse and play one move; ``InvalidMoveError`` or ``IllegalMoveError``."""
         move = Move.parse(text)
         self.push(move)
         return move
+
+    def play_text(self, text: str) -> Move | None:
+        """Play one replay entry: a move, or ``U`` for an undo (returns None)."""
+        if isinstance(text, str) and text.strip().upper() == UNDO:
+            self.pop()
+            return None
+        return self.push_text(text)
+
+    @classmethod
+    def replay(cls, code: DealCode | str, texts: Iterable[str]) -> Game:
+        """Deal ``code`` and play ``texts`` (moves and ``U``) in order."""
+        game = cls.deal(code)
+        for text in texts:
+            game.play_text(text)
+        return game
 
     def _apply(self, move: Move) -> None:
         src = move.src
@@ -361,57 +420,57 @@ class Game:
                     waste.append(stock.pop())
                 self.fan = drawn
             else:
+                # turn the waste over: its bottom card becomes the next drawn
                 drawn = -len(self.waste)
                 self.stock = self.waste[::-1]
                 self.waste = []
                 self.fan = 0
-            self.history.append((move, -1, False, False, 0, fan, drawn))
+            self.history.append((move, -1, -1, False, 0, fan, drawn))
             return
         count = move.count
-        pile = None
         if src == RESERVE:
-            cards = [self.reserve.pop()]
+            card = self.reserve.pop()
+            cards = [card]
         elif src == WASTE:
-            cards = [self.waste.pop()]
+            card = self.waste.pop()
+            cards = [card]
             self.fan = fan - 1 if fan > 1 else (1 if self.waste else 0)
         elif src == TABLEAU:
             col = self.tableau[move.src_index]
             cards = col[-count:]
+            card = cards[0]
             del col[-count:]
-        else:
+        else:  # a take-back from a foundation
             pile = self.foundations[move.src_index]
-            cards = [pile.pop()]
+            card = pile.pop()
+            cards = [card]
             self.on_foundations -= 1
+        suit = card & 3
+        suit_slot = self.suit_slot[suit]
         slot = -1
-        # for a take-back, "claimed" records that the emptied slot lost its suit
-        claimed = src == FOUNDATION and not pile
-        if claimed:
-            self.suit_slot[cards[0] & 3] = -1
         points = 0
         if move.dst == FOUNDATION:
-            card = cards[0]
-            slot = self.suit_slot[card & 3]
-            if slot < 0:
-                slot = self.foundation_accepts(card)
-                self.suit_slot[card & 3] = slot
-                claimed = True
+            slot = suit_slot if suit_slot >= 0 else self.foundation_accepts(card)
+            self.suit_slot[suit] = slot
             self.foundations[slot].append(card)
             self.on_foundations += 1
             points = POINTS_PER_CARD
             self.score += points
         else:
+            if src == FOUNDATION and not self.foundations[move.src_index]:
+                self.suit_slot[suit] = -1  # the emptied foundation is free again
             self.tableau[move.dst_index].extend(cards)
         refilled = False
         if src == TABLEAU and not self.tableau[move.src_index] and self.reserve:
             self.tableau[move.src_index].append(self.reserve.pop())
             refilled = True
-        self.history.append((move, slot, claimed, refilled, points, fan, 0))
+        self.history.append((move, slot, suit_slot, refilled, points, fan, 0))
 
     def pop(self) -> Move:
         """Undo the last action exactly; returns the move undone."""
         if not self.history:
             raise NothingToUndoError("nothing to undo")
-        move, slot, claimed, refilled, points, fan, drawn = self.history.pop()
+        move, slot, suit_slot, refilled, points, fan, drawn = self.history.pop()
         src = move.src
         self.fan = fan
         if src == STOCK:
@@ -426,26 +485,25 @@ class Game:
         if refilled:
             self.reserve.append(self.tableau[move.src_index].pop())
         if move.dst == FOUNDATION:
-            cards = [self.foundations[slot].pop()]
+            card = self.foundations[slot].pop()
+            cards = [card]
             self.on_foundations -= 1
             self.score -= points
-            if claimed:
-                self.suit_slot[cards[0] & 3] = -1
         else:
             target = self.tableau[move.dst_index]
             cards = target[-move.count :]
+            card = cards[0]
             del target[-move.count :]
+        self.suit_slot[card & 3] = suit_slot
         if src == RESERVE:
-            self.reserve.append(cards[0])
+            self.reserve.append(card)
         elif src == WASTE:
-            self.waste.append(cards[0])
+            self.waste.append(card)
         elif src == TABLEAU:
             self.tableau[move.src_index].extend(cards)
         else:
-            self.foundations[move.src_index].append(cards[0])
+            self.foundations[move.src_index].append(card)
             self.on_foundations += 1
-            if claimed:
-                self.suit_slot[cards[0] & 3] = move.src_index
         return move
 
     # ------------------------------------------------------------------ tap
@@ -500,8 +558,8 @@ class Game:
             elif empty < 0 and not self.reserve:
                 empty = j
         if best < 0:
-            whole_column = (
-                source.src == TABLEAU and source.count == len(self.tableau[source.src_index])
+            whole_column = source.src == TABLEAU and source.count == len(
+                self.tableau[source.src_index]
             )
             if empty < 0 or whole_column:
                 return None
@@ -539,7 +597,7 @@ class Game:
         return {
             "v": 1,
             "draw": self.draw,
-            "base": RANKS[self.base_rank],
+            "base": RANKS[self.base_rank] + (SUITS[self.base_suit] if self.base_suit >= 0 else ""),
             "reserve": pack(self.reserve),
             "tableau": [pack(col) for col in self.tableau],
             "foundations": [pack(pile) for pile in self.foundations],
@@ -548,8 +606,8 @@ class Game:
             "fan": self.fan,
             "score": self.score,
             "history": [
-                [m.text(), slot, int(claimed), int(refilled), points, fan, drawn]
-                for m, slot, claimed, refilled, points, fan, drawn in self.history
+                [m.text(), slot, suit_slot, int(refilled), points, fan, drawn]
+                for m, slot, suit_slot, refilled, points, fan, drawn in self.history
             ],
         }
 
@@ -558,7 +616,10 @@ class Game:
         def unpack(text: str) -> list[Card]:
             return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
 
-        game = cls(int(data["draw"]), RANKS.index(data["base"]))
+        base = data["base"]
+        game = cls(
+            int(data["draw"]), RANKS.index(base[0]), SUITS.index(base[1]) if base[1:] else -1
+        )
         game.reserve = unpack(data["reserve"])
         game.tableau = [unpack(col) for col in data["tableau"]]
         game.foundations = [unpack(pile) for pile in data["foundations"]]
@@ -570,9 +631,9 @@ class Game:
         game.waste = unpack(data["waste"])
         game.fan = int(data["fan"])
         game.score = int(data["score"])
-        for text, slot, claimed, refilled, points, fan, drawn in data["history"]:
+        for text, slot, suit_slot, refilled, points, fan, drawn in data["history"]:
             game.history.append(
-                (Move.parse(text), slot, bool(claimed), bool(refilled), points, fan, drawn)
+                (Move.parse(text), slot, suit_slot, bool(refilled), points, fan, drawn)
             )
         return game
 
@@ -599,8 +660,7 @@ def render(game: Game) -> str:
         f"Reserve ({len(game.reserve)}): {card_text(game.reserve[-1]) if game.reserve else '--'}",
         "Foundations: "
         + "  ".join(
-            f"F{i + 1} {card_text(p[-1]) if p else '[' + RANKS[game.base_rank] + ']'}"
-            f"({len(p)})"
+            f"F{i + 1} {card_text(p[-1]) if p else '[' + RANKS[game.base_rank] + ']'}({len(p)})"
             for i, p in enumerate(game.foundations)
         ),
     ]

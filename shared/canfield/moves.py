@@ -10,6 +10,7 @@ text           meaning
 ``2-4``        top card of column 2 onto column 4
 ``2:3-4``      the last 3 cards of column 2 (a run) onto column 4
 ``F1-3``       top card of foundation 1 back onto column 3
+``U``          undo (only in replays and logs; not a ``Move``)
 =============  ==============================================
 
 Columns and foundations count from 1 in text and from 0 in code. Parsing
@@ -23,13 +24,19 @@ from typing import NamedTuple
 
 from .errors import InvalidMoveError
 
-__all__ = ["Move", "STOCK", "RESERVE", "WASTE", "TABLEAU", "FOUNDATION", "DRAW"]
+__all__ = ["Move", "STOCK", "RESERVE", "WASTE", "TABLEAU", "FOUNDATION", "DRAW", "UNDO"]
 
 STOCK = "S"
 RESERVE = "R"
 WASTE = "W"
 TABLEAU = "T"
 FOUNDATION = "F"
+
+#: A replay or log entry that stands for an undo (see ``Game.play_text``).
+UNDO = "U"
+#: The longest run a column can hold: ranks wrap and colours alternate,
+#: so in principle every card can lie in one run.
+MAX_RUN = 52
 
 
 class Move(NamedTuple):
@@ -96,6 +103,8 @@ def parse_move(text: str) -> Move:
     cleaned = text.strip().upper()
     if cleaned == "S":
         return DRAW
+    if cleaned == UNDO:
+        raise InvalidMoveError("'U' is an undo, not a move: replay it with Game.play_text")
     if len(cleaned) > 12:
         raise InvalidMoveError(f"{text[:20]!r}... is too long to be a move")
     source, sep, target = cleaned.partition("-")
@@ -117,8 +126,8 @@ def parse_move(text: str) -> Move:
         column, colon, amount = source.partition(":")
         src_index = _column(column, text)
         if colon:
-            if not amount.isdigit() or not 1 <= int(amount) <= 13:
-                raise InvalidMoveError(f"{text!r}: card count {amount!r} is not 1-13")
+            if not amount.isdigit() or not 1 <= int(amount) <= MAX_RUN:
+                raise InvalidMoveError(f"{text!r}: card count {amount!r} is not 1-{MAX_RUN}")
             count = int(amount)
     if target in ("F", "R", "W"):
         dst, dst_index = target, 0
