@@ -1,0 +1,129 @@
+"""Prometheus metrics of one server process, and the ``/metrics`` route.
+
+Each process keeps its own registry (not the library's global one, so
+several apps in one test process never collide) and is scraped on its
+own port: with N replicas, Prometheus scrapes N targets and sums them.
+The app calls the small functions below at the few places where things
+happen, so its own code stays one line per event.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    Info,
+    generate_latest,
+)
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+__all__ = [
+    "REGISTRY",
+    "CONNECTED_CLIENTS",
+    "ROOMS",
+    "MOVES",
+    "MOVE_LATENCY",
+    "BROADCASTS",
+    "BROADCAST_FANOUT",
+    "REDIS_ERRORS",
+    "set_instance",
+    "client_connected",
+    "client_disconnected",
+    "set_rooms",
+    "move_done",
+    "broadcast",
+    "redis_error",
+    "metrics_endpoint",
+    "route",
+]
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+CONNECTED_CLIENTS = Gauge(
+    "canfield_connected_clients",
+    "WebSocket connections open on this process.",
+    registry=REGISTRY,
+)
+ROOMS = Gauge(
+    "canfield_rooms",
+    "Rooms with at least one connection on this process.",
+    registry=REGISTRY,
+)
+MOVES = Counter(
+    "canfield_moves",
+    "Board actions (move, tap, undo, give up) by outcome.",
+    ["outcome"],
+    registry=REGISTRY,
+)
+MOVE_LATENCY = Histogram(
+    "canfield_move_latency_seconds",
+    "From a board action's arrival to its ack or error, on this process.",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    registry=REGISTRY,
+)
+BROADCASTS = Counter(
+    "canfield_broadcast_messages",
+    "Messages sent to local connections by room broadcasts.",
+    registry=REGISTRY,
+)
+BROADCAST_FANOUT = Histogram(
+    "canfield_broadcast_fanout",
+    "Local connections one room event was sent to.",
+    buckets=(0, 1, 2, 4, 8, 16, 32, 64, 128, 256),
+    registry=REGISTRY,
+)
+REDIS_ERRORS = Counter(
+    "canfield_redis_errors",
+    "Redis calls that failed (connection lost, timeout, cluster errors).",
+    ["operation"],
+    registry=REGISTRY,
+)
+INSTANCE = Info("canfield_instance", "Which server process this is.", registry=REGISTRY)
+
+# both outcomes exist from the start, so a scrape shows 0 rather than nothing
+for _outcome in ("accepted", "rejected"):
+    MOVES.labels(_outcome)
+
+
+def set_instance(name: str) -> None:
+    INSTANCE.info({"instance": name})
+
+
+def client_connected() -> None:
+    CONNECTED_CLIENTS.inc()
+
+
+def client_disconnected() -> None:
+    CONNECTED_CLIENTS.dec()
+
+
+def set_rooms(count: int) -> None:
+    ROOMS.set(count)
+
+
+def move_done(accepted: bool, seconds: float) -> None:
+    """One board action answered: ``accepted`` is an ack, else an error."""
+    MOVES.labels("accepted" if accepted else "rejected").inc()
+    MOVE_LATENCY.observe(seconds)
+
+
+def broadcast(recipients: int) -> None:
+    """One room event delivered to ``recipients`` local connections."""
+    BROADCAST_FANOUT.observe(recipients)
+    BROADCASTS.inc(recipients)
+
+
+def redis_error(operation: str) -> None:
+    REDIS_ERRORS.labels(operation).inc()
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+route = Route("/metrics", metrics_endpoint, methods=["GET"])

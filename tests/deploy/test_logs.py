@@ -1,0 +1,79 @@
+"""Structured logs carry room and player ids as fields and never a token."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+import pytest
+from canfield_server import logs
+
+
+@pytest.fixture
+def capture() -> logging.Logger:
+    logger = logging.getLogger("canfield.test-logs")
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    yield logger
+    logger.handlers.clear()
+
+
+def attach(logger: logging.Logger, formatter: logging.Formatter) -> io.StringIO:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter)
+    handler.addFilter(logs.RedactTokens())
+    logger.handlers[:] = [handler]
+    return stream
+
+
+def test_json_lines_carry_event_instance_and_ids(capture: logging.Logger) -> None:
+    stream = attach(capture, logs.JsonFormatter("srv-a"))
+    logs.event(capture, "move.accepted", room="ABC234", player="p7", seq=3)
+    logs.event(capture, "room.created", level=logging.WARNING, room="XYZ789")
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert first["event"] == "move.accepted"
+    assert (first["room"], first["player"], first["seq"]) == ("ABC234", "p7", 3)
+    assert first["instance"] == "srv-a" and first["level"] == "info"
+    assert second["level"] == "warning" and second["room"] == "XYZ789"
+
+
+def test_text_lines_show_fields_as_key_value(capture: logging.Logger) -> None:
+    stream = attach(capture, logs.TextFormatter("srv-a"))
+    logs.event(capture, "player.joined", room="ABC234", player="p1")
+    line = stream.getvalue().strip()
+    assert line.endswith("INFO canfield.test-logs player.joined room=ABC234 player=p1")
+
+
+@pytest.mark.parametrize("json_lines", [True, False])
+def test_tokens_never_reach_the_output(capture: logging.Logger, json_lines: bool) -> None:
+    secret = "Zq3mK8vN2xR7pL4wT9yB1c"
+    formatter = logs.JsonFormatter("a") if json_lines else logs.TextFormatter("a")
+    stream = attach(capture, formatter)
+    logs.event(capture, "player.resumed", room="ABC234", player="p1", token=secret)
+    logs.event(capture, "frame", room="ABC234", raw=f'{{"type":"resume","token":"{secret}"}}')
+    capture.info('bad frame {"type": "resume", "room": "ABC234", "token": "%s"}', secret)
+    capture.info("resume_token=%s&room=ABC234", secret)
+    try:
+        raise ValueError(f"token={secret}")
+    except ValueError:
+        capture.exception("failed")
+    out = stream.getvalue()
+    assert secret not in out
+    assert out.count(logs.REDACTED) >= 4
+    assert "ABC234" in out  # ids survive the scrubbing
+
+
+def test_configure_routes_uvicorn_through_one_handler() -> None:
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        logs.configure(json_lines=True, instance="srv-b")
+        assert len(root.handlers) == 1
+        assert isinstance(root.handlers[0].formatter, logs.JsonFormatter)
+        assert logging.getLogger("uvicorn.error").propagate
+        assert not logging.getLogger("uvicorn.access").handlers
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
