@@ -1,0 +1,135 @@
+"""The solver: every winnable line replays to a win, known positions get the known verdict."""
+
+from __future__ import annotations
+
+import pytest
+from canfield import DealCode, Game, Move
+from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, hint, replay, solve
+
+RANKS = "A23456789TJQK"
+
+# deals the solver settles in milliseconds (both draw modes)
+QUICK_DEALS = [
+    "CF1-D3-AAAASGV",
+    "CF1-D3-AAACYVS",
+    "CF1-D3-AAADKOH",
+    "CF1-D3-AAADWGW",
+    "CF1-D3-AAAETSA",
+    "CF1-D1-AAAASGV",
+    "CF1-D1-AAADKOH",
+    "CF1-D1-AAAHXSB",
+]
+
+
+def one_move_win() -> Game:
+    """Everything is up but the king of spades, alone in column 1."""
+    return Game.from_layout(
+        foundations=[
+            [r + "C" for r in RANKS],
+            [r + "D" for r in RANKS],
+            [r + "H" for r in RANKS],
+            [r + "S" for r in RANKS[:-1]],
+        ],
+        tableau=[["KS"], [], [], []],
+        draw=3,
+    )
+
+
+def dead_position() -> Game:
+    """All 52 cards; the tens are buried in the reserve and nothing can reach them.
+
+    Only the stock tap is legal (the lone KC in the stock never finds a place).
+    """
+    low = RANKS[:9]
+    return Game.from_layout(
+        foundations=[
+            [r + "C" for r in low],
+            [r + "D" for r in RANKS],
+            [r + "H" for r in RANKS],
+            [r + "S" for r in low],
+        ],
+        reserve=["TS", "TC", "KS"],
+        tableau=[["QC"], ["QS"], ["JS"], ["JC"]],
+        stock=["KC"],
+        draw=3,
+    )
+
+
+@pytest.mark.parametrize("code", QUICK_DEALS)
+def test_winnable_line_replays_to_a_win(code: str) -> None:
+    result = solve(code, timeout_s=5.0)
+    assert result.result == WINNABLE
+    assert result.nodes > 0
+    game = Game.deal(code)
+    for text in result.moves:
+        game.push(Move.parse(text))
+    assert game.is_won
+
+
+def test_random_deals_give_only_replayable_wins() -> None:
+    decided = 0
+    for seed in range(12):
+        code = str(DealCode.from_seed(1_000_003 * seed + 17, 3 if seed % 2 else 1))
+        result = solve(code, timeout_s=0.3)
+        assert result.result in (WINNABLE, NOT_WINNABLE, UNKNOWN)
+        if result.result == WINNABLE:
+            assert replay(code, result.moves).is_won
+        else:
+            assert result.moves == []
+        decided += result.decided
+    assert decided >= 6
+
+
+def test_one_move_win_is_winnable_in_one_move() -> None:
+    result = solve(one_move_win())
+    assert result.result == WINNABLE
+    assert result.moves == ["1-F"]
+
+
+def test_dead_position_is_not_winnable() -> None:
+    game = dead_position()
+    assert [m.text() for m in game.legal_moves()] == ["S"]
+    result = solve(game, timeout_s=5.0)
+    assert result.result == NOT_WINNABLE
+    assert result.moves == []
+
+
+def test_node_limit_gives_unknown() -> None:
+    result = solve("CF1-D3-AAACNDD", timeout_s=None, node_limit=50)
+    assert result.result == UNKNOWN
+    assert result.nodes == 50
+
+
+def test_solver_never_changes_the_game_it_is_given() -> None:
+    game = Game.deal("CF1-D3-AAAHXSB")
+    for text in ["S", "S"]:
+        game.push(Move.parse(text))
+    before = game.to_dict()
+    result = solve(game, timeout_s=5.0)
+    assert game.to_dict() == before
+    assert result.result == WINNABLE
+    assert replay(game, result.moves).is_won
+
+
+def test_hint_is_the_next_move_of_a_winning_line() -> None:
+    game = Game.deal("CF1-D3-AAADKOH")
+    before = game.to_dict()
+    move = hint(game, timeout_s=5.0)
+    assert game.to_dict() == before
+    assert move is not None
+    game.push(move)
+    follow = solve(game, timeout_s=5.0)
+    assert follow.result == WINNABLE
+
+
+def test_hint_is_none_when_nothing_wins() -> None:
+    assert hint(dead_position(), timeout_s=5.0) is None
+    won = one_move_win()
+    won.push(Move.parse("1-F"))
+    assert hint(won) is None
+
+
+def test_result_to_dict_shape() -> None:
+    data = solve(one_move_win()).to_dict()
+    assert set(data) == {"result", "moves", "seconds", "nodes"}
+    assert data["result"] == WINNABLE and data["moves"] == ["1-F"]
