@@ -7,16 +7,14 @@ machine but fail when ``CI=true``, so CI can never go green by skipping.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from canfield_server.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
+from canfield_server.embedded_redis import EmbeddedRedis, redis_server_binary
+from canfield_server.launcher import ServerProcess
+
+__all__ = ["ServerProcess", "need", "IN_CI"]
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -40,95 +38,6 @@ def redis_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
         yield server
     finally:
         server.cleanup()
-
-
-class ServerProcess:
-    """One real ``canfield-race serve`` process on a free loopback port."""
-
-    def __init__(
-        self,
-        redis_url: str,
-        data_dir: Path,
-        extra_args: list[str] | None = None,
-        env: dict[str, str] | None = None,
-        port: int | None = None,
-    ) -> None:
-        self.redis_url = redis_url
-        self.data_dir = data_dir
-        self.extra_args = extra_args or []
-        self.env = env or {}
-        self.port = port or free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log_path = data_dir / f"server-{self.port}.log"
-
-    @property
-    def http_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def start(self, timeout_s: float = 20.0) -> ServerProcess:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "canfield_server.cli",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--redis-url",
-                self.redis_url,
-                "--data-dir",
-                str(self.data_dir),
-                *self.extra_args,
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-        log.close()
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(self.http_url + "/healthz", timeout=1) as resp:
-                    if resp.status == 200:
-                        return self
-            except OSError:
-                pass
-            time.sleep(0.05)  # waiting for another process to bind: nothing to await
-        self.stop()
-        raise RuntimeError(f"server did not become healthy:\n{self.log()}")
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:] if self.log_path.exists() else ""
-
-    def kill(self) -> None:
-        """SIGKILL: a crash, no shutdown code runs."""
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-
-    def restart(self) -> ServerProcess:
-        self.kill()
-        return self.start()
 
 
 @pytest.fixture
