@@ -1,0 +1,164 @@
+"""``canfield-race solve``: decide whether a deal can be won, or study many.
+
+``solve CODE`` prints ``winnable`` and the move list, ``not winnable`` or
+``unknown``; ``--json`` prints one object instead. ``solve --study N``
+solves N random deals (reproducible with ``--seed``) across ``--jobs``
+processes and prints the table ``docs/solver.md`` quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import TextIO
+
+from canfield import CanfieldError, DealCode
+from canfield.dealcode import SEED_SPACE
+from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult, solve
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("code", nargs="?", help="deal code such as CF1-D3-AAAAACL")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per deal (default 10)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    study = parser.add_argument_group("study (instead of CODE)")
+    study.add_argument("--study", type=int, metavar="N", help="solve N random deals")
+    study.add_argument("--draw", type=int, choices=(1, 3), default=3, help="draw mode")
+    study.add_argument("--seed", type=int, default=1, help="seed for the random codes")
+    study.add_argument("--jobs", type=int, default=1, help="worker processes")
+    study.add_argument("--out", help="also write one JSON line per deal to this file")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.study is not None:
+        if args.code:
+            print("give a CODE or --study N, not both", file=sys.stderr)
+            return 2
+        if args.study < 1 or args.jobs < 1:
+            print("--study and --jobs must be at least 1", file=sys.stderr)
+            return 2
+        return _study(args)
+    if not args.code:
+        print("give a deal code, e.g. canfield-race solve CF1-D3-AAAAACL", file=sys.stderr)
+        return 2
+    try:
+        code = DealCode.parse(args.code)
+    except CanfieldError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    result = solve(code, timeout_s=args.timeout)
+    if args.json:
+        print(json.dumps({"code": str(code), **result.to_dict()}))
+    else:
+        print(result.result)
+        if result.moves:
+            print(" ".join(result.moves))
+        print(
+            f"{len(result.moves)} moves, {result.nodes} nodes, {result.seconds:.3f} s",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def study_codes(count: int, draw: int, seed: int) -> list[str]:
+    """``count`` random deal codes, the same ones for the same seed."""
+    rng = random.Random(seed)
+    return [str(DealCode.from_seed(rng.randrange(SEED_SPACE), draw)) for _ in range(count)]
+
+
+def _solve_one(job: tuple[str, float]) -> tuple[str, SolveResult]:
+    code, timeout = job
+    return code, solve(code, timeout_s=timeout)
+
+
+def _study(args: argparse.Namespace) -> int:
+    codes = study_codes(args.study, args.draw, args.seed)
+    jobs = [(code, args.timeout) for code in codes]
+    results: list[SolveResult] = []
+    out: TextIO | None = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
+    started = time.perf_counter()
+    try:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            for done, (code, result) in enumerate(pool.map(_solve_one, jobs), start=1):
+                results.append(result)
+                if out is not None:
+                    line = {"code": code, **result.to_dict(), "moves": len(result.moves)}
+                    out.write(json.dumps(line) + "\n")
+                    out.flush()
+                if done % 50 == 0 or done == len(jobs):
+                    print(f"{done}/{len(jobs)} deals", file=sys.stderr, flush=True)
+    finally:
+        if out is not None:
+            out.close()
+    wall = time.perf_counter() - started
+    table = summarise(results)
+    if args.json:
+        print(json.dumps({"draw": args.draw, "seed": args.seed, **table}))
+    else:
+        print(format_table(args.draw, table))
+        print(
+            f"(seed {args.seed}, timeout {args.timeout:g} s, {args.jobs} job(s), wall {wall:.0f} s)"
+        )
+    return 0
+
+
+def summarise(results: list[SolveResult]) -> dict[str, float]:
+    """The study figures: shares, time percentiles, search speed."""
+    count = len(results)
+    wins = sum(r.result == WINNABLE for r in results)
+    losses = sum(r.result == NOT_WINNABLE for r in results)
+    unknown = sum(r.result == UNKNOWN for r in results)
+    times = sorted(r.seconds for r in results)
+    total = sum(times)
+    low, high = wilson(wins, count)
+    return {
+        "deals": count,
+        "winnable": wins,
+        "not_winnable": losses,
+        "unknown": unknown,
+        "winnable_pct": 100.0 * wins / count,
+        "not_winnable_pct": 100.0 * losses / count,
+        "unknown_pct": 100.0 * unknown / count,
+        "winnable_ci95": [round(100 * low, 1), round(100 * high, 1)],
+        "median_s": percentile(times, 0.5),
+        "p90_s": percentile(times, 0.9),
+        "max_s": times[-1],
+        "nodes_per_s": sum(r.nodes for r in results) / total if total else 0.0,
+    }
+
+
+def percentile(ordered: list[float], share: float) -> float:
+    """Nearest-rank percentile of an ascending list."""
+    index = max(0, math.ceil(share * len(ordered)) - 1)
+    return ordered[index]
+
+
+def wilson(hits: int, count: int, z: float = 1.96) -> tuple[float, float]:
+    """A 95% Wilson score interval for a share ``hits / count``."""
+    if count == 0:
+        return 0.0, 1.0
+    p = hits / count
+    centre = (p + z * z / (2 * count)) / (1 + z * z / count)
+    half = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count)) / (1 + z * z / count)
+    return centre - half, centre + half
+
+
+def format_table(draw: int, table: dict[str, float]) -> str:
+    """One Markdown table row (with header) for docs/solver.md."""
+    low, high = table["winnable_ci95"]  # type: ignore[misc]
+    header = (
+        "| Mode | Deals | Winnable | Not winnable | Unknown | Median s | p90 s | Nodes/s |\n"
+        "|---|---|---|---|---|---|---|---|"
+    )
+    row = (
+        f"| Draw {draw} | {table['deals']} | {table['winnable_pct']:.1f}% "
+        f"({low:.1f}-{high:.1f}) | {table['not_winnable_pct']:.1f}% | "
+        f"{table['unknown_pct']:.1f}% | {table['median_s']:.4f} | {table['p90_s']:.3f} | "
+        f"{table['nodes_per_s']:,.0f} |"
+    )
+    return f"{header}\n{row}"
