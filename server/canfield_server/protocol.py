@@ -101,6 +101,7 @@ class ErrorCode:
     DONE = "done"
     RATE_LIMITED = "rate-limited"
     UNAVAILABLE = "unavailable"
+    INTERNAL = "internal"
 
 
 class ProtocolError(Exception):

@@ -1,0 +1,135 @@
+"""The Starlette application: explicit routes, and a lifespan that owns Redis.
+
+``create_app(settings)`` builds everything; ``extra_routes`` (or an
+optional ``canfield_server.metrics`` module exposing ``ROUTES``) adds
+routes such as ``/metrics`` without touching this file's internals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from importlib import resources
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from .config import Settings
+from .hub import Hub
+from .pubsub import RoomBus
+from .ratelimit import RateLimiter, TokenBucket
+from .rooms import Limits
+from .store import RedisStore
+from .ws import websocket_endpoint
+
+__all__ = ["create_app", "web_root"]
+
+log = logging.getLogger(__name__)
+
+
+def web_root() -> str | None:
+    """The web client's folder (``canfield_client/web``), if installed."""
+    try:
+        root = resources.files("canfield_client") / "web"
+    except ModuleNotFoundError:
+        return None
+    return str(root) if root.is_dir() else None
+
+
+def _optional_routes() -> list[BaseRoute]:
+    try:
+        module = importlib.import_module("canfield_server.metrics")
+    except ModuleNotFoundError as exc:
+        if exc.name != "canfield_server.metrics":
+            raise
+        return []
+    routes = getattr(module, "ROUTES", None)
+    if routes is None:
+        routes = [module.route] if hasattr(module, "route") else []
+    return list(routes)
+
+
+def create_app(
+    settings: Settings,
+    *,
+    extra_routes: Sequence[BaseRoute] = (),
+    rate_limiter: Callable[[], RateLimiter] | None = None,
+) -> Starlette:
+    limiter_factory = rate_limiter or (
+        lambda: TokenBucket(settings.rate_per_s, settings.rate_burst)
+    )
+    origin = os.urandom(6).hex().encode()
+    bot_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        redis = Redis.from_url(
+            settings.redis_url or "redis://127.0.0.1:6379/0",
+            socket_timeout=5,
+            socket_connect_timeout=5,
+            max_connections=256,
+            health_check_interval=30,
+        )
+        store = RedisStore(redis, settings.room_ttl_s, origin)
+        hub = Hub(
+            store,
+            countdown_s=settings.countdown_s,
+            leaderboard_hz=settings.leaderboard_hz,
+            limits=Limits(settings.max_players_per_room, settings.max_spectators_per_room),
+            bot_url=f"ws://{bot_host}:{settings.port}/ws",
+        )
+        bus = RoomBus(redis, hub.on_event, hub.resync)
+        hub.attach_bus(bus)
+        bus.start()
+        app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
+        try:
+            yield
+        finally:
+            await hub.shutdown()
+            await bus.stop()
+            await redis.aclose()
+
+    async def healthz(request: Request) -> Response:
+        try:
+            ok = await request.app.state.store.ping()
+        except (RedisError, OSError):
+            ok = False
+        return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
+
+    async def ws(websocket: WebSocket) -> None:
+        await websocket_endpoint(
+            websocket,
+            websocket.app.state.hub,
+            max_frame_bytes=settings.max_frame_bytes,
+            allowed_origins=settings.allowed_origins,
+            limiter_factory=limiter_factory,
+        )
+
+    root = web_root()
+
+    async def share_link(request: Request) -> Response:
+        if root and os.path.exists(os.path.join(root, "index.html")):
+            return FileResponse(os.path.join(root, "index.html"))
+        return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Canfield Race")
+
+    routes: list[BaseRoute] = [
+        Route("/healthz", healthz),
+        WebSocketRoute("/ws", ws),
+        Route("/r/{code}", share_link),
+        *extra_routes,
+        *_optional_routes(),
+    ]
+    if root:
+        routes.append(Mount("/", StaticFiles(directory=root, html=True), name="web"))
+    else:
+        routes.append(Route("/", share_link))
+    return Starlette(routes=routes, lifespan=lifespan)

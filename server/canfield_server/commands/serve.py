@@ -1,0 +1,94 @@
+"""``canfield-race serve``: run the race server on uvicorn.
+
+Without ``--redis-url`` (or ``REDIS_URL``) it starts the bundled
+redis-server under ``DATA_DIR/redis`` and stops it on exit, so one
+command runs everything on a machine with no Redis installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+from pathlib import Path
+from types import FrameType
+
+__all__ = ["add_arguments", "run"]
+
+log = logging.getLogger("canfield_server")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default=None, help="interface to listen on (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=None, help="TCP port (8000)")
+    parser.add_argument(
+        "--redis-url", default=None, help="use this Redis (else REDIS_URL, else embedded)"
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="embedded Redis data (./canfield-data)"
+    )
+
+
+def _uvicorn_options() -> dict[str, str]:
+    """The fastest parts installed: uvloop and httptools when present."""
+    options = {"loop": "asyncio", "http": "h11"}
+    try:
+        import uvloop  # noqa: F401
+
+        options["loop"] = "uvloop"
+    except ImportError:
+        pass
+    try:
+        import httptools  # noqa: F401
+
+        options["http"] = "httptools"
+    except ImportError:
+        pass
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ..app import create_app
+    from ..config import Settings
+    from ..embedded_redis import EmbeddedRedis
+
+    settings = Settings.from_env(
+        host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
+    )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    embedded = None
+    if not settings.redis_url:
+        embedded = EmbeddedRedis(settings.data_dir / "redis").start()
+        settings.redis_url = embedded.url
+        log.info("embedded redis-server at %s (data in %s)", embedded.url, embedded.data_dir)
+    app = create_app(settings)
+
+    class Server(uvicorn.Server):
+        """On SIGTERM/SIGINT, tell every client to reconnect before closing."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            hub = getattr(app.state, "hub", None)
+            if hub is not None and not self.should_exit:
+                asyncio.get_running_loop().create_task(hub.shutdown())
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        ws="websockets-sansio",
+        ws_max_size=64 * 1024,
+        ws_per_message_deflate=False,
+        lifespan="on",
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+        **_uvicorn_options(),
+    )
+    try:
+        Server(config).run()
+    finally:
+        if embedded is not None:
+            embedded.cleanup()
+    return 0

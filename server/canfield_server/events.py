@@ -1,0 +1,56 @@
+"""Room events between server processes (Redis pub/sub, one channel per room).
+
+A payload is ``<origin> <json>``: the origin lets a process skip its own
+events (it applied them before publishing). Room events carry the room
+version, so a process keeps only the newest state whatever order they
+arrive in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .protocol import RoomState
+from .race import StoredRow
+
+__all__ = ["RoomEvent", "RowEvent", "FinishedEvent", "Event", "pack", "unpack", "VER_SLOT"]
+
+#: SAVE_ROOM replaces this with the version it wrote
+VER_SLOT = b"{ver}"
+
+
+class RoomEvent(msgspec.Struct, tag_field="k", tag="room"):
+    ver: int
+    state: RoomState
+    deal: str | None = None
+
+
+class RowEvent(msgspec.Struct, tag_field="k", tag="row"):
+    row: StoredRow
+
+
+class FinishedEvent(msgspec.Struct, tag_field="k", tag="finished"):
+    ver: int
+    state: RoomState
+    final: msgspec.Raw
+
+
+Event = RoomEvent | RowEvent | FinishedEvent
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(Event)
+
+
+def pack(origin: bytes, event: Any) -> bytes:
+    """Encode an event; a room version of -1 becomes the slot SAVE_ROOM fills in."""
+    body = _encoder.encode(event)
+    if getattr(event, "ver", None) == -1:
+        body = body.replace(b'"ver":-1', b'"ver":' + VER_SLOT, 1)
+    return origin + b" " + body
+
+
+def unpack(payload: bytes) -> tuple[bytes, Event]:
+    origin, _, body = payload.partition(b" ")
+    return origin, _decoder.decode(body)

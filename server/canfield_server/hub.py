@@ -1,0 +1,700 @@
+"""The process's rooms: protocol messages in, Redis and room events out.
+
+One ``Hub`` per server process. It keeps a local view of every room that
+has a connection here (state, leaderboard rows, each local player's
+board), applies room rules (``rooms``) and board actions (``race``),
+persists through ``RedisStore`` (one Lua round trip per move) and learns
+what other processes did from the room bus. Redis stays the authority:
+a local board whose sequence number no longer matches Redis is reloaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import msgspec
+from canfield import DealCode
+from redis.exceptions import RedisError
+
+from . import rooms as R
+from .events import FinishedEvent, RoomEvent, RowEvent, unpack
+from .leaderboard import ranked
+from .protocol import (
+    VERSION,
+    Ack,
+    AddBot,
+    BoardMsg,
+    Countdown,
+    Create,
+    Finished,
+    GiveUp,
+    Hello,
+    Join,
+    Joined,
+    Leaderboard,
+    MoveMsg,
+    Ping,
+    Pong,
+    ProtocolError,
+    Ready,
+    Reconnect,
+    Rematch,
+    Resume,
+    RoomMsg,
+    RoomState,
+    SettingsMsg,
+    Start,
+    Started,
+    Tap,
+    Undo,
+    Welcome,
+    encode,
+    error,
+)
+from .protocol import ErrorCode as E
+from .race import PlayerRace, StoredRow
+from .store import RedisStore, RoomRecord
+
+__all__ = ["Peer", "Hub", "now_ms"]
+
+log = logging.getLogger(__name__)
+
+_row_encoder = msgspec.json.Encoder()
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Peer(Protocol):
+    """One client connection, as the hub sees it (the WebSocket layer implements it)."""
+
+    room: str | None
+    member_id: str | None
+    role: str | None
+
+    def send(self, text: str) -> None:
+        """Queue one text frame; never blocks."""
+
+    def close(self, code: int, reason: str) -> None:
+        """Close after the queued frames."""
+
+
+class _Slot:
+    """A local player's board and the lock that serialises their actions here."""
+
+    __slots__ = ("race", "lock")
+
+    def __init__(self) -> None:
+        self.race: PlayerRace | None = None
+        self.lock = asyncio.Lock()
+
+
+class LocalRoom:
+    """What this process knows of one room."""
+
+    def __init__(self, record: RoomRecord) -> None:
+        self.code = record.state.room
+        self.state = record.state
+        self.ver = record.ver
+        self.deal = record.deal
+        self.final = record.final
+        self.peers: set[Peer] = set()
+        self.slots: dict[str, _Slot] = {}
+        self.rows: dict[str, StoredRow] = {}
+        self.last_flush = 0.0
+        self.flush_handle: asyncio.TimerHandle | None = None
+        self.timers: list[asyncio.TimerHandle] = []
+        self.bot_names: set[str] = set()
+
+    def slot(self, member_id: str) -> _Slot:
+        slot = self.slots.get(member_id)
+        if slot is None:
+            slot = self.slots[member_id] = _Slot()
+        return slot
+
+    def cancel_timers(self) -> None:
+        for handle in self.timers:
+            handle.cancel()
+        self.timers.clear()
+
+    def broadcast(self, text: str) -> None:
+        for peer in self.peers:
+            peer.send(text)
+
+
+class Hub:
+    def __init__(
+        self,
+        store: RedisStore,
+        *,
+        countdown_s: float = 3.0,
+        leaderboard_hz: float = 10.0,
+        limits: R.Limits = R.DEFAULT_LIMITS,
+        bot_url: str = "",
+    ) -> None:
+        self.store = store
+        self.countdown_s = countdown_s
+        self.flush_interval = 1.0 / leaderboard_hz if leaderboard_hz > 0 else 0.0
+        self.limits = limits
+        self.bot_url = bot_url
+        self.rooms: dict[str, LocalRoom] = {}
+        self.bus: Any = None  # set by attach_bus; None in single-process unit use
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.moves_applied = 0
+        self._handlers: dict[type, Callable[[Peer, Any], Any]] = {
+            Hello: self._hello,
+            Ping: self._ping,
+            Create: self._create,
+            Join: self._join,
+            Resume: self._resume,
+            SettingsMsg: self._settings,
+            Ready: self._ready,
+            Start: self._start,
+            Rematch: self._rematch,
+            AddBot: self._add_bot,
+            MoveMsg: self._action,
+            Tap: self._action,
+            Undo: self._action,
+            GiveUp: self._action,
+        }
+
+    # ------------------------------------------------------------ plumbing
+
+    def attach_bus(self, bus: Any) -> None:
+        self.bus = bus
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    async def handle(self, peer: Peer, msg: Any) -> None:
+        """Answer one decoded client message; errors go back to this peer only."""
+        seq = getattr(msg, "seq", None)
+        try:
+            await self._handlers[type(msg)](peer, msg)
+        except ProtocolError as exc:
+            peer.send(_error(exc, seq))
+        except (RedisError, OSError) as exc:
+            log.warning("storage unavailable: %s", exc)
+            unavailable = ProtocolError(E.UNAVAILABLE, "storage unavailable; nothing applied")
+            peer.send(_error(unavailable, seq))
+
+    async def detach(self, peer: Peer) -> None:
+        """A connection ended: drop it locally, count it out of the room's presence."""
+        local = self.rooms.get(peer.room) if peer.room else None
+        if local is None:
+            return
+        local.peers.discard(peer)
+        member_id = peer.member_id
+        try:
+            if member_id and await self.store.presence(local.code, member_id, -1) <= 0:
+                await self._mutate(local.code, lambda s: R.set_connected(s, member_id, False))
+        except (RedisError, OSError) as exc:
+            log.warning("presence update lost: %s", exc)
+        if not local.peers and self.rooms.get(local.code) is local:
+            local.cancel_timers()
+            if local.flush_handle:
+                local.flush_handle.cancel()
+            del self.rooms[local.code]
+            if self.bus:
+                await self.bus.unsubscribe(local.code)
+
+    async def shutdown(self, message: str = "server restarting") -> None:
+        text = encode(Reconnect(message=message)).decode()
+        for local in list(self.rooms.values()):
+            for peer in list(local.peers):
+                peer.send(text)
+                peer.close(1012, message)
+        for task in list(self.tasks):
+            task.cancel()
+
+    # ------------------------------------------------------------ simple messages
+
+    async def _hello(self, peer: Peer, msg: Hello) -> None:
+        if msg.v != VERSION:
+            raise ProtocolError(
+                E.UNSUPPORTED_VERSION, f"this server speaks protocol {VERSION}, not {msg.v}"
+            )
+        peer.send(encode(Welcome(v=VERSION, server_time=now_ms())).decode())
+
+    async def _ping(self, peer: Peer, msg: Ping) -> None:
+        peer.send(encode(Pong(t=msg.t, server_time=now_ms())).decode())
+
+    # ------------------------------------------------------------ joining
+
+    def _not_in_room(self, peer: Peer) -> None:
+        if peer.room is not None:
+            raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
+
+    async def _create(self, peer: Peer, msg: Create) -> None:
+        self._not_in_room(peer)
+        for _ in range(8):
+            code, member_id, token = R.new_room_code(), R.new_member_id(), R.new_token()
+            state = R.create_room(code, member_id, msg.name, msg.settings)
+            ver = await self.store.save_room(0, state, token=(R.token_hash(token), member_id))
+            if ver is not None:
+                break
+        else:  # pragma: no cover - 8 collisions in a space of 887 million
+            raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
+        await self._enter(peer, RoomRecord(state, ver), member_id, token)
+
+    async def _join(self, peer: Peer, msg: Join) -> None:
+        self._not_in_room(peer)
+        code = R.normalize_room_code(msg.room)
+        member_id, token = R.new_member_id(), R.new_token()
+        for _ in range(16):
+            record = await self._load(code)
+            state = R.add_member(record.state, member_id, msg.name, msg.role, self.limits)
+            ver = await self.store.save_room(
+                record.ver, state, token=(R.token_hash(token), member_id)
+            )
+            if ver is not None:
+                record = RoomRecord(state, ver, record.deal, record.final)
+                break
+        else:
+            raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
+        local = self.rooms.get(code)
+        if local is not None and msg.name.strip() in local.bot_names:
+            local.bot_names.discard(msg.name.strip())
+        await self._enter(peer, record, member_id, token)
+
+    async def _resume(self, peer: Peer, msg: Resume) -> None:
+        self._not_in_room(peer)
+        code = R.normalize_room_code(msg.room)
+        member_id = await self.store.member_for_token(code, R.token_hash(msg.token))
+        record = await self._load(code) if member_id else None
+        if member_id is None or record is None or R.member(record.state, member_id) is None:
+            raise ProtocolError(E.BAD_TOKEN, "that token does not open a seat in this room")
+        await self._enter(peer, record, member_id, msg.token)
+
+    async def _load(self, code: str) -> RoomRecord:
+        record = await self.store.load_room(code)
+        if record is None:
+            raise ProtocolError(E.UNKNOWN_ROOM, f"no room {code} (it may have expired)")
+        return record
+
+    async def _enter(self, peer: Peer, record: RoomRecord, member_id: str, token: str) -> None:
+        """Seat a connection: local room, presence, ``joined`` and what it missed."""
+        code = record.state.room
+        local = await self._local(record)
+        me = R.member(local.state, member_id) or R.member(record.state, member_id)
+        assert me is not None
+        peer.room, peer.member_id, peer.role = code, member_id, me.role
+        local.peers.add(peer)
+        if await self.store.presence(code, member_id, +1) >= 1 and not me.connected:
+            await self._mutate(code, lambda s: R.set_connected(s, member_id, True))
+        last_seq = 0
+        race = None
+        state = local.state
+        if state.phase == "racing" and me.role == "player":
+            slot = local.slot(member_id)
+            async with slot.lock:
+                race = await self._load_race(local, member_id, slot)
+            last_seq = race.seq
+        joined = Joined(
+            room=code,
+            player_id=member_id,
+            token=token,
+            role=me.role,
+            is_host=state.host_id == member_id,
+            last_seq=last_seq,
+            state=_public(state),
+        )
+        peer.send(encode(joined).decode())
+        if state.phase == "racing":
+            if state.starts_at and now_ms() < state.starts_at:
+                peer.send(
+                    encode(Countdown(starts_at=state.starts_at, server_time=now_ms())).decode()
+                )
+            else:
+                if race is not None:
+                    peer.send(encode(BoardMsg(board=race.board(), last_seq=race.seq)).decode())
+                peer.send(self._leaderboard_text(local))
+        elif state.phase == "finished" and local.final:
+            peer.send(local.final.decode())
+
+    async def _local(self, record: RoomRecord) -> LocalRoom:
+        """This process's view of a room, subscribed to its events."""
+        code = record.state.room
+        local = self.rooms.get(code)
+        if local is None:
+            local = self.rooms[code] = LocalRoom(record)
+            if self.bus:
+                await self.bus.subscribe(code)
+            await self._sync(local, record)
+        else:
+            self._apply_room(local, record.ver, record.state, record.deal, record.final)
+        return local
+
+    async def _sync(self, local: LocalRoom, record: RoomRecord) -> None:
+        """Bring a local room up to Redis (first use, or after the bus reconnected)."""
+        self._apply_room(local, record.ver, record.state, record.deal, record.final, force=True)
+        if record.state.phase in ("racing", "finished"):
+            local.rows.update(await self.store.rows(local.code))
+            self._fill_rows(local)
+            self._mark_dirty(local)
+        if record.state.phase == "finished" and not record.final:
+            # the race ended but its results were never written (a crash): write them
+            self.spawn(self._finalize(local.code, record.state.race))
+
+    async def resync(self) -> None:
+        for local in list(self.rooms.values()):
+            record = await self.store.load_room(local.code)
+            if record is not None:
+                await self._sync(local, record)
+
+    # ------------------------------------------------------------ room changes
+
+    def _room_of(self, peer: Peer) -> LocalRoom:
+        local = self.rooms.get(peer.room) if peer.room else None
+        if local is None:
+            raise ProtocolError(E.NOT_IN_ROOM, "create or join a room first")
+        return local
+
+    async def _mutate(
+        self,
+        code: str,
+        change: Callable[[RoomState], RoomState | tuple[RoomState, DealCode]],
+        *,
+        new_race: bool = False,
+    ) -> RoomState:
+        """Apply a room rule and compare-and-set it in Redis, retrying on conflict."""
+        local = self.rooms.get(code)
+        record = RoomRecord(local.state, local.ver, local.deal) if local else None
+        for _ in range(16):
+            if record is None:
+                record = await self._load(code)
+            result = change(record.state)
+            state, deal = result if isinstance(result, tuple) else (result, None)
+            if state is record.state:
+                return state
+            racers = [m.id for m in R.players(state)] if new_race else None
+            ver = await self.store.save_room(
+                record.ver, state, deal=str(deal) if deal else None, new_race=racers
+            )
+            if ver is not None:
+                if local is not None:
+                    self._apply_room(local, ver, state, str(deal) if deal else None)
+                return state
+            record = None
+        raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
+
+    async def _settings(self, peer: Peer, msg: SettingsMsg) -> None:
+        local = self._room_of(peer)
+        await self._mutate(local.code, lambda s: R.update_settings(s, peer.member_id or "", msg))
+
+    async def _ready(self, peer: Peer, msg: Ready) -> None:
+        local = self._room_of(peer)
+        await self._mutate(local.code, lambda s: R.set_ready(s, peer.member_id or "", msg.ready))
+
+    async def _start(self, peer: Peer, msg: Start) -> None:
+        local = self._room_of(peer)
+        await self._mutate(
+            local.code,
+            lambda s: R.start_race(s, peer.member_id or "", now_ms(), self.countdown_s),
+            new_race=True,
+        )
+
+    async def _rematch(self, peer: Peer, msg: Rematch) -> None:
+        local = self._room_of(peer)
+        await self._mutate(local.code, lambda s: R.rematch(s, peer.member_id or ""), new_race=True)
+
+    async def _add_bot(self, peer: Peer, msg: AddBot) -> None:
+        local = self._room_of(peer)
+        if local.state.host_id != peer.member_id:
+            raise ProtocolError(E.NOT_HOST, "only the host can add bots")
+        if local.state.phase != "lobby":
+            raise ProtocolError(E.WRONG_PHASE, "bots join in the lobby")
+        try:
+            from canfield_client.bot import run_bot
+        except ImportError:
+            raise ProtocolError(E.UNAVAILABLE, "bots are not installed on this server") from None
+        taken = {m.name.casefold() for m in local.state.members} | {
+            n.casefold() for n in local.bot_names
+        }
+        name = next(f"Bot {i}" for i in range(1, 1000) if f"bot {i}" not in taken)
+        options = {"pace_s": msg.pace_s, "strength": msg.strength}
+        try:
+            coro = run_bot(
+                self.bot_url,
+                local.code,
+                name,
+                **{k: v for k, v in options.items() if v is not None},
+            )
+        except (TypeError, ValueError) as exc:
+            raise ProtocolError(E.BAD_MESSAGE, f"add_bot: {exc}") from None
+        local.bot_names.add(name)
+        self.spawn(coro)
+
+    # ------------------------------------------------------------ board actions
+
+    async def _action(self, peer: Peer, msg: MoveMsg | Tap | Undo | GiveUp) -> None:
+        local = self._room_of(peer)
+        member_id = peer.member_id or ""
+        if peer.role != "player":
+            raise ProtocolError(E.NOT_PLAYER, "spectators watch; only players move")
+        state = local.state
+        now = now_ms()
+        if state.phase != "racing":
+            raise ProtocolError(E.WRONG_PHASE, f"no race is on (the room is in {state.phase})")
+        if state.starts_at and now < state.starts_at:
+            raise ProtocolError(E.WRONG_PHASE, "the race has not started yet")
+        if state.ends_at and now >= state.ends_at:
+            raise ProtocolError(E.WRONG_PHASE, "time is up")
+        slot = local.slot(member_id)
+        async with slot.lock:
+            for _ in range(4):
+                race = slot.race or await self._load_race(local, member_id, slot)
+                if msg.seq <= race.seq:
+                    entry = await self.store.log_entry(local.code, member_id, msg.seq)
+                    ack = Ack(seq=msg.seq, move=entry, board=race.board(), duplicate=True)
+                    peer.send(encode(ack).decode())
+                    return
+                if msg.seq > race.seq + 1:
+                    raise ProtocolError(
+                        E.SEQ_GAP,
+                        f"expected seq {race.seq + 1}, got {msg.seq}",
+                        last_seq=race.seq,
+                    )
+                base = race.seq
+                entry = race.apply(msg, now - (state.starts_at or now))
+                me = R.member(state, member_id)
+                row = race.row(member_id, me.name if me else "?")
+                row_json = _row_encoder.encode(row)
+                event = self.store.origin + b' {"k":"row","row":' + row_json + b"}"
+                slot.race = None  # until Redis confirms, the local board is not trusted
+                status, value = await self.store.apply(
+                    local.code,
+                    member_id,
+                    state.race,
+                    base,
+                    entry,
+                    race.snapshot(),
+                    row_json,
+                    race.done,
+                    event,
+                )
+                if status == 1:
+                    slot.race = race
+                    self.moves_applied += 1
+                    peer.send(encode(Ack(seq=msg.seq, move=entry, board=race.board())).decode())
+                    local.rows[member_id] = row
+                    self._mark_dirty(local)
+                    if value == 1:
+                        self.spawn(self._finalize(local.code, state.race))
+                    return
+                if status == -1:
+                    raise ProtocolError(E.WRONG_PHASE, "this race is over")
+                # another connection of this player moved first: reload and look again
+            raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
+
+    async def _load_race(self, local: LocalRoom, member_id: str, slot: _Slot) -> PlayerRace:
+        seq, snap = await self.store.load_player(local.code, member_id)
+        if snap is not None:
+            race = PlayerRace.from_snapshot(snap)
+        else:
+            if local.deal is None:
+                record = await self._load(local.code)
+                local.deal = record.deal
+            race = PlayerRace.fresh(local.deal or "")
+        slot.race = race
+        return race
+
+    # ------------------------------------------------------------ end of a race
+
+    async def _time_up(self, code: str, race_no: int) -> None:
+        try:
+            if await self.store.finish(code, race_no):
+                await self._finalize(code, race_no)
+        except (RedisError, OSError) as exc:
+            log.warning("time limit of %s not applied: %s", code, exc)
+
+    async def _finalize(self, code: str, race_no: int) -> None:
+        """Write and announce the results of a finished race, once."""
+        for _ in range(16):
+            record = await self.store.load_room(code)
+            if record is None or record.state.race != race_no or record.final:
+                return
+            racers = [m.id for m in R.players(record.state)]
+            rows = await self.store.rows(code)
+            deal = record.deal or ""
+            for m in R.players(record.state):
+                if m.id not in rows:
+                    rows[m.id] = PlayerRace.fresh(deal).row(m.id, m.name)
+            finished = Finished(
+                standings=ranked(rows.values()),
+                deal=deal,
+                replays=await self.store.logs(code, racers),
+                par=None,
+                server_time=now_ms(),
+            )
+            final = encode(finished)
+            state = R.finish_race(record.state)
+            ver = await self.store.save_room(record.ver, state, final=final)
+            if ver is not None:
+                local = self.rooms.get(code)
+                if local is not None:
+                    self._apply_room(local, ver, state, None, final)
+                return
+
+    # ------------------------------------------------------------ events
+
+    def on_event(self, code: str, payload: bytes) -> None:
+        """A room event from the bus (other processes); our own were applied already."""
+        if payload.startswith(self.store.origin + b" "):
+            return
+        local = self.rooms.get(code)
+        if local is None:
+            return
+        _, event = unpack(payload)
+        if isinstance(event, RowEvent):
+            local.rows[event.row.id] = event.row
+            self._mark_dirty(local)
+        elif isinstance(event, FinishedEvent):
+            self._apply_room(local, event.ver, event.state, None, bytes(event.final))
+        elif isinstance(event, RoomEvent):
+            self._apply_room(local, event.ver, event.state, event.deal)
+
+    def _apply_room(
+        self,
+        local: LocalRoom,
+        ver: int,
+        state: RoomState,
+        deal: str | None,
+        final: bytes | None = None,
+        *,
+        force: bool = False,
+    ) -> None:
+        """Adopt a newer room state and tell every local connection what changed."""
+        if ver <= local.ver and not force:
+            return
+        old = local.state
+        local.state, local.ver = state, max(ver, local.ver)
+        if deal:
+            local.deal = deal
+        local.broadcast(encode(_room_msg(state)).decode())
+        new_race = state.race != old.race or (force and state.phase == "racing")
+        if state.phase == "racing" and new_race:
+            self._begin(local, fresh=state.race != old.race)
+        elif state.phase == "lobby" and old.phase != "lobby":
+            local.cancel_timers()
+            local.slots.clear()
+            local.rows.clear()
+            local.final = None
+        if state.phase == "finished":
+            local.cancel_timers()
+            if final and final != local.final:
+                local.final = final
+                self._flush(local)
+                local.broadcast(final.decode())
+        elif state.phase == "racing" and _presence(old) != _presence(state):
+            self._mark_dirty(local)
+
+    def _begin(self, local: LocalRoom, fresh: bool) -> None:
+        """A race was started: countdown now, the deal at ``starts_at``, the end timer."""
+        state = local.state
+        local.cancel_timers()
+        if fresh:
+            local.slots.clear()
+            local.rows.clear()
+            local.final = None
+        self._fill_rows(local)
+        loop = asyncio.get_running_loop()
+        now = now_ms()
+        starts_at = state.starts_at or now
+        if now < starts_at:
+            local.broadcast(encode(Countdown(starts_at=starts_at, server_time=now)).decode())
+            local.timers.append(loop.call_later((starts_at - now) / 1000, self._deal, local))
+        if state.ends_at:
+            delay = max(0.0, (state.ends_at - now) / 1000)
+            local.timers.append(
+                loop.call_later(delay, lambda: self.spawn(self._time_up(local.code, state.race)))
+            )
+
+    def _deal(self, local: LocalRoom) -> None:
+        """The start: every player here gets the same deal, spectators the clock."""
+        state = local.state
+        if state.phase != "racing" or local.deal is None:
+            return
+        now = now_ms()
+        board = PlayerRace.fresh(local.deal).board()
+        started_at = state.starts_at or now
+        for_players = encode(
+            Started(started_at=started_at, ends_at=state.ends_at, board=board, server_time=now)
+        ).decode()
+        for_others = encode(
+            Started(started_at=started_at, ends_at=state.ends_at, board=None, server_time=now)
+        ).decode()
+        for peer in local.peers:
+            peer.send(for_players if peer.role == "player" else for_others)
+        self._flush(local)
+
+    def _fill_rows(self, local: LocalRoom) -> None:
+        """Every racer has a row from the start, even before their first move."""
+        if local.deal is None:
+            return
+        base: PlayerRace | None = None
+        for m in R.players(local.state):
+            if m.id not in local.rows:
+                base = base or PlayerRace.fresh(local.deal)
+                local.rows[m.id] = base.row(m.id, m.name)
+
+    # ------------------------------------------------------------ leaderboard
+
+    def _mark_dirty(self, local: LocalRoom) -> None:
+        """Coalesce: at most ``leaderboard_hz`` broadcasts a second per room."""
+        if local.flush_handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, local.last_flush + self.flush_interval - loop.time())
+        local.flush_handle = loop.call_later(delay, self._flush, local)
+
+    def _flush(self, local: LocalRoom) -> None:
+        if local.flush_handle is not None:
+            local.flush_handle.cancel()
+            local.flush_handle = None
+        local.last_flush = asyncio.get_running_loop().time()
+        if local.rows and local.peers:
+            local.broadcast(self._leaderboard_text(local))
+
+    def _leaderboard_text(self, local: LocalRoom) -> str:
+        """Ranked rows, encoded once for every connection of the room."""
+        connected = {m.id for m in local.state.members if m.connected}
+        rows = ranked(local.rows.values(), connected)
+        return encode(Leaderboard(rows=rows, server_time=now_ms())).decode()
+
+
+def _presence(state: RoomState) -> tuple[bool, ...]:
+    return tuple(m.connected for m in state.members)
+
+
+def _public(state: RoomState) -> RoomState:
+    """A room as clients see it: the server clock, a typed-in deal hidden, the countdown."""
+    now = now_ms()
+    phase = state.phase
+    if phase == "racing" and state.starts_at and now < state.starts_at:
+        phase = "countdown"
+    return msgspec.structs.replace(
+        state, phase=phase, settings=R.public_settings(state.settings), server_time=now
+    )
+
+
+def _room_msg(state: RoomState) -> RoomMsg:
+    public = _public(state)
+    return RoomMsg(**{f: getattr(public, f) for f in public.__struct_fields__})
+
+
+def _error(exc: ProtocolError, seq: int | None) -> str:
+    return encode(error(exc, seq)).decode()

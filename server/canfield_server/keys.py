@@ -1,0 +1,55 @@
+"""Every Redis key and channel name, built in one place.
+
+All keys of a room share the hash tag ``{CODE}``, so a room lives in one
+Redis Cluster slot and its Lua scripts may touch all of them at once.
+
+==============================  ======  ==========================================
+key                             type    holds
+==============================  ======  ==========================================
+``cf:{CODE}:room``              hash    ``state`` (RoomState JSON), ``ver``, ``phase``,
+                                        ``race``, ``deal``, ``done``, ``nplayers``, ``final``
+``cf:{CODE}:tokens``            hash    sha256(token) -> member id
+``cf:{CODE}:presence``          hash    member id -> live connection count
+``cf:{CODE}:rows``              hash    member id -> leaderboard row JSON
+``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
+``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
+``cf:{CODE}:events``            chan    room events for every server process
+==============================  ======  ==========================================
+"""
+
+from __future__ import annotations
+
+__all__ = ["room", "tokens", "presence", "rows", "player", "log", "channel", "room_keys"]
+
+
+def room(code: str) -> str:
+    return f"cf:{{{code}}}:room"
+
+
+def tokens(code: str) -> str:
+    return f"cf:{{{code}}}:tokens"
+
+
+def presence(code: str) -> str:
+    return f"cf:{{{code}}}:presence"
+
+
+def rows(code: str) -> str:
+    return f"cf:{{{code}}}:rows"
+
+
+def player(code: str, member_id: str) -> str:
+    return f"cf:{{{code}}}:p:{member_id}"
+
+
+def log(code: str, member_id: str) -> str:
+    return f"cf:{{{code}}}:p:{member_id}:log"
+
+
+def channel(code: str) -> str:
+    return f"cf:{{{code}}}:events"
+
+
+def room_keys(code: str) -> list[str]:
+    """The room-wide keys whose TTL every room update refreshes, in script order."""
+    return [room(code), tokens(code), presence(code), rows(code)]

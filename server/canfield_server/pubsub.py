@@ -1,0 +1,115 @@
+"""Room events across processes: one Redis pub/sub connection per process.
+
+redis-py's asyncio ``PubSub`` does not reconnect; this loop does. After a
+reconnect it resubscribes every room and asks the hub to resync them
+from Redis, since events published meanwhile are lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from . import keys
+
+__all__ = ["RoomBus"]
+
+log = logging.getLogger(__name__)
+
+
+def _room_of(channel: bytes) -> str:
+    # cf:{CODE}:events
+    text = channel.decode()
+    return text[text.index("{") + 1 : text.index("}")]
+
+
+class RoomBus:
+    def __init__(
+        self,
+        redis: Redis,
+        on_event: Callable[[str, bytes], None],
+        on_resync: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.redis = redis
+        self.on_event = on_event
+        self.on_resync = on_resync
+        self.rooms: set[str] = set()
+        self._pubsub = redis.pubsub(ignore_subscribe_messages=True)
+        self._wanted = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.reconnects = 0
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="room-bus")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        try:
+            await self._pubsub.aclose()
+        except (RedisError, OSError):
+            pass
+
+    async def subscribe(self, code: str) -> None:
+        self.rooms.add(code)
+        try:
+            await self._pubsub.subscribe(keys.channel(code))
+        except (RedisError, OSError):
+            log.warning("subscribe %s failed; the bus will resubscribe", code)
+        self._wanted.set()
+
+    async def unsubscribe(self, code: str) -> None:
+        self.rooms.discard(code)
+        try:
+            await self._pubsub.unsubscribe(keys.channel(code))
+        except (RedisError, OSError):
+            pass
+
+    async def _run(self) -> None:
+        delay = 0.05
+        while True:
+            if not self.rooms:
+                self._wanted.clear()
+                await self._wanted.wait()
+                continue
+            if not self._pubsub.subscribed:
+                await self._reconnect(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+                delay = 0.05
+            except (RedisError, OSError) as exc:
+                log.warning("room bus lost Redis (%s); reconnecting", exc)
+                await self._reconnect(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            try:
+                self.on_event(_room_of(message["channel"]), message["data"])
+            except Exception:  # one bad event must not stop the bus
+                log.exception("room event failed")
+
+    async def _reconnect(self, delay: float) -> None:
+        await asyncio.sleep(delay)  # back off before hammering a Redis that is down
+        try:
+            await self._pubsub.aclose()
+        except (RedisError, OSError):
+            pass
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            if self.rooms:
+                await self._pubsub.subscribe(*(keys.channel(c) for c in self.rooms))
+            self.reconnects += 1
+            await self.on_resync()
+        except (RedisError, OSError) as exc:
+            log.warning("room bus still cannot reach Redis: %s", exc)

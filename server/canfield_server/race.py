@@ -1,0 +1,198 @@
+"""One player's race, sans I/O: apply a board action, snapshot, leaderboard row.
+
+``PlayerRace.apply`` validates and applies ``move``/``tap``/``undo``/
+``give_up`` against the engine; on any error it raises ``ProtocolError``
+and the board is exactly as before. The caller persists the result
+(``snapshot()``, ``row()``) and only then acknowledges it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from canfield import (
+    DealCode,
+    Game,
+    IllegalMoveError,
+    InvalidCardError,
+    InvalidMoveError,
+    Move,
+    NothingToUndoError,
+    parse_card,
+)
+
+from .protocol import ErrorCode as E
+from .protocol import GiveUp, MoveMsg, ProtocolError, Tap, Undo
+
+try:  # written by the analysis work; the view simply omits the hint without it
+    from canfield.analysis import has_useful_move
+except ImportError:  # pragma: no cover - depends on what the engine ships
+    has_useful_move = None
+
+__all__ = ["UNDO", "GIVE_UP", "StoredRow", "PlayerRace", "replay"]
+
+UNDO = "U"
+GIVE_UP = "G"
+
+
+class StoredRow(msgspec.Struct, kw_only=True):
+    """A leaderboard row as stored in Redis: the wire row plus the ranking clock.
+
+    ``at``: ms from the start when the player won or first reached their
+    current number of cards on foundations (the tie-breaker).
+    """
+
+    id: str
+    name: str
+    score: int
+    on_foundations: int
+    moves: int
+    status: str
+    time_ms: int
+    at: int
+
+
+class _Snapshot(msgspec.Struct, kw_only=True):
+    game: dict[str, Any]
+    seq: int
+    moves: int
+    status: str
+    time_ms: int
+    reached: list[int]
+
+
+_snap_decoder = msgspec.json.Decoder(_Snapshot)
+_encoder = msgspec.json.Encoder()
+
+
+class PlayerRace:
+    """A player's board and race bookkeeping, as the server holds it."""
+
+    __slots__ = ("game", "seq", "moves", "status", "time_ms", "reached")
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        #: the last applied sequence number
+        self.seq = 0
+        #: accepted actions other than undo and give up
+        self.moves = 0
+        self.status = "playing"
+        #: ms from the start to the last accepted action (frozen when done)
+        self.time_ms = 0
+        #: reached[n] = ms when n cards first lay on the foundations
+        self.reached = [0] * (game.on_foundations + 1)
+
+    @classmethod
+    def fresh(cls, deal: DealCode | str) -> PlayerRace:
+        return cls(Game.deal(deal))
+
+    @property
+    def done(self) -> bool:
+        return self.status != "playing"
+
+    # ------------------------------------------------------------ actions
+
+    def apply(self, msg: MoveMsg | Tap | Undo | GiveUp, elapsed_ms: int) -> str:
+        """Apply one action; returns its log entry (move text, ``U`` or ``G``)."""
+        if self.done:
+            raise ProtocolError(E.DONE, f"your race is over ({self.status.replace('_', ' ')})")
+        game = self.game
+        if isinstance(msg, MoveMsg):
+            try:
+                move = Move.parse(msg.move)
+            except InvalidMoveError as exc:
+                raise ProtocolError(E.BAD_MOVE, str(exc)) from None
+            self._push(move)
+            entry = move.text()
+        elif isinstance(msg, Tap):
+            try:
+                card = parse_card(msg.card)
+            except InvalidCardError as exc:
+                raise ProtocolError(E.BAD_CARD, str(exc)) from None
+            move = game.tap_move(card, msg.double_click)
+            if move is None:
+                raise ProtocolError(E.NO_TARGET, f"{msg.card.strip().upper()} has nowhere to go")
+            self._push(move)
+            entry = move.text()
+        elif isinstance(msg, Undo):
+            try:
+                game.pop()
+            except NothingToUndoError as exc:
+                raise ProtocolError(E.NOTHING_TO_UNDO, str(exc)) from None
+            entry = UNDO
+        else:
+            self.status = "gave_up"
+            entry = GIVE_UP
+        self.seq += 1
+        self.time_ms = max(self.time_ms, elapsed_ms)
+        if entry not in (UNDO, GIVE_UP):
+            self.moves += 1
+            if game.is_won:
+                self.status = "won"
+        count = game.on_foundations
+        while len(self.reached) <= count:
+            self.reached.append(self.time_ms)
+        return entry
+
+    def _push(self, move: Move) -> None:
+        try:
+            self.game.push(move)
+        except IllegalMoveError as exc:
+            raise ProtocolError(E.ILLEGAL_MOVE, str(exc), rule=exc.rule) from None
+
+    # ------------------------------------------------------------ outputs
+
+    def board(self) -> dict[str, Any]:
+        """The player's view (no face-down card), plus the "useful move" hint."""
+        view = self.game.view()
+        if has_useful_move is not None:
+            view["useful_move"] = bool(has_useful_move(self.game))
+        return view
+
+    def row(self, member_id: str, name: str) -> StoredRow:
+        won = self.status == "won"
+        return StoredRow(
+            id=member_id,
+            name=name,
+            score=self.game.score,
+            on_foundations=self.game.on_foundations,
+            moves=self.moves,
+            status=self.status,
+            time_ms=self.time_ms,
+            at=self.time_ms if won else self.reached[self.game.on_foundations],
+        )
+
+    def snapshot(self) -> bytes:
+        return _encoder.encode(
+            _Snapshot(
+                game=self.game.to_dict(),
+                seq=self.seq,
+                moves=self.moves,
+                status=self.status,
+                time_ms=self.time_ms,
+                reached=self.reached,
+            )
+        )
+
+    @classmethod
+    def from_snapshot(cls, data: bytes) -> PlayerRace:
+        snap = _snap_decoder.decode(data)
+        race = cls(Game.from_dict(snap.game))
+        race.seq = snap.seq
+        race.moves = snap.moves
+        race.status = snap.status
+        race.time_ms = snap.time_ms
+        race.reached = snap.reached
+        return race
+
+
+def replay(deal: DealCode | str, entries: list[str]) -> Game:
+    """Rebuild a board from its event log (checks a log against its snapshot)."""
+    game = Game.deal(deal)
+    for entry in entries:
+        if entry == UNDO:
+            game.pop()
+        elif entry != GIVE_UP:
+            game.push(Move.parse(entry))
+    return game

@@ -1,0 +1,272 @@
+"""Room rules, sans I/O: who may do what to a room, as pure functions.
+
+Each function takes a :class:`RoomState` and returns a new one (or raises
+``ProtocolError`` naming the problem, with the input untouched). Storage,
+sockets and clocks stay outside: the caller passes ``now_ms`` and saves
+the result, so these rules are tested without Redis or a server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import unicodedata
+
+import msgspec
+from canfield import DealCode, InvalidDealCodeError
+
+from .protocol import (
+    ErrorCode,
+    Member,
+    ProtocolError,
+    RoomSettings,
+    RoomState,
+    SettingsMsg,
+)
+
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "NAME_MAX",
+    "TIME_LIMIT_RANGE",
+    "Limits",
+    "new_room_code",
+    "normalize_room_code",
+    "new_member_id",
+    "new_token",
+    "token_hash",
+    "clean_name",
+    "check_settings",
+    "create_room",
+    "add_member",
+    "update_settings",
+    "set_ready",
+    "start_race",
+    "finish_race",
+    "rematch",
+    "set_connected",
+    "players",
+    "member",
+    "public_settings",
+]
+
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 6
+NAME_MAX = 24
+TIME_LIMIT_RANGE = (30, 7200)
+#: characters allowed in names besides letters and digits
+_NAME_PUNCT = frozenset(" -_.'!?&+#@()")
+
+
+class Limits(msgspec.Struct, frozen=True):
+    max_players: int = 16
+    max_spectators: int = 200
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def new_room_code() -> str:
+    """Six characters from an unambiguous alphabet: 31**6 ~ 887 million codes."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_room_code(text: str) -> str:
+    """Accept any case and surrounding spaces; refuse anything not a code."""
+    code = text.strip().upper()
+    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
+        raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {text.strip()[:12]!r}")
+    return code
+
+
+def new_member_id() -> str:
+    """A short public id, safe to broadcast."""
+    return secrets.token_hex(4)
+
+
+def new_token() -> str:
+    """The secret that resumes a seat: 144 random bits, URL-safe."""
+    return secrets.token_urlsafe(18)
+
+
+def token_hash(token: str) -> str:
+    """Tokens are stored hashed: reading Redis does not hand out seats."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def clean_name(name: str) -> str:
+    """A display name: 1-24 letters, digits, spaces and a little punctuation."""
+    text = " ".join(unicodedata.normalize("NFC", name).split())
+    if not text:
+        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs at least one visible character")
+    if len(text) > NAME_MAX:
+        raise ProtocolError(ErrorCode.BAD_NAME, f"a name has at most {NAME_MAX} characters")
+    bad = sorted({ch for ch in text if not (ch.isalnum() or ch in _NAME_PUNCT)})
+    if bad:
+        raise ProtocolError(
+            ErrorCode.BAD_NAME, f"a name may not contain {''.join(bad)!r}: use letters and digits"
+        )
+    return text
+
+
+def check_settings(settings: RoomSettings) -> RoomSettings:
+    """Validate host settings; a typed-in deal code is normalised and its draw wins."""
+    limit = settings.time_limit_s
+    low, high = TIME_LIMIT_RANGE
+    if limit is not None and not low <= limit <= high:
+        raise ProtocolError(
+            ErrorCode.BAD_SETTINGS, f"time_limit_s must be null or {low}..{high}, not {limit}"
+        )
+    deal = settings.deal.strip()
+    draw = settings.draw
+    if deal.lower() == "random" or not deal:
+        deal = "random"
+    else:
+        try:
+            code = DealCode.parse(deal)
+        except InvalidDealCodeError as exc:
+            raise ProtocolError(ErrorCode.BAD_DEAL_CODE, str(exc)) from None
+        deal, draw = str(code), code.draw
+    return msgspec.structs.replace(settings, deal=deal, draw=draw)
+
+
+def public_settings(settings: RoomSettings) -> RoomSettings:
+    """Settings as broadcast: a typed-in deal code shows as ``custom``."""
+    if settings.deal == "random":
+        return settings
+    return msgspec.structs.replace(settings, deal="custom")
+
+
+def member(state: RoomState, member_id: str) -> Member | None:
+    for m in state.members:
+        if m.id == member_id:
+            return m
+    return None
+
+
+def players(state: RoomState) -> list[Member]:
+    return [m for m in state.members if m.role == "player"]
+
+
+def _replace_member(state: RoomState, new: Member) -> RoomState:
+    members = [new if m.id == new.id else m for m in state.members]
+    return msgspec.structs.replace(state, members=members)
+
+
+def _require_host(state: RoomState, member_id: str, what: str) -> None:
+    if state.host_id != member_id:
+        raise ProtocolError(ErrorCode.NOT_HOST, f"only the host can {what}")
+
+
+def _require_phase(state: RoomState, phase: str, what: str) -> None:
+    if state.phase != phase:
+        raise ProtocolError(
+            ErrorCode.WRONG_PHASE, f"cannot {what} now: the room is in {state.phase}"
+        )
+
+
+def create_room(
+    code: str, host_id: str, name: str, settings: RoomSettings | None = None
+) -> RoomState:
+    host = Member(id=host_id, name=clean_name(name), role="player")
+    return RoomState(
+        room=code,
+        phase="lobby",
+        host_id=host_id,
+        settings=check_settings(settings or RoomSettings()),
+        members=[host],
+    )
+
+
+def add_member(
+    state: RoomState, member_id: str, name: str, role: str, limits: Limits = DEFAULT_LIMITS
+) -> RoomState:
+    """A newcomer. Players join in the lobby or after a race; spectators any time."""
+    text = clean_name(name)
+    if role == "player":
+        if state.phase in ("countdown", "racing"):
+            raise ProtocolError(
+                ErrorCode.WRONG_PHASE, "a race is on: join as a spectator, or wait for the rematch"
+            )
+        if len(players(state)) >= limits.max_players:
+            raise ProtocolError(ErrorCode.ROOM_FULL, f"the room has {limits.max_players} players")
+    elif sum(m.role == "spectator" for m in state.members) >= limits.max_spectators:
+        raise ProtocolError(ErrorCode.ROOM_FULL, "the room has no more spectator seats")
+    if any(m.name.casefold() == text.casefold() for m in state.members):
+        raise ProtocolError(ErrorCode.BAD_NAME, f"{text!r} is taken in this room")
+    new = Member(id=member_id, name=text, role=role)  # type: ignore[arg-type]
+    return msgspec.structs.replace(state, members=[*state.members, new])
+
+
+def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomState:
+    _require_host(state, member_id, "change the settings")
+    _require_phase(state, "lobby", "change the settings")
+    old = state.settings
+    merged = RoomSettings(
+        draw=old.draw if msg.draw is None else msg.draw,
+        deal=old.deal if msg.deal is None else msg.deal,
+        time_limit_s=old.time_limit_s if msg.time_limit_s is msgspec.UNSET else msg.time_limit_s,  # type: ignore[arg-type]
+        winnable_only=old.winnable_only if msg.winnable_only is None else msg.winnable_only,
+    )
+    if msg.draw is not None and msg.deal is None and merged.deal != "random":
+        # a new draw mode applies to the typed-in deal too
+        merged = msgspec.structs.replace(
+            merged, deal=str(DealCode.parse(merged.deal).with_draw(msg.draw))
+        )
+    return msgspec.structs.replace(state, settings=check_settings(merged))
+
+
+def set_ready(state: RoomState, member_id: str, ready: bool) -> RoomState:
+    _require_phase(state, "lobby", "get ready")
+    me = member(state, member_id)
+    if me is None or me.role != "player":
+        raise ProtocolError(ErrorCode.NOT_PLAYER, "only players get ready")
+    return _replace_member(state, msgspec.structs.replace(me, ready=ready))
+
+
+def start_race(
+    state: RoomState, member_id: str, now_ms: int, countdown_s: float
+) -> tuple[RoomState, DealCode]:
+    """The host starts: the deal is fixed now and dealt at ``starts_at``."""
+    _require_host(state, member_id, "start the race")
+    _require_phase(state, "lobby", "start a race")
+    if not players(state):
+        raise ProtocolError(ErrorCode.WRONG_PHASE, "a race needs at least one player")
+    settings = state.settings
+    if settings.deal == "random":
+        deal = DealCode.random(settings.draw)
+    else:
+        deal = DealCode.parse(settings.deal)
+    starts_at = now_ms + int(countdown_s * 1000)
+    ends_at = starts_at + settings.time_limit_s * 1000 if settings.time_limit_s else None
+    new = msgspec.structs.replace(
+        state, phase="racing", race=state.race + 1, starts_at=starts_at, ends_at=ends_at
+    )
+    return new, deal
+
+
+def finish_race(state: RoomState) -> RoomState:
+    return msgspec.structs.replace(state, phase="finished")
+
+
+def rematch(state: RoomState, member_id: str) -> RoomState:
+    """Back to the lobby, same members, a new random deal; nobody is ready yet."""
+    _require_host(state, member_id, "call a rematch")
+    _require_phase(state, "finished", "call a rematch")
+    members = [msgspec.structs.replace(m, ready=False) for m in state.members]
+    settings = msgspec.structs.replace(state.settings, deal="random")
+    return msgspec.structs.replace(
+        state,
+        phase="lobby",
+        members=members,
+        settings=settings,
+        starts_at=None,
+        ends_at=None,
+    )
+
+
+def set_connected(state: RoomState, member_id: str, connected: bool) -> RoomState:
+    me = member(state, member_id)
+    if me is None or me.connected == connected:
+        return state
+    return _replace_member(state, msgspec.structs.replace(me, connected=connected))

@@ -1,0 +1,117 @@
+"""Lua scripts: each one is the single atomic round trip of one operation.
+
+Registered once per Redis client (redis-py's ``Script`` runs EVALSHA and
+reloads the body after NOSCRIPT, e.g. when Redis restarted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
+
+__all__ = ["MOVE", "SAVE_ROOM", "FINISH", "Scripts"]
+
+#: Apply one board action: check the race and the sequence number, append
+#: to the event log, store the snapshot and the leaderboard row, count the
+#: player done (ending the race when all are), refresh TTLs, publish.
+#: KEYS[1] room  KEYS[2] tokens  KEYS[3] presence  KEYS[4] rows
+#: KEYS[5] player hash  KEYS[6] player log
+#: ARGV[1] race number  ARGV[2] base seq (the seq the caller's board is at)
+#: ARGV[3] log entry  ARGV[4] snapshot  ARGV[5] member id  ARGV[6] row JSON
+#: ARGV[7] done flag ('1': this action won or gave up)  ARGV[8] ttl seconds
+#: ARGV[9] channel  ARGV[10] event payload
+#: Returns {1, finished} applied (finished=1: this action ended the race),
+#: {0, seq} the stored seq differs from the base (reload), {-1, phase} no race.
+MOVE = """
+local meta = redis.call('HMGET', KEYS[1], 'phase', 'race')
+if meta[1] ~= 'racing' or meta[2] ~= ARGV[1] then
+  return {-1, meta[1] or ''}
+end
+local cur = tonumber(redis.call('HGET', KEYS[5], 'seq') or '0')
+if cur ~= tonumber(ARGV[2]) then
+  return {0, cur}
+end
+redis.call('RPUSH', KEYS[6], ARGV[3])
+redis.call('HSET', KEYS[5], 'seq', cur + 1, 'snap', ARGV[4])
+redis.call('HSET', KEYS[4], ARGV[5], ARGV[6])
+local finished = 0
+if ARGV[7] == '1' then
+  local done = redis.call('HINCRBY', KEYS[1], 'done', 1)
+  if done >= tonumber(redis.call('HGET', KEYS[1], 'nplayers') or '0') then
+    redis.call('HSET', KEYS[1], 'phase', 'finished')
+    redis.call('HINCRBY', KEYS[1], 'ver', 1)
+    finished = 1
+  end
+end
+for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ARGV[8]) end
+redis.call('PUBLISH', ARGV[9], ARGV[10])
+return {1, finished}
+"""
+
+#: Compare-and-set the room: write fields only if ``ver`` is unchanged.
+#: KEYS[1] room  KEYS[2] tokens  KEYS[3] presence  KEYS[4] rows
+#: KEYS[5..] keys to delete (a new race or a rematch clears the last one)
+#: ARGV[1] expected ver ('0': the room must not exist yet)  ARGV[2] ttl seconds
+#: ARGV[3] channel  ARGV[4] payload ('' publishes nothing; '{ver}' in it
+#: becomes the new ver)  ARGV[5] '1' clears rows  ARGV[6] token hash ('' none)
+#: ARGV[7] token's member id  ARGV[8..] field, value pairs for the room hash
+#: Returns the new ver, or -1 when ver moved on (reload and retry).
+SAVE_ROOM = """
+local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '0')
+if ver ~= tonumber(ARGV[1]) then
+  return -1
+end
+if #KEYS > 4 then
+  redis.call('DEL', unpack(KEYS, 5))
+end
+if ARGV[5] == '1' then
+  redis.call('DEL', KEYS[4])
+end
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[6], ARGV[7])
+end
+ver = ver + 1
+if #ARGV >= 8 then
+  redis.call('HSET', KEYS[1], 'ver', ver, unpack(ARGV, 8))
+else
+  redis.call('HSET', KEYS[1], 'ver', ver)
+end
+for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+if ARGV[4] ~= '' then
+  local payload = string.gsub(ARGV[4], '{ver}', tostring(ver), 1)
+  redis.call('PUBLISH', ARGV[3], payload)
+end
+return ver
+"""
+
+#: End a race at its time limit, once however many processes try.
+#: KEYS[1] room  ARGV[1] race number
+#: Returns 1 for the caller that ended it, else 0.
+FINISH = """
+local meta = redis.call('HMGET', KEYS[1], 'phase', 'race')
+if meta[1] ~= 'racing' or meta[2] ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'phase', 'finished')
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+return 1
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Scripts:
+    """The scripts bound to one client."""
+
+    move: AsyncScript
+    save_room: AsyncScript
+    finish: AsyncScript
+
+    @classmethod
+    def register(cls, redis: Redis) -> Scripts:
+        return cls(
+            move=redis.register_script(MOVE),
+            save_room=redis.register_script(SAVE_ROOM),
+            finish=redis.register_script(FINISH),
+        )

@@ -1,0 +1,183 @@
+"""Room storage in Redis: every read and write the server makes, one method each.
+
+The hub calls these; each is one round trip (a Lua script, a pipeline,
+or one command). Redis errors propagate as ``redis.RedisError``; the
+caller answers ``unavailable`` and applies nothing.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from redis.asyncio import Redis
+
+from . import keys
+from .events import FinishedEvent, RoomEvent, pack
+from .protocol import RoomState
+from .race import StoredRow
+from .scripts import Scripts
+
+__all__ = ["RoomRecord", "RedisStore"]
+
+_state_decoder = msgspec.json.Decoder(RoomState)
+_row_decoder = msgspec.json.Decoder(StoredRow)
+_encoder = msgspec.json.Encoder()
+
+
+class RoomRecord(msgspec.Struct):
+    """A room as stored: its state, version, secret deal and final results."""
+
+    state: RoomState
+    ver: int
+    deal: str | None = None
+    final: bytes | None = None
+
+
+class RedisStore:
+    def __init__(self, redis: Redis, ttl_s: int, origin: bytes) -> None:
+        self.redis = redis
+        self.ttl_s = ttl_s
+        self.origin = origin
+        self.scripts = Scripts.register(redis)
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    # ------------------------------------------------------------ rooms
+
+    async def load_room(self, code: str) -> RoomRecord | None:
+        state, ver, phase, deal, final = await self.redis.hmget(
+            keys.room(code), "state", "ver", "phase", "deal", "final"
+        )
+        if state is None:
+            return None
+        room = _state_decoder.decode(state)
+        if phase is not None and phase.decode() != room.phase:
+            # the move script or FINISH ended the race; the state blob follows later
+            room = msgspec.structs.replace(room, phase=phase.decode())
+        return RoomRecord(
+            room, int(ver or 0), deal.decode() if deal else None, final if final else None
+        )
+
+    async def save_room(
+        self,
+        expected_ver: int,
+        state: RoomState,
+        *,
+        deal: str | None = None,
+        token: tuple[str, str] | None = None,
+        new_race: list[str] | None = None,
+        final: bytes | None = None,
+    ) -> int | None:
+        """Compare-and-set the room and publish it; None when someone else saved first.
+
+        ``new_race`` lists the player ids whose last race is cleared (start
+        and rematch); ``final`` marks the race finished with its results.
+        """
+        code = state.room
+        fields: list[bytes | str | int] = [
+            "state",
+            _encoder.encode(state),
+            "phase",
+            state.phase,
+            "race",
+            state.race,
+        ]
+        if deal is not None:
+            fields += ["deal", deal]
+        extra_keys: list[str] = []
+        if new_race is not None:
+            fields += ["done", 0, "nplayers", len(new_race), "final", ""]
+            for pid in new_race:
+                extra_keys += [keys.player(code, pid), keys.log(code, pid)]
+        if final is not None:
+            fields += ["final", final]
+            event = FinishedEvent(ver=-1, state=state, final=msgspec.Raw(final))
+        else:
+            event = RoomEvent(ver=-1, state=state, deal=deal)
+        token_hash, token_id = token or ("", "")
+        ver = await self.scripts.save_room(
+            keys=[*keys.room_keys(code), *extra_keys],
+            args=[
+                expected_ver,
+                self.ttl_s,
+                keys.channel(code),
+                pack(self.origin, event),
+                "1" if new_race is not None else "0",
+                token_hash,
+                token_id,
+                *fields,
+            ],
+        )
+        return None if int(ver) < 0 else int(ver)
+
+    async def member_for_token(self, code: str, token_hash: str) -> str | None:
+        found = await self.redis.hget(keys.tokens(code), token_hash)
+        return found.decode() if found else None
+
+    async def presence(self, code: str, member_id: str, delta: int) -> int:
+        """Count a member's live connections (all processes); returns the new count."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hincrby(keys.presence(code), member_id, delta)
+            pipe.expire(keys.presence(code), self.ttl_s)
+            count, _ = await pipe.execute()
+        return int(count)
+
+    async def finish(self, code: str, race: int) -> bool:
+        """End a race (time limit); True for the one caller that did it."""
+        return bool(await self.scripts.finish(keys=[keys.room(code)], args=[race]))
+
+    # ------------------------------------------------------------ players
+
+    async def load_player(self, code: str, member_id: str) -> tuple[int, bytes | None]:
+        seq, snap = await self.redis.hmget(keys.player(code, member_id), "seq", "snap")
+        return int(seq or 0), snap
+
+    async def apply(
+        self,
+        code: str,
+        member_id: str,
+        race: int,
+        base_seq: int,
+        entry: str,
+        snapshot: bytes,
+        row: bytes,
+        done: bool,
+        event: bytes,
+    ) -> tuple[int, int | str]:
+        """The move script: (1, finished), (0, stored seq) or (-1, phase)."""
+        status, value = await self.scripts.move(
+            keys=[
+                *keys.room_keys(code),
+                keys.player(code, member_id),
+                keys.log(code, member_id),
+            ],
+            args=[
+                race,
+                base_seq,
+                entry,
+                snapshot,
+                member_id,
+                row,
+                "1" if done else "0",
+                self.ttl_s,
+                keys.channel(code),
+                event,
+            ],
+        )
+        return int(status), value.decode() if isinstance(value, bytes) else int(value)
+
+    async def log_entry(self, code: str, member_id: str, seq: int) -> str:
+        """The action a sequence number applied (for a duplicate's ack)."""
+        found = await self.redis.lindex(keys.log(code, member_id), seq - 1)
+        return found.decode() if found else ""
+
+    async def rows(self, code: str) -> dict[str, StoredRow]:
+        raw = await self.redis.hgetall(keys.rows(code))
+        return {k.decode(): _row_decoder.decode(v) for k, v in raw.items()}
+
+    async def logs(self, code: str, member_ids: list[str]) -> dict[str, list[str]]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in member_ids:
+                pipe.lrange(keys.log(code, pid), 0, -1)
+            found = await pipe.execute()
+        return {pid: [e.decode() for e in log] for pid, log in zip(member_ids, found, strict=True)}
