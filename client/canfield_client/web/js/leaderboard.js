@@ -1,0 +1,93 @@
+// The live leaderboard: one table whose rows are kept (keyed by player id) and
+// updated in place, so frequent updates never flicker. Times of players still
+// racing tick locally from the server's clock.
+
+import { clock, h, setText } from "./dom.js";
+import { t } from "./i18n.js";
+
+const COLUMNS = ["rank", "player", "score", "cards", "moves", "status", "time"];
+
+export class Leaderboard {
+  /** serverNow: () => server time in ms (for ticking clocks). */
+  constructor(root, serverNow) {
+    this.serverNow = serverNow;
+    this.rows = new Map();
+    this.data = null;
+    this.me = null;
+    this.head = h("tr");
+    this.body = h("tbody");
+    this.table = h("table", { class: "leaderboard" }, h("thead", {}, this.head), this.body);
+    root.append(this.table);
+    this.relabel();
+    setInterval(() => this.tick(), 250);
+  }
+
+  relabel() {
+    this.head.replaceChildren(...COLUMNS.map((key) => h("th", { class: `c-${key}`, text: t(key) })));
+    if (this.data) this.update(this.data, this.me);
+  }
+
+  /** rows: the server's leaderboard rows (rank order); me: our player id. */
+  update(data, me = this.me) {
+    this.data = data;
+    this.me = me;
+    const seen = new Set();
+    data.rows.forEach((row, index) => {
+      seen.add(row.id);
+      let tr = this.rows.get(row.id);
+      if (!tr) {
+        tr = this.makeRow();
+        this.rows.set(row.id, tr);
+      }
+      this.fill(tr, row);
+      tr.classList.toggle("me", row.id === me);
+      if (this.body.children[index] !== tr) this.body.insertBefore(tr, this.body.children[index] || null);
+    });
+    for (const [id, tr] of this.rows) {
+      if (!seen.has(id)) {
+        tr.remove();
+        this.rows.delete(id);
+      }
+    }
+    this.tick();
+  }
+
+  makeRow() {
+    const tr = h("tr");
+    tr.cells_ = {};
+    for (const key of COLUMNS) {
+      const td = h("td", { class: `c-${key}` });
+      tr.cells_[key] = td;
+      tr.append(td);
+    }
+    tr.bar = h("span", { class: "fill" });
+    tr.count = h("span", { class: "num" });
+    tr.cells_.cards.append(h("span", { class: "bar" }, tr.bar), tr.count);
+    return tr;
+  }
+
+  fill(tr, row) {
+    const c = tr.cells_;
+    tr.row = row;
+    tr.dataset.status = row.status;
+    setText(c.rank, row.rank);
+    setText(c.player, row.name);
+    setText(c.score, row.score);
+    setText(tr.count, row.on_foundations);
+    const width = `${Math.round((row.on_foundations / 52) * 100)}%`;
+    if (tr.bar.style.width !== width) tr.bar.style.width = width;
+    setText(c.moves, row.moves);
+    setText(c.status, t(`st_${row.status}`));
+  }
+
+  /** Clocks of players still racing run on between updates. */
+  tick() {
+    if (!this.data) return;
+    const since = typeof this.data.server_time === "number" ? this.serverNow() - this.data.server_time : 0;
+    for (const tr of this.rows.values()) {
+      const row = tr.row;
+      const running = row.status === "playing" && !this.data.final;
+      setText(tr.cells_.time, clock(row.time_ms + (running ? Math.max(0, since) : 0)));
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// The lobby: who is here and ready, the host's race settings, the share link,
+// and the start button. Everyone sees the same room; only the host edits.
+
+import { $, copyText, h } from "./dom.js";
+import { t } from "./i18n.js";
+
+const LIMITS_MIN = [0, 1, 2, 3, 5, 10, 15, 20, 30, 60];
+
+export class Lobby {
+  /** send(msg): to the server; flash(text): a short message. */
+  constructor(send, flash) {
+    this.send = send;
+    this.flash = flash;
+    this.room = null;
+    this.me = null;
+    this.form = $("#room-settings");
+    $("#copy-link").addEventListener("click", async () => {
+      if (await copyText($("#share-link").value)) this.flash(t("copied"));
+    });
+    $("#ready").addEventListener("click", () => {
+      const mine = this.room?.members.find((m) => m.id === this.me?.id);
+      this.send({ type: "ready", ready: !mine?.ready });
+    });
+    $("#start").addEventListener("click", () => this.send({ type: "start" }));
+    $("#add-bot").addEventListener("click", () => this.send({ type: "add_bot" }));
+    this.form.addEventListener("change", (e) => this.settingsChanged(e));
+    this.form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.settingsChanged(e);
+    });
+  }
+
+  render(room, me, features = []) {
+    this.room = room;
+    this.me = me;
+    $("#lobby-title").textContent = t("lobby", { code: room.room });
+    $("#share-link").value = `${location.origin}/r/${room.room}`;
+    const isHost = room.host_id === me.id;
+    const players = room.members.filter((m) => m.role === "player");
+    $("#players").replaceChildren(...players.map((m) => this.memberEl(m, room)));
+    const spectators = room.members.filter((m) => m.role !== "player");
+    $("#spectators").replaceChildren(...spectators.map((m) => this.memberEl(m, room)));
+    $("#spectators").previousElementSibling.hidden = !spectators.length;
+    const mine = room.members.find((m) => m.id === me.id);
+    const ready = $("#ready");
+    ready.hidden = me.role !== "player";
+    ready.setAttribute("aria-pressed", String(Boolean(mine?.ready)));
+    ready.textContent = mine?.ready ? `\u2713 ${t("ready")}` : t("im_ready");
+    $("#add-bot").hidden = !(isHost && features.includes("add_bot"));
+    const start = $("#start");
+    start.hidden = !isHost;
+    start.disabled = !players.length || room.phase !== "lobby";
+    let wait = "";
+    if (!isHost) wait = t("wait_host");
+    else if (!players.length) wait = t("need_player");
+    $("#lobby-wait").textContent = wait;
+    this.renderSettings(room.settings || {}, isHost);
+  }
+
+  memberEl(member, room) {
+    const li = h("li", { class: member.connected === false ? "away" : "" });
+    li.append(h("span", { class: "who", text: member.name }));
+    if (member.id === room.host_id) li.append(h("span", { class: "badge", text: t("host") }));
+    if (member.id === this.me.id) li.append(h("span", { class: "badge you", text: t("you") }));
+    if (member.role === "player") {
+      li.append(
+        h("span", {
+          class: `ready-mark ${member.ready ? "on" : ""}`,
+          text: member.ready ? `\u2713 ${t("ready")}` : t("not_ready"),
+        }),
+      );
+    }
+    return li;
+  }
+
+  /** Build the form once per language, then only refresh values (never while typing). */
+  renderSettings(settings, isHost) {
+    const form = this.form;
+    const key = `${document.documentElement.lang}:${"winnable_only" in settings}`;
+    if (form.dataset.built !== key) {
+      form.replaceChildren(...this.settingsFields("winnable_only" in settings));
+      form.dataset.built = key;
+    }
+    for (const el of form.elements) el.disabled = !isHost;
+    const draw = String(settings.draw ?? 3);
+    for (const radio of form.elements.draw) radio.checked = radio.value === draw;
+    const deal = settings.deal ?? "random";
+    const typed = deal !== "random";
+    const code = form.elements.deal_code;
+    if (document.activeElement !== code) {
+      form.elements.deal_kind.value = typed ? "code" : "random";
+      if (typed) code.value = deal;
+    }
+    code.disabled = !isHost || form.elements.deal_kind.value !== "code";
+    form.elements.time_limit.value = String(Math.round((settings.time_limit_s || 0) / 60));
+    if (!form.elements.time_limit.value) form.elements.time_limit.value = "0";
+    if (form.elements.winnable_only) form.elements.winnable_only.checked = Boolean(settings.winnable_only);
+  }
+
+  settingsFields(withWinnable) {
+    const radio = (name, value, label, extra) =>
+      h("label", { class: "choice" }, h("input", { type: "radio", name, value }), h("span", { text: label }), extra);
+    const fields = [
+      h(
+        "fieldset",
+        {},
+        h("legend", { text: t("draw_mode") }),
+        radio("draw", "3", `${t("draw3")} / ${t("hard")}`),
+        radio("draw", "1", `${t("draw1")} / ${t("easy")}`),
+      ),
+      h(
+        "fieldset",
+        {},
+        h("legend", { text: t("deal") }),
+        radio("deal_kind", "random", t("random_deal")),
+        radio(
+          "deal_kind",
+          "code",
+          t("typed_deal"),
+          h("input", {
+            name: "deal_code",
+            placeholder: "CF1-D3-AAAAACL",
+            maxlength: "20",
+            spellcheck: "false",
+            "aria-label": t("deal_code"),
+          }),
+        ),
+      ),
+      h(
+        "label",
+        { class: "field inline" },
+        h("span", { text: t("time_limit") }),
+        h(
+          "select",
+          { name: "time_limit" },
+          LIMITS_MIN.map((n) => h("option", { value: String(n), text: n ? t("minutes", { n }) : t("no_limit") })),
+        ),
+      ),
+    ];
+    if (withWinnable) {
+      fields.push(
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "winnable_only" }), h("span", { text: t("winnable_only") })),
+      );
+    }
+    return fields;
+  }
+
+  settingsChanged(event) {
+    const form = this.form;
+    const kind = form.elements.deal_kind.value;
+    const code = form.elements.deal_code;
+    code.disabled = kind !== "code";
+    if (kind === "code" && !code.value.trim()) {
+      if (event.target !== code) code.focus();
+      return;
+    }
+    const minutes = Number(form.elements.time_limit.value);
+    const msg = {
+      type: "settings",
+      draw: Number(form.elements.draw.value || 3),
+      deal: kind === "code" ? code.value.trim() : "random",
+      time_limit_s: minutes ? minutes * 60 : null,
+    };
+    if (form.elements.winnable_only) msg.winnable_only = form.elements.winnable_only.checked;
+    $("#lobby-error").textContent = "";
+    this.send(msg);
+  }
+}

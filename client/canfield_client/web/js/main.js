@@ -1,0 +1,311 @@
+// Wires the page together: the connection, the views (home, lobby, race,
+// results) and the server's messages. Each view lives in its own module.
+
+import { $, clock } from "./dom.js";
+import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
+import { BoardView } from "./board.js";
+import { Home } from "./home.js";
+import { Leaderboard } from "./leaderboard.js";
+import { Lobby } from "./lobby.js";
+import { Connection } from "./net.js";
+import { Results } from "./results.js";
+import { Actions, state } from "./state.js";
+import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
+
+const ACTION_ERRORS = new Set([
+  "illegal-move", "bad-move", "no-target", "nothing-to-undo", "seq-gap", "done",
+  "rate-limited", "unavailable", "not-player",
+]);
+const JOIN_ERRORS = new Set(["unknown-room", "bad-token", "room-full", "bad-name", "already-in-room"]);
+
+const conn = new Connection();
+const actions = new Actions((msg) => conn.send(msg));
+let outbox = null; // a create/join/resume waiting for the link
+let joining = false;
+
+function request(msg) {
+  joining = true;
+  if (!conn.send(msg)) outbox = msg;
+}
+
+// ------------------------------------------------------------------ views
+
+function showView(name) {
+  for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
+  state.view = name;
+  document.body.dataset.view = name;
+}
+
+let toastTimer = null;
+function flash(text) {
+  const toast = $("#toast");
+  toast.textContent = text;
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (toast.hidden = true), 3500);
+}
+
+const home = new Home(request);
+const lobby = new Lobby((msg) => conn.send(msg), flash);
+const results = new Results((msg) => conn.send(msg), flash, () => conn.serverNow());
+const leaderboard = new Leaderboard($("#race-lb"), () => conn.serverNow());
+const board = new BoardView($("#board"), {
+  onMove: (move) => act("move", { move }),
+  onTap: (card) => act("tap", { card, double_click: getPref("double_click", true) }),
+  onDraw: () => act("move", { move: "S" }),
+});
+
+function act(type, fields) {
+  if (!isPlaying()) return;
+  if (!actions.push(type, fields)) board.snapBack();
+}
+
+function isPlaying() {
+  return state.view === "race" && state.me?.role === "player" && state.board && !isDone();
+}
+
+function isDone() {
+  const row = state.leaderboard?.rows.find((r) => r.id === state.me?.id);
+  return Boolean(state.board?.won) || row?.status === "gave_up" || row?.status === "won";
+}
+
+const isHost = () => Boolean(state.me && state.roomState?.host_id === state.me.id);
+
+function goHome(linkedRoom = null, error = "") {
+  state.room = null;
+  state.me = null;
+  history.replaceState(null, "", linkedRoom ? `/r/${linkedRoom}` : "/");
+  $("#room-tag").hidden = true;
+  home.show(linkedRoom, error);
+  showView("home");
+}
+
+// ------------------------------------------------------------------ race view
+
+function renderRace() {
+  document.body.classList.toggle("spectator", state.me?.role !== "player");
+  board.render(state.me?.role === "player" ? state.board : null);
+  const b = state.board;
+  $("#score").textContent = b ? b.score : "0";
+  $("#undo").disabled = !b?.can_undo || isDone();
+  $("#give-up").disabled = isDone();
+  const note = $("#race-note");
+  let text = "";
+  if (b?.won) text = t("you_won");
+  else if (isDone()) text = t("you_gave_up");
+  else if (b && b.useful_move === false) text = t("no_useful");
+  note.textContent = text;
+  note.hidden = !text || state.me?.role !== "player";
+}
+
+function tickClock() {
+  if (state.view === "race" && state.startedAt) {
+    const now = conn.serverNow();
+    $("#race-clock").textContent = clock(now - state.startedAt);
+    $("#left-stat").hidden = !state.endsAt;
+    if (state.endsAt) $("#race-left").textContent = clock(state.endsAt - now);
+  }
+  const overlay = $("#countdown");
+  const starts = state.roomState?.phase === "countdown" ? state.roomState.starts_at : null;
+  overlay.hidden = !starts;
+  if (starts) {
+    const left = Math.ceil((starts - conn.serverNow()) / 1000);
+    $("#countdown-n").textContent = left > 0 ? String(left) : t("go");
+  }
+}
+setInterval(tickClock, 200);
+
+let giveUpArmed = null;
+$("#give-up").addEventListener("click", (e) => {
+  if (giveUpArmed) {
+    clearTimeout(giveUpArmed);
+    giveUpArmed = null;
+    e.target.textContent = t("give_up");
+    act("give_up");
+    return;
+  }
+  e.target.textContent = t("sure_give_up");
+  giveUpArmed = setTimeout(() => {
+    giveUpArmed = null;
+    e.target.textContent = t("give_up");
+  }, 3000);
+});
+$("#undo").addEventListener("click", () => act("undo"));
+
+document.addEventListener("keydown", (e) => {
+  if (state.view !== "race") return;
+  const tag = e.target.tagName;
+  if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
+  if (e.key === " " && tag !== "BUTTON" && tag !== "SUMMARY") {
+    e.preventDefault();
+    act("move", { move: "S" });
+  } else if ((e.key === "z" || e.key === "Z") && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    act("undo");
+  } else if ((e.key === "u" || e.key === "U") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    act("undo");
+  }
+});
+
+// ------------------------------------------------------------------ messages
+
+function applyRoom(room) {
+  const before = state.roomState?.phase;
+  state.roomState = room;
+  if (room.phase === "lobby") {
+    if (before !== "lobby") {
+      state.finished = null;
+      state.board = null;
+      state.leaderboard = null;
+    }
+    lobby.render(room, state.me, state.features);
+    showView("lobby");
+  } else if (room.phase === "countdown") {
+    lobby.render(room, state.me, state.features);
+    showView("lobby");
+  } else if (room.phase === "racing") {
+    if (room.starts_at) state.startedAt = room.starts_at;
+    if ("ends_at" in room) state.endsAt = room.ends_at;
+    showView("race");
+    renderRace();
+  } else if (room.phase === "finished" && state.finished) {
+    showResults();
+  }
+  tickClock();
+}
+
+function showResults() {
+  results.show(state.finished, state.me, isHost());
+  showView("results");
+}
+
+conn.on("open", () => {
+  $("#offline").hidden = true;
+  const seat = state.room && getSeat(state.room);
+  if (seat) request({ type: "resume", room: state.room, token: seat.token });
+  else if (outbox) conn.send(outbox);
+  outbox = null;
+});
+
+conn.on("close", () => {
+  if (state.room) $("#offline").hidden = false;
+  board.snapBack();
+});
+
+conn.on("welcome", (msg) => {
+  state.features = Array.isArray(msg.features) ? msg.features : [];
+});
+
+conn.on("joined", (msg) => {
+  joining = false;
+  state.room = msg.room;
+  state.me = { id: msg.player_id, role: msg.role };
+  setSeat(msg.room, { token: msg.token, player_id: msg.player_id });
+  history.replaceState(null, "", `/r/${msg.room}`);
+  const tag = $("#room-tag");
+  tag.textContent = msg.role === "player" ? msg.room : `${msg.room} \u00b7 ${t("spectating")}`;
+  tag.hidden = false;
+  actions.resumed(msg.last_seq || 0);
+  applyRoom(msg.state);
+});
+
+conn.on("room", (msg) => applyRoom(msg));
+
+conn.on("countdown", (msg) => {
+  if (state.roomState) state.roomState = { ...state.roomState, phase: "countdown", starts_at: msg.starts_at };
+  tickClock();
+});
+
+conn.on("started", (msg) => {
+  actions.reset(0);
+  state.board = msg.board;
+  state.startedAt = msg.started_at;
+  state.endsAt = msg.ends_at ?? null;
+  state.finished = null;
+  if (state.roomState) state.roomState = { ...state.roomState, phase: "racing" };
+  showView("race");
+  renderRace();
+  tickClock();
+});
+
+conn.on("board", (msg) => {
+  state.board = msg.board;
+  if (state.view === "race") renderRace();
+});
+
+conn.on("ack", (msg) => {
+  actions.ack(msg);
+  state.board = msg.board;
+  renderRace();
+});
+
+conn.on("leaderboard", (msg) => {
+  state.leaderboard = msg;
+  leaderboard.update(msg, state.me?.id);
+  if (state.view === "race") renderRace();
+});
+
+conn.on("finished", (msg) => {
+  state.finished = msg;
+  if (state.roomState) state.roomState = { ...state.roomState, phase: "finished" };
+  showResults();
+});
+
+conn.on("error", (msg) => {
+  if (joining && JOIN_ERRORS.has(msg.code)) {
+    joining = false;
+    const room = state.room || home.linked;
+    if (state.room && ["bad-token", "unknown-room"].includes(msg.code)) clearSeat(state.room);
+    goHome(msg.code === "unknown-room" ? null : room, msg.code === "unknown-room" ? t("room_gone") : msg.message);
+    return;
+  }
+  if (ACTION_ERRORS.has(msg.code) && (actions.inflight || msg.seq)) {
+    const failed = actions.fail(msg);
+    if (!failed) return;
+    board.snapBack();
+    flash(msg.message);
+    return;
+  }
+  if (state.view === "lobby") $("#lobby-error").textContent = msg.message;
+  else flash(msg.message);
+});
+
+// ------------------------------------------------------------------ settings and start
+
+function initSettings() {
+  const double = $("#pref-double");
+  double.checked = getPref("double_click", true);
+  double.addEventListener("change", () => setPref("double_click", double.checked));
+  const lang = $("#pref-lang");
+  lang.value = getPref("lang", browserLanguage());
+  lang.addEventListener("change", () => {
+    setPref("lang", lang.value);
+    setLang(lang.value);
+  });
+  onLangChange(() => {
+    home.relabel();
+    leaderboard.relabel();
+    results.relabel();
+    if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me, state.features);
+    if (state.view === "race") renderRace();
+    if (state.board && state.view === "race") board.render(state.board);
+  });
+  setLang(lang.value);
+}
+
+function boot() {
+  initSettings();
+  applyStatic(document);
+  const match = /^\/r\/([A-Za-z0-9]{4,12})\/?$/.exec(location.pathname);
+  const linked = match ? match[1].toUpperCase() : null;
+  if (linked && getSeat(linked)) {
+    state.room = linked; // resumed as soon as the link is up
+    $("#room-tag").textContent = linked;
+    $("#room-tag").hidden = false;
+  } else {
+    goHome(linked);
+  }
+  conn.connect();
+}
+
+boot();

@@ -1,0 +1,80 @@
+// The client's memory of the race, and the numbered board actions (move, tap,
+// undo, give up). One action is in flight at a time; seq numbers follow the
+// protocol so a retry after a dropped link is never applied twice.
+
+export const state = {
+  room: null, // room code
+  me: null, // {id, role, isHost}
+  roomState: null, // the last `room` body
+  board: null, // our player view
+  startedAt: null,
+  endsAt: null,
+  leaderboard: null,
+  finished: null,
+  features: [],
+};
+
+const MAX_QUEUED = 4;
+
+export class Actions {
+  /** send(msg) -> bool: false when the link is down. */
+  constructor(send) {
+    this.send = send;
+    this.lastSeq = 0;
+    this.inflight = null;
+    this.queue = [];
+  }
+
+  reset(lastSeq = 0) {
+    this.lastSeq = lastSeq;
+    this.inflight = null;
+    this.queue = [];
+  }
+
+  /** Queue a board action; returns false when it could not be sent. */
+  push(type, fields = {}) {
+    if (this.queue.length >= MAX_QUEUED) return false;
+    this.queue.push({ type, ...fields });
+    return this.pump();
+  }
+
+  pump() {
+    if (this.inflight || !this.queue.length) return true;
+    const msg = { ...this.queue.shift(), seq: this.lastSeq + 1 };
+    if (!this.send(msg)) {
+      this.queue = [];
+      return false;
+    }
+    this.inflight = msg;
+    return true;
+  }
+
+  ack(msg) {
+    if (msg.seq > this.lastSeq) this.lastSeq = msg.seq;
+    if (this.inflight && msg.seq >= this.inflight.seq) this.inflight = null;
+    this.pump();
+  }
+
+  /** The server refused the action in flight: forget what was queued after it. */
+  fail(msg) {
+    const failed = this.inflight;
+    this.inflight = null;
+    this.queue = [];
+    if (typeof msg.last_seq === "number") this.lastSeq = msg.last_seq;
+    if (msg.code === "seq-gap" && failed && !failed.retried) {
+      this.queue.push({ ...failed, retried: true });
+      this.pump();
+      return null;
+    }
+    return failed;
+  }
+
+  /** After a resume: an action the server already applied is done; otherwise send it again. */
+  resumed(lastSeq) {
+    this.lastSeq = lastSeq;
+    const pending = this.inflight;
+    this.inflight = null;
+    if (pending && pending.seq > lastSeq) this.queue.unshift(pending);
+    this.pump();
+  }
+}
