@@ -1,0 +1,379 @@
+"""The benchmark: start (or target) servers, run load from worker processes, report.
+
+One run measures the race server and then, with the same load generator
+and the same player count, the bare baseline (``canfield_server.baseline``:
+a WebSocket echo with one Redis script call per frame) against the same
+Redis, so "ours / baseline" compares like with like on one machine at one
+moment. Servers it starts get limits that let the load through (the rate
+limiter and the rooms-per-address cap are for abuse, not for a benchmark).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import queue as queue_mod
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from canfield_server.embedded_redis import EmbeddedRedis
+from canfield_server.launcher import BaselineProcess, ServerProcess, rss_mb
+
+from .loadgen import Job, WorkerResult, run_worker
+
+__all__ = ["BenchConfig", "PhaseResult", "run_bench", "percentile", "format_table"]
+
+#: settings for servers the benchmark starts itself
+BENCH_ENV = {
+    "CANFIELD_RATE_PER_S": "1000000",
+    "CANFIELD_RATE_BURST": "1000000",
+    "CANFIELD_MAX_ROOMS_PER_IP": "1000000",
+    "CANFIELD_COUNTDOWN_S": "0.2",
+    "CANFIELD_LOG_JSON": "false",
+}
+
+
+@dataclass
+class BenchConfig:
+    players: int = 200
+    rooms: int = 20
+    seconds: float = 10.0
+    warmup_s: float = 1.0
+    #: total target moves/s; None: closed loop (as fast as acks come back)
+    rate: float | None = None
+    #: ws:// URLs of running servers; empty: start ``processes`` servers
+    servers: list[str] = field(default_factory=list)
+    processes: int = 1
+    workers: int = 2
+    baseline: bool = True
+    #: idle mode: this many connected players in lobbies, no moves
+    idle: int = 0
+    #: pids of targeted servers, to read their memory
+    server_pids: list[int] = field(default_factory=list)
+    appendfsync: str = "always"
+
+
+@dataclass
+class PhaseResult:
+    """Merged worker results of one load phase."""
+
+    urls: list[str]
+    seconds: float
+    players: int = 0
+    acked: dict[int, int] = field(default_factory=dict)
+    ack_ms: dict[int, list[float]] = field(default_factory=dict)
+    leaderboard_ms: list[float] = field(default_factory=list)
+    sent: int = 0
+    acked_total: int = 0
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    rss_mb: dict[int, float] = field(default_factory=dict)
+    stopped_players: int = 0
+
+    def merge(self, part: WorkerResult) -> None:
+        for server, count in part.acked.items():
+            self.acked[server] = self.acked.get(server, 0) + count
+        for server, samples in part.ack_ms.items():
+            self.ack_ms.setdefault(server, []).extend(samples)
+        self.leaderboard_ms.extend(part.leaderboard_ms)
+        self.sent += part.sent
+        self.acked_total += part.acked_total
+        self.errors += part.errors
+        self.error_samples.extend(part.error_samples)
+        self.players += part.players
+        self.stopped_players += part.stopped_players
+
+    @property
+    def moves_per_s(self) -> float:
+        return sum(self.acked.values()) / self.seconds
+
+    def all_ack_ms(self) -> list[float]:
+        return [x for samples in self.ack_ms.values() for x in samples]
+
+
+def percentile(samples: list[float], pct: float) -> float | None:
+    """Nearest-rank percentile, or None without samples."""
+    if not samples:
+        return None
+    ordered = sorted(samples)
+    rank = max(1, min(len(ordered), round(pct / 100 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+def _split(total: int, parts: int) -> list[int]:
+    parts = max(1, min(parts, total)) if total else 1
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def _run_phase(
+    mode: str,
+    urls: list[str],
+    cfg: BenchConfig,
+    pids: list[int],
+    on_ready: Callable[[], None] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> PhaseResult:
+    """Run one load phase in ``cfg.workers`` processes and merge the results."""
+    ctx = multiprocessing.get_context("spawn")
+    messages = ctx.Queue()
+    go = ctx.Event()
+    start_at = ctx.Value("d", 0.0)
+    players = cfg.idle if mode == "idle" else cfg.players
+    rooms = max(1, cfg.rooms if mode != "idle" else -(-players // 10))
+    per_room = max(1, players // rooms)
+    jobs = [
+        Job(
+            wid=i,
+            mode=mode,
+            urls=urls,
+            rooms=count,
+            players_per_room=per_room,
+            seconds=cfg.seconds,
+            warmup_s=cfg.warmup_s,
+            rate_per_player=(cfg.rate / (rooms * per_room)) if cfg.rate else None,
+        )
+        for i, count in enumerate(_split(rooms, cfg.workers))
+        if count
+    ]
+    procs = [ctx.Process(target=run_worker, args=(job, messages, go, start_at)) for job in jobs]
+    for proc in procs:
+        proc.start()
+    result = PhaseResult(urls=urls, seconds=cfg.seconds)
+    try:
+        _await_ready(messages, len(jobs), result, progress)
+        if on_ready:
+            on_ready()
+        start_at.value = time.time() + 0.2
+        go.set()
+        _collect(messages, jobs, cfg, pids, result, progress)
+    finally:
+        for proc in procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.terminate()
+    return result
+
+
+def _await_ready(messages: Any, count: int, result: PhaseResult, progress: Any) -> None:
+    ready: set[int] = set()
+    deadline = time.monotonic() + 180
+    while len(ready) < count:
+        try:
+            msg = messages.get(timeout=max(0.1, deadline - time.monotonic()))
+        except queue_mod.Empty:
+            raise RuntimeError("load workers did not finish connecting in 180 s") from None
+        if msg[0] == "ready":
+            ready.add(msg[1])
+        if progress:
+            progress(f"connecting: {len(ready)}/{count} workers ready")
+
+
+def _collect(
+    messages: Any,
+    jobs: list[Job],
+    cfg: BenchConfig,
+    pids: list[int],
+    result: PhaseResult,
+    progress: Any,
+) -> None:
+    done: set[int] = set()
+    acked: dict[int, int] = {}
+    errors: dict[int, int] = {}
+    begin = time.time()
+    deadline = time.monotonic() + cfg.warmup_s + cfg.seconds + 120
+    while len(done) < len(jobs) and time.monotonic() < deadline:
+        try:
+            msg = messages.get(timeout=0.5)
+        except queue_mod.Empty:
+            msg = None
+        if msg and msg[0] == "progress":
+            acked[msg[1]], errors[msg[1]] = msg[2], msg[3]
+        elif msg and msg[0] == "result":
+            done.add(msg[1])
+            result.merge(msg[2])
+        for index, pid in enumerate(pids):
+            now = rss_mb(pid)
+            if now is not None:
+                result.rss_mb[index] = max(result.rss_mb.get(index, 0.0), now)
+        if progress and msg and msg[0] == "progress":
+            elapsed = time.time() - begin
+            total = sum(acked.values())
+            progress(
+                f"t={elapsed:5.1f}s  acked {total:>8,}  ({total / max(elapsed, 1e-9):,.0f}/s)"
+                f"  errors {sum(errors.values())}"
+            )
+    if len(done) < len(jobs):
+        result.errors += 1
+        result.error_samples.append(f"{len(jobs) - len(done)} worker(s) sent no result")
+
+
+def _summary(result: PhaseResult) -> dict[str, Any]:
+    acks = result.all_ack_ms()
+    return {
+        "moves_per_s": round(result.moves_per_s, 1),
+        "ack_p50_ms": _round(percentile(acks, 50)),
+        "ack_p99_ms": _round(percentile(acks, 99)),
+        "leaderboard_p50_ms": _round(percentile(result.leaderboard_ms, 50)),
+        "leaderboard_p99_ms": _round(percentile(result.leaderboard_ms, 99)),
+        "server_rss_mb": _round(sum(result.rss_mb.values())) if result.rss_mb else None,
+        "errors": result.errors,
+        "sent": result.sent,
+        "acked": sum(result.acked.values()),
+        "players": result.players,
+        "per_process": [
+            {
+                "url": url,
+                "moves_per_s": round(result.acked.get(i, 0) / result.seconds, 1),
+                "ack_p50_ms": _round(percentile(result.ack_ms.get(i, []), 50)),
+                "ack_p99_ms": _round(percentile(result.ack_ms.get(i, []), 99)),
+                "rss_mb": _round(result.rss_mb.get(i)),
+            }
+            for i, url in enumerate(result.urls)
+        ],
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+@contextlib.contextmanager
+def _servers(cfg: BenchConfig) -> Iterator[tuple[list[str], list[int], str | None]]:
+    """The targets: given URLs, or our own Redis plus ``cfg.processes`` servers."""
+    if cfg.servers:
+        yield cfg.servers, cfg.server_pids, None
+        return
+    with tempfile.TemporaryDirectory(prefix="canfield-bench-") as tmp:
+        root = Path(tmp)
+        redis = EmbeddedRedis(root / "redis", appendfsync=cfg.appendfsync).start()
+        started: list[ServerProcess] = []
+        try:
+            for i in range(cfg.processes):
+                env = {**BENCH_ENV, "CANFIELD_MAX_PLAYERS_PER_ROOM": str(max(16, cfg.players))}
+                started.append(ServerProcess(redis.url, root / f"srv{i}", env=env).start())
+            yield [s.ws_url for s in started], [s.pid for s in started if s.pid], redis.url
+        finally:
+            for server in started:
+                server.stop()
+            redis.cleanup()
+
+
+def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the configured benchmark; returns the figures as one JSON-ready dict."""
+    _raise_fd_limit()
+    out: dict[str, Any] = {
+        "players": cfg.players,
+        "rooms": cfg.rooms,
+        "seconds": cfg.seconds,
+        "rate": cfg.rate,
+        "processes": len(cfg.servers) or cfg.processes,
+        "workers": cfg.workers,
+    }
+    with _servers(cfg) as (urls, pids, redis_url):
+        if cfg.idle:
+            return out | _idle(cfg, urls, pids, progress)
+        ours = _run_phase("race", urls, cfg, pids, progress=progress)
+        out |= _summary(ours)
+        out["error_samples"] = ours.error_samples[:10]
+        out["baseline_moves_per_s"] = None
+        if cfg.baseline and redis_url:
+            base = _baseline(cfg, redis_url, len(urls), progress)
+            out["baseline_moves_per_s"] = round(base.moves_per_s, 1)
+            out["baseline_ack_p50_ms"] = _round(percentile(base.all_ack_ms(), 50))
+            out["baseline_ack_p99_ms"] = _round(percentile(base.all_ack_ms(), 99))
+            out["baseline_errors"] = base.errors
+            out["ratio"] = round(ours.moves_per_s / base.moves_per_s, 3) if base.acked else None
+    return out
+
+
+def _baseline(cfg: BenchConfig, redis_url: str, processes: int, progress: Any) -> PhaseResult:
+    with tempfile.TemporaryDirectory(prefix="canfield-baseline-") as tmp:
+        started = [BaselineProcess(redis_url, Path(tmp)).start() for _ in range(processes)]
+        try:
+            pids = [s.pid for s in started if s.pid]
+            return _run_phase("baseline", [s.ws_url for s in started], cfg, pids, progress=progress)
+        finally:
+            for server in started:
+                server.stop()
+
+
+def _idle(cfg: BenchConfig, urls: list[str], pids: list[int], progress: Any) -> dict[str, Any]:
+    before = [rss_mb(pid) or 0.0 for pid in pids]
+    measured: dict[str, Any] = {}
+
+    def measure() -> None:
+        time.sleep(1.0)  # let the server settle after the last join
+        measured["server_rss_mb"] = round(sum(rss_mb(pid) or 0.0 for pid in pids), 1)
+
+    quick = BenchConfig(**{**cfg.__dict__, "seconds": 0.0, "warmup_s": 0.0})
+    result = _run_phase("idle", urls, quick, pids, on_ready=measure, progress=progress)
+    return {
+        "idle_connections": result.players,
+        "server_rss_mb": measured.get("server_rss_mb"),
+        "server_rss_before_mb": round(sum(before), 1),
+        "errors": result.errors,
+        "error_samples": result.error_samples[:10],
+    }
+
+
+def _raise_fd_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.1f}{unit}"
+    return f"{value:,}{unit}"
+
+
+def format_table(out: dict[str, Any]) -> str:
+    """The figures as a plain-text table."""
+    if "idle_connections" in out:
+        return "\n".join(
+            [
+                f"idle players connected   {_fmt(out['idle_connections'])}",
+                f"server RSS before        {_fmt(out['server_rss_before_mb'], ' MB')}",
+                f"server RSS with them     {_fmt(out['server_rss_mb'], ' MB')}",
+                f"errors                   {out['errors']}",
+            ]
+        )
+    mode = f"{out['rate']:,.0f} moves/s target" if out["rate"] else "closed loop"
+    lines = [
+        f"{out['players']} players in {out['rooms']} rooms, {out['seconds']:g} s, {mode}, "
+        f"{out['processes']} server process(es)",
+        f"{'':24}{'ours':>12}{'baseline':>12}",
+        f"{'moves/s':24}{_fmt(out['moves_per_s']):>12}{_fmt(out['baseline_moves_per_s']):>12}",
+        f"{'ack p50 ms':24}{_fmt(out['ack_p50_ms']):>12}{_fmt(out.get('baseline_ack_p50_ms')):>12}",
+        f"{'ack p99 ms':24}{_fmt(out['ack_p99_ms']):>12}{_fmt(out.get('baseline_ack_p99_ms')):>12}",
+        f"{'leaderboard p50 ms':24}{_fmt(out['leaderboard_p50_ms']):>12}",
+        f"{'leaderboard p99 ms':24}{_fmt(out['leaderboard_p99_ms']):>12}",
+        f"{'server RSS MB':24}{_fmt(out['server_rss_mb']):>12}",
+        f"{'errors':24}{out['errors']:>12}{_fmt(out.get('baseline_errors')):>12}",
+        f"{'ours / baseline':24}{(format(out['ratio'], '.0%') if out.get('ratio') else '-'):>12}",
+    ]
+    if len(out["per_process"]) > 1:
+        lines.append("per process:")
+        for proc in out["per_process"]:
+            lines.append(
+                f"  {proc['url']:<28} {_fmt(proc['moves_per_s'])} moves/s, ack p50 "
+                f"{_fmt(proc['ack_p50_ms'])} ms, p99 {_fmt(proc['ack_p99_ms'])} ms, "
+                f"RSS {_fmt(proc['rss_mb'])} MB"
+            )
+    for sample in out.get("error_samples", []):
+        lines.append(f"error: {sample}")
+    return "\n".join(lines)
+
+
+def stderr_progress(text: str) -> None:
+    sys.stderr.write("\r" + text.ljust(78))
+    sys.stderr.flush()

@@ -1,0 +1,92 @@
+"""A racing bot: a ``RaceClient`` driven by ``strategy.Strategy``.
+
+``run_bot`` joins a room (or resumes a seat), then races every race the
+room starts until the connection ends or ``races`` is reached. It plays
+from the board the server sends, rebuilt into an engine game, so it sees
+exactly what a person sees. ``pace_s`` is the pause before each move
+(0: full speed); when the strategy is stuck the bot gives up, so a race
+never waits on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import msgspec
+
+from .board import game_from_view
+from .client import ConnectionLost, RaceClient, ServerError
+from .strategy import Strategy
+
+__all__ = ["run_bot", "race_once"]
+
+#: errors that end this bot's race (it finished, the race ended, ...)
+_RACE_OVER = {"done", "wrong-phase", "not-player", "not-in-room"}
+
+
+async def race_once(
+    client: RaceClient, strategy: Strategy, pace_s: float = 0.0, rng: random.Random | None = None
+) -> None:
+    """Play the current race until won, stuck (gives up) or over."""
+    rng = rng or random.Random()
+    strategy.reset()
+    while client.finished is None and client.board is not None and not client.board.won:
+        game = game_from_view(msgspec.to_builtins(client.board))
+        move = strategy.choose(game)
+        if pace_s > 0:
+            await asyncio.sleep(pace_s * rng.uniform(0.7, 1.3))
+            if client.finished is not None:
+                return
+        try:
+            if move is None:
+                await client.give_up()
+                return
+            await client.move(move.text())
+        except ServerError as exc:
+            if exc.code in _RACE_OVER:
+                return
+            raise
+
+
+async def run_bot(
+    ws_url: str,
+    room: str,
+    name: str = "Bot",
+    *,
+    pace_s: float = 0.5,
+    strength: str = "normal",
+    token: str | None = None,
+    races: int | None = None,
+    seed: int | None = None,
+) -> int:
+    """Join ``room`` (or resume with ``token``) and race; returns races played."""
+    rng = random.Random(seed)
+    strategy = Strategy(strength, rng)
+    played = 0
+    async with RaceClient(ws_url) as client:
+        if token:
+            await client.resume(room, token)
+        else:
+            await client.join(room, name)
+        while races is None or played < races:
+            started = asyncio.ensure_future(client.wait_started())
+            closed = asyncio.ensure_future(client.closed.wait())
+            await asyncio.wait({started, closed}, return_when=asyncio.FIRST_COMPLETED)
+            started.cancel()
+            closed.cancel()
+            if client.closed.is_set():
+                break
+            try:
+                await race_once(client, strategy, pace_s, rng)
+            except ConnectionLost:
+                break
+            played += 1
+            finished = asyncio.ensure_future(client.wait_finished())
+            closed = asyncio.ensure_future(client.closed.wait())
+            await asyncio.wait({finished, closed}, return_when=asyncio.FIRST_COMPLETED)
+            finished.cancel()
+            closed.cancel()
+            if client.closed.is_set():
+                break
+    return played

@@ -1,0 +1,391 @@
+"""An asyncio client for the race server, on the ``websockets`` library.
+
+Messages are the server's own types (``canfield_server.protocol``), so the
+shape of the wire is written once. One reader task decodes every frame
+and routes it: ``ack``/``error`` with a ``seq`` to the board action that
+sent it, other replies to the one request waiting, and room, countdown,
+start, leaderboard and finish news to state and subscribers.
+
+Board actions carry sequence numbers the client numbers itself. When the
+socket drops with an action in flight, the action retries: the client
+reconnects, resumes with its token, and the ``last_seq`` in ``joined``
+says whether the server applied it; it is sent again only if not. So an
+action is applied exactly once either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import msgspec
+import websockets
+from canfield_server.protocol import (
+    Ack,
+    Board,
+    BoardMsg,
+    Countdown,
+    Create,
+    Error,
+    Finished,
+    GiveUp,
+    Hello,
+    Join,
+    Joined,
+    Leaderboard,
+    MoveMsg,
+    Ping,
+    Pong,
+    Ready,
+    Resume,
+    RoomMsg,
+    RoomSettings,
+    RoomState,
+    SettingsMsg,
+    Start,
+    Started,
+    Tap,
+    Undo,
+    Welcome,
+    decode_server,
+    encode,
+)
+from websockets.asyncio.client import ClientConnection, connect
+
+__all__ = ["RaceClient", "ServerError", "ConnectionLost", "room_from_link", "ws_url_from_link"]
+
+
+class ServerError(Exception):
+    """The server refused a request; ``code`` is its error code (docs/protocol.md)."""
+
+    def __init__(self, err: Error) -> None:
+        super().__init__(f"{err.code}: {err.message}")
+        self.code = err.code
+        self.message = err.message
+        self.rule = err.rule
+        self.seq = err.seq
+        self.last_seq = err.last_seq
+
+
+class ConnectionLost(Exception):
+    """The socket closed and could not be resumed."""
+
+
+def room_from_link(text: str) -> str:
+    """A room code from a code or a share link such as ``http://host/r/ABC234``."""
+    text = text.strip()
+    if "/r/" in text:
+        text = text.rsplit("/r/", 1)[1]
+    return text.strip("/").split("?")[0].split("#")[0].upper()
+
+
+def ws_url_from_link(text: str) -> str | None:
+    """The server's WebSocket URL from a share link, or None for a bare code."""
+    text = text.strip()
+    if "/r/" not in text or "://" not in text:
+        return None
+    base = text.split("/r/", 1)[0]
+    scheme, rest = base.split("://", 1)
+    return ("wss" if scheme == "https" else "ws") + "://" + rest + "/ws"
+
+
+#: what a pending non-board request accepts as its answer
+_Reply = type | tuple[type, ...]
+
+
+class RaceClient:
+    """One connection (one player or spectator). Use ``async with``."""
+
+    def __init__(self, url: str, *, open_timeout: float = 10.0, reply_timeout: float = 10.0):
+        self.url = url
+        self.open_timeout = open_timeout
+        self.reply_timeout = reply_timeout
+        self.ws: ClientConnection | None = None
+        self.room: str | None = None
+        self.player_id: str | None = None
+        self.token: str | None = None
+        self.is_host = False
+        self.state: RoomState | RoomMsg | None = None
+        self.board: Board | None = None
+        self.seq = 0
+        self.started: Started | None = None
+        self.finished: Finished | None = None
+        self.leaderboard: Leaderboard | None = None
+        self.on_leaderboard: list[Callable[[Leaderboard], Any]] = []
+        self.on_message: list[Callable[[Any], Any]] = []
+        self._subscribers: list[asyncio.Queue[Leaderboard | None]] = []
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._waiter: tuple[_Reply, asyncio.Future[Any]] | None = None
+        self._request_lock = asyncio.Lock()
+        self._action_lock = asyncio.Lock()
+        self._reader: asyncio.Task[None] | None = None
+        self._started_event = asyncio.Event()
+        self._finished_event = asyncio.Event()
+        self._room_changed = asyncio.Condition()
+        self.closed = asyncio.Event()
+
+    # ------------------------------------------------------------ connection
+
+    async def connect(self) -> RaceClient:
+        self.ws = await connect(
+            self.url, open_timeout=self.open_timeout, max_size=2**20, compression=None
+        )
+        self.closed.clear()
+        self._reader = asyncio.create_task(self._read(self.ws))
+        return self
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        self._end_subscriptions()
+
+    async def __aenter__(self) -> RaceClient:
+        return await self.connect()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def drop(self) -> None:
+        """Cut the socket without a closing handshake (as a network fault would)."""
+        if self.ws is not None:
+            self.ws.transport.abort()
+
+    async def _read(self, ws: ClientConnection) -> None:
+        try:
+            async for frame in ws:
+                self._dispatch(decode_server(frame))
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            if ws is self.ws:
+                self.closed.set()
+                lost = ConnectionLost("connection closed")
+                for future in self._pending.values():
+                    if not future.done():
+                        future.set_exception(lost)
+                if self._waiter and not self._waiter[1].done():
+                    self._waiter[1].set_exception(lost)
+
+    def _dispatch(self, msg: Any) -> None:
+        for callback in self.on_message:
+            callback(msg)
+        if isinstance(msg, Ack | Error) and msg.seq is not None and msg.seq in self._pending:
+            future = self._pending.pop(msg.seq)
+            if not future.done():
+                future.set_result(msg)
+            if isinstance(msg, Ack):
+                self.board = msg.board
+            return
+        if isinstance(msg, Leaderboard):
+            self.leaderboard = msg
+            for callback in self.on_leaderboard:
+                callback(msg)
+            for queue in self._subscribers:
+                queue.put_nowait(msg)
+            return
+        if isinstance(msg, Ack):
+            self.board = msg.board
+        elif isinstance(msg, Joined):
+            self.room, self.player_id, self.token = msg.room, msg.player_id, msg.token
+            self.is_host, self.state = msg.is_host, msg.state
+        elif isinstance(msg, RoomMsg):
+            self.state = msg
+            self._notify_room()
+        elif isinstance(msg, Started):
+            self.started, self.board, self.seq = msg, msg.board, 0
+            self.finished = None
+            self._finished_event.clear()
+            self._started_event.set()
+        elif isinstance(msg, BoardMsg):
+            self.board = msg.board
+        elif isinstance(msg, Finished):
+            self.finished = msg
+            self._finished_event.set()
+            self._started_event.clear()
+        if self._waiter is not None:
+            kinds, future = self._waiter
+            if isinstance(msg, kinds) and not future.done():
+                future.set_result(msg)
+
+    def _notify_room(self) -> None:
+        async def notify() -> None:
+            async with self._room_changed:
+                self._room_changed.notify_all()
+
+        asyncio.get_running_loop().create_task(notify())
+
+    def _end_subscriptions(self) -> None:
+        for queue in self._subscribers:
+            queue.put_nowait(None)
+
+    async def _send(self, message: msgspec.Struct) -> None:
+        if self.ws is None:
+            raise ConnectionLost("not connected")
+        try:
+            await self.ws.send(encode(message).decode())
+        except websockets.ConnectionClosed as exc:
+            raise ConnectionLost(str(exc)) from exc
+
+    async def _request(self, message: msgspec.Struct, reply: _Reply) -> Any:
+        """Send a request and wait for its answer (``reply`` or an error)."""
+        async with self._request_lock:
+            future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._waiter = ((reply, Error) if isinstance(reply, type) else (*reply, Error), future)
+            try:
+                await self._send(message)
+                answer = await asyncio.wait_for(future, self.reply_timeout)
+            finally:
+                self._waiter = None
+        if isinstance(answer, Error):
+            raise ServerError(answer)
+        return answer
+
+    # ------------------------------------------------------------ lobby
+
+    async def hello(self) -> Welcome:
+        return await self._request(Hello(), Welcome)
+
+    async def create(self, name: str, settings: RoomSettings | None = None) -> Joined:
+        return await self._request(Create(name=name, settings=settings), Joined)
+
+    async def join(self, room: str, name: str, role: str = "player") -> Joined:
+        return await self._request(Join(room=room_from_link(room), name=name, role=role), Joined)
+
+    async def resume(self, room: str | None = None, token: str | None = None) -> Joined:
+        """Rejoin with the secret token; afterwards ``seq`` continues from ``last_seq``."""
+        joined: Joined = await self._request(
+            Resume(room=room or self.room or "", token=token or self.token or ""), Joined
+        )
+        self.seq = joined.last_seq
+        if joined.state.phase == "racing":
+            self._started_event.set()
+        return joined
+
+    async def settings(self, **changes: Any) -> RoomMsg:
+        return await self._request(SettingsMsg(**changes), RoomMsg)
+
+    async def ready(self, ready: bool = True) -> RoomMsg:
+        return await self._request(Ready(ready=ready), RoomMsg)
+
+    async def start(self) -> Countdown | Started:
+        return await self._request(Start(), (Countdown, Started))
+
+    async def ping(self, t: float = 0) -> Pong:
+        return await self._request(Ping(t=t), Pong)
+
+    async def wait_started(self, timeout: float | None = None) -> Started:
+        await asyncio.wait_for(self._started_event.wait(), timeout)
+        assert self.started is not None or self.board is not None
+        return self.started  # type: ignore[return-value]
+
+    async def wait_finished(self, timeout: float | None = None) -> Finished:
+        await asyncio.wait_for(self._finished_event.wait(), timeout)
+        assert self.finished is not None
+        return self.finished
+
+    async def wait_room(self, predicate: Callable[[Any], bool], timeout: float = 10.0) -> Any:
+        """Wait until the room state satisfies ``predicate``."""
+
+        async def until() -> Any:
+            async with self._room_changed:
+                await self._room_changed.wait_for(lambda: self.state and predicate(self.state))
+            return self.state
+
+        return await asyncio.wait_for(until(), timeout)
+
+    # ------------------------------------------------------------ racing
+
+    async def move(self, move: str) -> Ack:
+        return await self._action(lambda seq: MoveMsg(seq=seq, move=move))
+
+    async def tap(self, card: str, double_click: bool = True) -> Ack:
+        return await self._action(lambda seq: Tap(seq=seq, card=card, double_click=double_click))
+
+    async def undo(self) -> Ack:
+        return await self._action(lambda seq: Undo(seq=seq))
+
+    async def give_up(self) -> Ack:
+        return await self._action(lambda seq: GiveUp(seq=seq))
+
+    async def send_action(self, build: Callable[[int], msgspec.Struct]) -> asyncio.Future[Any]:
+        """Send one board action now and return the future of its ack or error
+        (no retry): for load generators that keep several in flight."""
+        self.seq += 1
+        seq = self.seq
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[seq] = future
+        await self._send(build(seq))
+        return future
+
+    async def _action(self, build: Callable[[int], msgspec.Struct], retries: int = 3) -> Ack:
+        async with self._action_lock:
+            self.seq += 1
+            seq = self.seq
+            message = build(seq)
+            for attempt in range(retries + 1):
+                future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+                self._pending[seq] = future
+                try:
+                    await self._send(message)
+                    answer = await asyncio.wait_for(future, self.reply_timeout)
+                except (ConnectionLost, TimeoutError):
+                    self._pending.pop(seq, None)
+                    if attempt == retries or self.token is None:
+                        raise
+                    applied = await self._reconnect(seq)
+                    if applied is not None:
+                        return applied
+                    continue
+                if isinstance(answer, Error):
+                    if answer.code == "seq-gap" and answer.last_seq is not None:
+                        self.seq = answer.last_seq
+                    else:
+                        self.seq = seq - 1 if self.seq == seq else self.seq
+                    raise ServerError(answer)
+                return answer
+            raise ConnectionLost("unreachable")  # pragma: no cover
+
+    async def _reconnect(self, seq: int) -> Ack | None:
+        """Reconnect and resume; an ``Ack`` if action ``seq`` was already applied."""
+        old = self.ws
+        if old is not None:
+            old.transport.abort()
+        board_seen = asyncio.Event()
+
+        def on_board(msg: Any) -> None:
+            if isinstance(msg, BoardMsg):
+                board_seen.set()
+
+        self.on_message.append(on_board)
+        try:
+            await self.connect()
+            joined = await self.resume()
+            if joined.last_seq >= seq:
+                if joined.state.phase == "racing":
+                    await asyncio.wait_for(board_seen.wait(), self.reply_timeout)
+                assert self.board is not None
+                return Ack(seq=seq, move="", board=self.board, duplicate=True)
+            self.seq = seq
+            return None
+        finally:
+            self.on_message.remove(on_board)
+
+    # ------------------------------------------------------------ leaderboard
+
+    async def leaderboards(self) -> AsyncIterator[Leaderboard]:
+        """Every leaderboard from now on, until the connection closes."""
+        queue: asyncio.Queue[Leaderboard | None] = asyncio.Queue()
+        self._subscribers.append(queue)
+        try:
+            while True:
+                item = await queue.get()
+                if item is None:
+                    return
+                yield item
+        finally:
+            self._subscribers.remove(queue)

@@ -1,0 +1,69 @@
+"""``canfield-race bench``: load-test a server and print the figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=200, help="racing players (default 200)")
+    parser.add_argument("--rooms", type=int, default=20, help="rooms they race in (default 20)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured time (default 10)")
+    parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured lead-in seconds")
+    parser.add_argument(
+        "--rate", type=float, default=None, help="target total moves/s (default: closed loop)"
+    )
+    parser.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="ws://host:port/ws of a running server (repeat for several; default: start one)",
+    )
+    parser.add_argument(
+        "--server-pid", action="append", type=int, default=[], help="pid of a --server, for RSS"
+    )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="server processes to start (sharing one Redis)"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="load generator processes")
+    parser.add_argument(
+        "--idle", type=int, default=0, metavar="N", help="connect N idle players; report RSS"
+    )
+    parser.add_argument("--no-baseline", action="store_true", help="skip the baseline phase")
+    parser.add_argument(
+        "--appendfsync",
+        choices=["always", "everysec", "no"],
+        default="always",
+        help="Redis AOF fsync policy of the Redis the bench starts (default: always)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bench import BenchConfig, format_table, run_bench, stderr_progress
+
+    cfg = BenchConfig(
+        players=args.players,
+        rooms=args.rooms,
+        seconds=args.seconds,
+        warmup_s=args.warmup,
+        rate=args.rate,
+        servers=args.server,
+        server_pids=args.server_pid,
+        processes=args.processes,
+        workers=args.workers,
+        baseline=not args.no_baseline,
+        idle=args.idle,
+        appendfsync=args.appendfsync,
+    )
+    if cfg.players < 1 or cfg.rooms < 1 or cfg.rooms > cfg.players or cfg.seconds <= 0:
+        print("canfield-race bench: need players >= rooms >= 1 and seconds > 0", file=sys.stderr)
+        return 2
+    out = run_bench(cfg, progress=stderr_progress if sys.stderr.isatty() else None)
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    print(json.dumps(out) if args.json else format_table(out))
+    return 0 if out.get("errors") == 0 else 1

@@ -1,0 +1,332 @@
+"""The load generator: one worker process driving many players.
+
+A worker owns whole rooms, so a move and the leaderboard that shows it at
+another player of the same room are timed on one clock. Every player
+plays legal moves from its own engine copy of the room's fixed deal (a
+foundation play, else a reserve or waste card onto a column, else a
+draw), closed-loop (next move when the last is acknowledged) or paced at
+a target rate. The baseline mode sends the same move frames to the bare
+echo endpoint. Results go back to the parent over a queue as plain data.
+
+Protocol between parent and worker (``multiprocessing`` queue messages):
+``("ready", wid)`` after setup; the parent then sets the shared ``go``
+event, after which the worker measures from ``job.start_at`` for
+``job.seconds`` and sends ``("progress", wid, acked, errors)`` about every
+half second and finally ``("result", wid, WorkerResult)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from canfield import DRAW, Game, Move
+from canfield.moves import FOUNDATION, RESERVE, TABLEAU, WASTE
+from canfield_server.protocol import Error, Leaderboard, MoveMsg, RoomSettings
+from websockets.asyncio.client import connect
+
+from .client import RaceClient
+
+__all__ = ["Job", "WorkerResult", "run_worker", "next_move"]
+
+#: the deal every benchmark room races (any code works; fixed for repeatability)
+BENCH_DEAL = "CF1-D3-BENCHAA"
+
+
+@dataclass
+class Job:
+    """What one worker process does."""
+
+    wid: int
+    mode: str  # "race", "baseline" or "idle"
+    urls: list[str]
+    rooms: int
+    players_per_room: int
+    seconds: float = 5.0
+    warmup_s: float = 1.0
+    #: moves/s per player; None: closed loop
+    rate_per_player: float | None = None
+    deal: str = BENCH_DEAL
+    start_at: float = 0.0  # wall clock, set by the parent with ``go``
+    drain_s: float = 10.0
+
+
+@dataclass
+class WorkerResult:
+    wid: int
+    #: per server index: acknowledged moves sent inside the window
+    acked: dict[int, int] = field(default_factory=dict)
+    ack_ms: dict[int, list[float]] = field(default_factory=dict)
+    leaderboard_ms: list[float] = field(default_factory=list)
+    sent: int = 0
+    acked_total: int = 0
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    players: int = 0
+    stopped_players: int = 0
+
+
+def next_move(game: Game) -> Move | None:
+    """A legal move that makes progress, else a draw, else None."""
+    fallback = None
+    for move in game.legal_moves():
+        if move.dst == FOUNDATION and move.src != FOUNDATION:
+            return move
+        if fallback is None and move.src in (RESERVE, WASTE) and move.dst == TABLEAU:
+            fallback = move
+    if fallback is not None:
+        return fallback
+    return DRAW if (game.stock or game.waste) else None
+
+
+class _Stats:
+    """Counters shared by a worker's players."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.result = WorkerResult(job.wid)
+        self.window_start = job.start_at + job.warmup_s
+        self.window_end = self.window_start + job.seconds
+
+    def in_window(self, wall: float) -> bool:
+        return self.window_start <= wall < self.window_end
+
+    def error(self, text: str) -> None:
+        self.result.errors += 1
+        if len(self.result.error_samples) < 10:
+            self.result.error_samples.append(text)
+
+
+# ------------------------------------------------------------------ players
+
+
+class _Player:
+    """One racing player: its connection, engine copy and send times."""
+
+    def __init__(self, client: RaceClient, server: int, deal: str) -> None:
+        self.client = client
+        self.server = server
+        self.game = Game.deal(deal)
+        #: sent[k] = wall time move k was sent (k = leaderboard ``moves``)
+        self.sent: list[float] = [0.0]
+        self.observed = 0
+
+    async def run(self, stats: _Stats, rng: random.Random) -> None:
+        job = stats.job
+        interval = 1.0 / job.rate_per_player if job.rate_per_player else 0.0
+        due = job.start_at + (rng.random() * interval if interval else 0.0)
+        end = stats.window_end
+        result = stats.result
+        while True:
+            if interval:
+                delay = due - time.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                due += interval
+            now = time.time()
+            if now >= end:
+                return
+            move = next_move(self.game)
+            if move is None or self.game.is_won:
+                result.stopped_players += 1
+                return
+            self.game.push(move)
+            text = move.text()
+            self.sent.append(now)
+            counted = stats.in_window(now)
+            t0 = time.perf_counter()
+            try:
+                future = await self.client.send_action(lambda seq, m=text: MoveMsg(seq=seq, move=m))
+                answer = await asyncio.wait_for(future, job.drain_s)
+            except Exception as exc:  # noqa: BLE001 - every failure is an error figure
+                stats.error(f"{type(exc).__name__}: {exc}")
+                return
+            latency = (time.perf_counter() - t0) * 1000
+            if counted:
+                result.sent += 1
+            if isinstance(answer, Error):
+                stats.error(f"{answer.code}: {answer.message}")
+                return
+            result.acked_total += 1
+            if counted:
+                result.acked[self.server] = result.acked.get(self.server, 0) + 1
+                result.ack_ms.setdefault(self.server, []).append(latency)
+
+    def watch(self, other: _Player, stats: _Stats) -> None:
+        """Time ``other``'s moves as they appear in this player's leaderboards."""
+        other_id = other.client.player_id
+
+        def on_leaderboard(board: Leaderboard) -> None:
+            now = time.time()
+            for row in board.rows:
+                if row.id != other_id:
+                    continue
+                sent = other.sent
+                for k in range(other.observed + 1, min(row.moves, len(sent) - 1) + 1):
+                    if stats.in_window(sent[k]):
+                        stats.result.leaderboard_ms.append((now - sent[k]) * 1000)
+                other.observed = max(other.observed, row.moves)
+
+        self.client.on_leaderboard.append(on_leaderboard)
+
+
+async def _room(job: Job, index: int, idle: bool) -> list[_Player]:
+    """Create one room, fill it, and (unless idle) start the race."""
+    players: list[_Player] = []
+    for seat in range(job.players_per_room):
+        server = (index + seat) % len(job.urls)
+        client = await RaceClient(job.urls[server], reply_timeout=30).connect()
+        if seat == 0:
+            await client.create(
+                f"host{job.wid}-{index}", RoomSettings(draw=3, deal=job.deal, time_limit_s=None)
+            )
+        else:
+            await client.join(players[0].client.room or "", f"p{job.wid}-{index}-{seat}")
+        players.append(_Player(client, server, job.deal))
+    if not idle:
+        await players[0].client.start()
+        for player in players:
+            await player.client.wait_started(30)
+    return players
+
+
+async def _race(job: Job, stats: _Stats, ready: Any, go: Any, idle: bool) -> None:
+    rooms = await asyncio.gather(*(_room(job, i, idle) for i in range(job.rooms)))
+    everyone = [p for room in rooms for p in room]
+    stats.result.players = len(everyone)
+    for room in rooms:
+        for i, player in enumerate(room):
+            if len(room) > 1:
+                room[(i + 1) % len(room)].watch(player, stats)
+    ready.put(("ready", job.wid))
+    await asyncio.get_running_loop().run_in_executor(None, go.wait)
+    if not idle:
+        rng = random.Random(job.wid)
+        reporter = asyncio.create_task(_report(ready, stats))
+        await asyncio.gather(*(p.run(stats, rng) for p in everyone))
+        reporter.cancel()
+        # leaderboards of the last moves are still on their way
+        await asyncio.sleep(0.5)
+    await asyncio.gather(*(p.client.close() for p in everyone), return_exceptions=True)
+
+
+async def _report(queue: Any, stats: _Stats) -> None:
+    while True:
+        await asyncio.sleep(0.5)
+        queue.put(("progress", stats.job.wid, stats.result.acked_total, stats.result.errors))
+
+
+# ------------------------------------------------------------------ baseline
+
+
+class _Seq(msgspec.Struct):
+    seq: int = 0
+
+
+async def _baseline_player(url: str, server: int, stats: _Stats, rng: random.Random) -> None:
+    """The same move frames and timing, against the bare echo endpoint."""
+    job = stats.job
+    decode = msgspec.json.Decoder(_Seq).decode
+    encode = msgspec.json.Encoder().encode
+    interval = 1.0 / job.rate_per_player if job.rate_per_player else 0.0
+    result = stats.result
+    async with connect(url, compression=None) as ws:
+        await stats_ready(stats)
+        due = job.start_at + (rng.random() * interval if interval else 0.0)
+        seq = 0
+        while True:
+            if interval:
+                delay = due - time.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                due += interval
+            now = time.time()
+            if now >= stats.window_end:
+                return
+            seq += 1
+            counted = stats.in_window(now)
+            t0 = time.perf_counter()
+            await ws.send(encode(MoveMsg(seq=seq, move="S")).decode())
+            reply = decode(await ws.recv())
+            latency = (time.perf_counter() - t0) * 1000
+            if counted:
+                result.sent += 1
+            if reply.seq != seq:
+                stats.error(f"baseline echoed seq {reply.seq}, expected {seq}")
+                return
+            result.acked_total += 1
+            if counted:
+                result.acked[server] = result.acked.get(server, 0) + 1
+                result.ack_ms.setdefault(server, []).append(latency)
+
+
+_gate: dict[str, Any] = {}
+
+
+async def stats_ready(stats: _Stats) -> None:
+    """Baseline players: count in, and wait together for ``go``."""
+    gate = _gate
+    gate["connected"] += 1
+    if gate["connected"] == gate["expected"]:
+        gate["queue"].put(("ready", stats.job.wid))
+        await asyncio.get_running_loop().run_in_executor(None, gate["go"].wait)
+        gate["event"].set()
+    await gate["event"].wait()
+
+
+async def _baseline(job: Job, stats: _Stats, ready: Any, go: Any) -> None:
+    count = job.rooms * job.players_per_room
+    stats.result.players = count
+    _gate.update(connected=0, expected=count, queue=ready, go=go, event=asyncio.Event())
+    rng = random.Random(job.wid)
+    reporter = asyncio.create_task(_report(ready, stats))
+    urls = job.urls
+    await asyncio.gather(
+        *(_baseline_player(urls[i % len(urls)], i % len(urls), stats, rng) for i in range(count))
+    )
+    reporter.cancel()
+
+
+# ------------------------------------------------------------------ entry point
+
+
+async def _main(job: Job, queue: Any, go: Any, start_at: Any) -> WorkerResult:
+    stats = _Stats(job)
+
+    class _GoThenBegin:
+        """``go.wait()`` that also reads the start time the parent published."""
+
+        def wait(self) -> None:
+            go.wait()
+            job.start_at = start_at.value
+            stats.window_start = job.start_at + job.warmup_s
+            stats.window_end = stats.window_start + job.seconds
+
+    gate = _GoThenBegin()
+    try:
+        if job.mode == "baseline":
+            await _baseline(job, stats, queue, gate)
+        else:
+            await _race(job, stats, queue, gate, idle=job.mode == "idle")
+    except Exception as exc:  # noqa: BLE001 - reported, never hidden
+        stats.error(f"setup: {type(exc).__name__}: {exc}")
+        with contextlib.suppress(Exception):
+            queue.put(("ready", job.wid))
+    return stats.result
+
+
+def run_worker(job: Job, queue: Any, go: Any, start_at: Any) -> None:
+    """Process entry point (``multiprocessing``): run the job, send the result."""
+    try:
+        import uvloop
+
+        runner = uvloop.run
+    except ImportError:  # pragma: no cover - uvloop is optional
+        runner = asyncio.run
+    result = runner(_main(job, queue, go, start_at))
+    queue.put(("result", job.wid, result))
