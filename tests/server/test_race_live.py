@@ -1,0 +1,306 @@
+"""Whole races against real parts: server processes, a redis-server, websockets clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+
+import pytest
+from canfield import Game, Move
+
+DEAL = "CF1-D3-AAAAACL"
+
+
+async def lobby(connect, url: str, names: list[str], deal: str = DEAL):  # noqa: ANN001, ANN201
+    """A host (first name) and players, in one room with a typed-in deal."""
+    host = await connect(url)
+    joined = await host.create(names[0], deal=deal)
+    assert joined["type"] == "joined" and joined["is_host"]
+    room = joined["room"]
+    others = []
+    for name in names[1:]:
+        client = await connect(url)
+        reply = await client.join(room.lower(), name)
+        assert reply["type"] == "joined", reply
+        others.append(client)
+    return room, [host, *others]
+
+
+async def start(clients) -> dict:  # noqa: ANN001
+    """The host starts; every client sees the countdown, then the start."""
+    await clients[0].send(type="start")
+    started = [await c.expect("started") for c in clients]
+    return started[0]
+
+
+async def play(client, moves: list[str], first_seq: int = 1) -> list[dict]:  # noqa: ANN001
+    acks = []
+    for seq, move in enumerate(moves, start=first_seq):
+        reply = await client.request("ack", type="move", seq=seq, move=move)
+        assert reply["type"] == "ack", reply
+        acks.append(reply)
+    return acks
+
+
+async def test_a_whole_race_of_three_players_watched_by_a_spectator(
+    fast_server,
+    connect,
+    line_of_play,
+    same_board,  # noqa: ANN001
+) -> None:
+    room, (ann, bob, cy) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob", "Cy"])
+    eve = await connect(fast_server.ws_url)
+    assert (await eve.join(room, "Eve", "spectator"))["role"] == "spectator"
+    assert eve.joined["state"]["settings"]["deal"] == "custom"  # the code stays secret
+
+    await ann.send(type="start")
+    for client in (ann, bob, cy, eve):
+        countdown = await client.expect("countdown")
+        assert countdown["starts_at"] > countdown["server_time"]
+    boards = [(await c.expect("started"))["board"] for c in (ann, bob, cy)]
+    assert (await eve.expect("started"))["board"] is None
+    game = Game.deal(DEAL)
+    assert all(same_board(b, game) for b in boards)  # one deal for all, at one moment
+
+    line = line_of_play(DEAL, 12)
+    for ack, move in zip(await play(ann, line), line, strict=True):
+        game.push(Move.parse(move))
+        assert ack["move"] == move and same_board(ack["board"], game)
+    await play(bob, ["S"])
+
+    def ann_at_the_end(msg: dict) -> bool:
+        rows = {r["name"]: r for r in msg["rows"]}
+        return rows["Ann"]["moves"] == len(line) and rows["Bob"]["moves"] == 1
+
+    for client in (ann, bob, cy, eve):  # live updates reach players and the spectator
+        board = await client.expect("leaderboard", ann_at_the_end)
+        assert {r["name"] for r in board["rows"]} == {"Ann", "Bob", "Cy"}
+        ann_row = next(r for r in board["rows"] if r["name"] == "Ann")
+        assert ann_row["on_foundations"] == game.on_foundations
+        assert ann_row["score"] == game.score and ann_row["status"] == "playing"
+
+    assert (await bob.request("ack", type="give_up", seq=2))["move"] == "G"
+    assert (await cy.request("ack", type="give_up", seq=1))["move"] == "G"
+    assert (await ann.request("ack", type="give_up", seq=len(line) + 1))["move"] == "G"
+    results = [await c.expect("finished") for c in (ann, bob, cy, eve)]
+    assert all(r == results[0] for r in results)
+    final = results[0]
+    assert final["deal"] == DEAL
+    ids = {r["name"]: r["id"] for r in final["standings"]}
+    assert final["replays"] == {ids["Ann"]: [*line, "G"], ids["Bob"]: ["S", "G"], ids["Cy"]: ["G"]}
+    assert [r["rank"] for r in final["standings"]] == [1, 2, 3]
+    assert all(r["status"] == "gave_up" for r in final["standings"])
+    counts = [(r["on_foundations"]) for r in final["standings"]]
+    assert counts == sorted(counts, reverse=True)
+
+    # players never saw a board but their own; the spectator saw none
+    for client, own in ((bob, "S"), (cy, None)):
+        for msg in client.log:
+            if msg.get("board") and msg["type"] == "ack":
+                assert msg["move"] in (own, "G")
+    assert not any(m.get("board") for m in eve.log)
+
+    await ann.send(type="rematch")
+    lobby_again = await eve.expect("room", lambda m: m["phase"] == "lobby")
+    assert lobby_again["settings"]["deal"] == "random" and len(lobby_again["members"]) == 4
+
+
+async def test_illegal_moves_duplicates_and_gaps_change_nothing(
+    fast_server,
+    connect,
+    same_board,  # noqa: ANN001
+) -> None:
+    _, (ann,) = await lobby(connect, fast_server.ws_url, ["Ann"])
+    await start([ann])
+    game = Game.deal(DEAL)
+
+    illegal = await ann.request("ack", type="move", seq=1, move="R-F")
+    assert illegal["type"] == "error" and illegal["code"] == "illegal-move"
+    assert illegal["rule"] and illegal["seq"] == 1
+
+    first = await ann.request("ack", type="move", seq=1, move="S")
+    game.push(Move.parse("S"))
+    assert not first["duplicate"] and same_board(first["board"], game)
+    retry = await ann.request("ack", type="move", seq=1, move="S")
+    assert retry["duplicate"] and retry["move"] == "S" and same_board(retry["board"], game)
+
+    gap = await ann.request("ack", type="move", seq=5, move="S")
+    assert gap["code"] == "seq-gap" and gap["last_seq"] == 1
+
+    tap = await ann.request("ack", type="tap", seq=2, card="6H")
+    assert tap["move"] == game.tap_move(Game.deal(DEAL).tableau[3][0]).text()
+    game.push(Move.parse(tap["move"]))
+    assert same_board(tap["board"], game)
+    undo = await ann.request("ack", type="undo", seq=3)
+    game.pop()
+    assert undo["move"] == "U" and same_board(undo["board"], game)
+
+    # the stored log has each action once, in order
+    await ann.request("ack", type="give_up", seq=4)
+    final = await ann.expect("finished")
+    assert list(final["replays"].values()) == [["S", tap["move"], "U", "G"]]
+
+
+async def test_bad_frames_get_errors_and_the_connection_lives_on(fast_server, connect) -> None:  # noqa: ANN001
+    client = await connect(fast_server.ws_url)
+    cases = [
+        ("{not json", "bad-json"),
+        ('{"type": "teleport"}', "unknown-type"),
+        ('{"type": "move", "seq": "one", "move": "S"}', "bad-message"),
+        ('{"type": "move", "seq": 1, "move": "S"}', "not-in-room"),
+        ('{"type": "join", "room": "ZZZZZZ", "name": "Ann"}', "unknown-room"),
+        ('{"type": "hello", "v": 9}', "unsupported-version"),
+        (json.dumps({"type": "ping", "t": 1, "pad": "x" * 5000}), "too-large"),
+    ]
+    for frame, code in cases:
+        await client.ws.send(frame)
+        reply = await client.expect("error")
+        assert reply["code"] == code, (frame[:40], reply)
+    await client.ws.send(b'{"type": "ping"}')
+    assert (await client.expect("error"))["code"] == "binary"
+    pong = await client.request("pong", type="ping", t=42)
+    assert pong["t"] == 42
+
+
+async def test_resume_with_the_token_restores_board_score_and_seat(
+    fast_server,
+    connect,
+    line_of_play,
+    same_board,  # noqa: ANN001
+) -> None:
+    room, (ann, bob) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob"])
+    await start([ann, bob])
+    line = line_of_play(DEAL, 8)
+    acks = await play(bob, line)
+    token, bob_id = bob.joined["token"], bob.joined["player_id"]
+    await bob.close()
+
+    def bob_is(status: str):  # noqa: ANN202
+        return lambda m: any(r["id"] == bob_id and r["status"] == status for r in m["rows"])
+
+    await ann.expect("leaderboard", bob_is("disconnected"))
+
+    again = await connect(fast_server.ws_url)
+    wrong = await again.resume(room, "not-" + token)
+    assert wrong["code"] == "bad-token"
+    joined = await again.resume(room, token)
+    assert joined["player_id"] == bob_id and joined["last_seq"] == len(line)
+    board = await again.expect("board")
+    assert board["board"] == acks[-1]["board"] and board["last_seq"] == len(line)
+    await ann.expect("leaderboard", bob_is("playing"))
+    game = Game.deal(DEAL)
+    for move in line:
+        game.push(Move.parse(move))
+    assert same_board(board["board"], game)
+    nxt = await again.request("ack", type="move", seq=len(line) + 1, move="S")
+    assert nxt["type"] == "ack" and not nxt["duplicate"]
+
+
+def healthz(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url + "/healthz", timeout=5) as resp:
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+async def test_two_processes_share_rooms_and_one_board_never_forks(
+    server_factory,
+    connect,
+    same_board,  # noqa: ANN001
+) -> None:
+    one = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
+    two = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
+    host = await connect(one.ws_url)
+    room = (await host.create("Ann", deal=DEAL))["room"]
+    far = await connect(two.ws_url)
+    assert (await far.join(room, "Bob"))["type"] == "joined"
+    await host.expect("room", lambda m: len(m["members"]) == 2)  # crossed processes
+    await start([host, far])
+
+    await play(far, ["S", "S"])
+    await host.expect(
+        "leaderboard", lambda m: any(r["name"] == "Bob" and r["moves"] == 2 for r in m["rows"])
+    )
+    await play(host, ["S"])
+    await far.expect(
+        "leaderboard", lambda m: any(r["name"] == "Ann" and r["moves"] == 1 for r in m["rows"])
+    )
+
+    # Bob's second connection, on the other process, races the first one
+    twin = await connect(one.ws_url)
+    assert (await twin.resume(room, far.joined["token"]))["last_seq"] == 2
+    await twin.expect("board")
+    for seq in range(3, 23):
+        await asyncio.gather(
+            far.send(type="move", seq=seq, move="S"), twin.send(type="move", seq=seq, move="S")
+        )
+    acks_far = [await far.expect("ack", lambda m, s=s: m["seq"] == s) for s in range(3, 23)]
+    acks_twin = [await twin.expect("ack", lambda m, s=s: m["seq"] == s) for s in range(3, 23)]
+    for a, b in zip(acks_far, acks_twin, strict=True):
+        assert [a["duplicate"], b["duplicate"]].count(False) == 1  # applied exactly once
+    game = Game.deal(DEAL)
+    for _ in range(22):
+        game.push(Move.parse("S"))
+    third = await connect(two.ws_url)
+    assert (await third.resume(room, far.joined["token"]))["last_seq"] == 22
+    assert same_board((await third.expect("board"))["board"], game)
+
+
+async def test_a_killed_server_restarts_with_every_acknowledged_move(
+    server_factory,
+    connect,
+    line_of_play,
+    same_board,  # noqa: ANN001
+) -> None:
+    srv = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
+    room, (ann, bob) = await lobby(connect, srv.ws_url, ["Ann", "Bob"])
+    await start([ann, bob])
+    line = line_of_play(DEAL, 10)
+    acks = await play(ann, line)
+    tokens = ann.joined["token"], bob.joined["token"]
+    srv.kill()  # SIGKILL: no shutdown code runs
+    srv.start()
+    ann2, bob2 = await connect(srv.ws_url), await connect(srv.ws_url)
+    joined = await ann2.resume(room, tokens[0])
+    assert joined["last_seq"] == len(line)
+    board = (await ann2.expect("board"))["board"]
+    assert board == acks[-1]["board"]
+    game = Game.deal(DEAL)
+    for move in line:
+        game.push(Move.parse(move))
+    assert same_board(board, game)
+    assert (await bob2.resume(room, tokens[1]))["last_seq"] == 0
+    more = await ann2.request("ack", type="move", seq=len(line) + 1, move="S")
+    assert more["type"] == "ack"
+
+
+async def test_redis_down_means_unavailable_and_nothing_applied(
+    redis_server,
+    server_factory,
+    connect,
+    same_board,  # noqa: ANN001
+) -> None:
+    srv = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
+    _, (ann,) = await lobby(connect, srv.ws_url, ["Ann"])
+    await start([ann])
+    await play(ann, ["S"])
+    redis_server.stop()
+    assert healthz(srv.http_url) == 503
+    down = await ann.request("ack", type="move", seq=2, move="S")
+    assert down["type"] == "error" and down["code"] == "unavailable"
+    redis_server.start()
+    assert healthz(srv.http_url) == 200
+    back = await ann.request("ack", type="move", seq=2, move="S")
+    game = Game.deal(DEAL)
+    game.push(Move.parse("S"))
+    game.push(Move.parse("S"))
+    assert back["type"] == "ack" and not back["duplicate"] and same_board(back["board"], game)
+
+
+@pytest.mark.parametrize("path", ["/", "/r/ABC234"])
+def test_the_web_page_and_share_links_are_served(fast_server, path: str) -> None:  # noqa: ANN001
+    with urllib.request.urlopen(fast_server.http_url + path, timeout=5) as resp:
+        assert resp.status == 200
+        assert b"<html" in resp.read().lower()
