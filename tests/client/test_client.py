@@ -1,0 +1,167 @@
+"""The Python client and bots against a real server process and real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from canfield import Game, Move
+from canfield_client.bot import run_bot
+from canfield_client.client import (
+    RaceClient,
+    ServerError,
+    room_from_link,
+    ws_url_from_link,
+)
+from canfield_server.protocol import Leaderboard, MoveMsg, RoomSettings
+
+#: a Draw 1 deal the normal bot wins (tests/client/test_strategy.py)
+WINNABLE = "CF1-D1-AAAAAAN"
+
+
+async def _until_row(
+    client: RaceClient, player_id: str, test: Callable[..., bool], timeout: float = 10
+) -> None:
+    """Wait for a leaderboard at ``client`` whose row for ``player_id`` passes ``test``."""
+
+    async def watch() -> None:
+        board = client.leaderboard
+        if board and any(r.id == player_id and test(r) for r in board.rows):
+            return
+        async for board in client.leaderboards():
+            if any(r.id == player_id and test(r) for r in board.rows):
+                return
+
+    await asyncio.wait_for(watch(), timeout)
+
+
+async def _room_with_player(
+    url: str, deal: str = "CF1-D3-AAAAACL"
+) -> tuple[RaceClient, RaceClient]:
+    host = await RaceClient(url).connect()
+    joined = await host.create("Host", RoomSettings(draw=3, deal=deal))
+    player = await RaceClient(url).connect()
+    await player.join(joined.room, "Player")
+    await host.start()
+    await host.wait_started(10)
+    await player.wait_started(10)
+    return host, player
+
+
+async def test_a_bot_races_a_whole_race_to_the_end(server) -> None:  # noqa: ANN001
+    async with RaceClient(server.ws_url) as host:
+        joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
+        bot = asyncio.create_task(
+            run_bot(server.ws_url, joined.room, "Robo", pace_s=0, strength="normal", races=1)
+        )
+        await host.wait_room(lambda s: len(s.members) == 2)
+        await host.start()
+        await host.wait_started(10)
+        await host.give_up()
+        assert await asyncio.wait_for(bot, 120) == 1
+        finished = await host.wait_finished(10)
+    rows = {row.name: row for row in finished.standings}
+    assert rows["Robo"].status == "won"
+    assert rows["Robo"].on_foundations == 52
+    assert rows["Robo"].rank == 1
+    assert rows["Host"].status == "gave_up"
+    # the bot's replay is a legal winning game on the deal
+    robo_id = rows["Robo"].id
+    game = Game.deal(finished.deal)
+    for text in finished.replays[robo_id]:
+        game.push(Move.parse(text))
+    assert game.is_won
+
+
+async def test_resume_tells_whether_an_unacknowledged_move_applied(server) -> None:  # noqa: ANN001
+    host, player = await _room_with_player(server.ws_url)
+    try:
+        player_id, token, room = player.player_id, player.token, player.room
+        assert player.ws is not None
+        # the move goes out; the socket dies before its ack is read
+        await player.ws.send('{"type":"move","seq":1,"move":"S"}')
+        await _until_row(host, player_id, lambda r: r.moves == 1)
+        player.drop()
+        async with RaceClient(server.ws_url) as again:
+            joined = await again.resume(room, token)
+            assert joined.last_seq == 1  # applied: do not send it again
+            ack = await again.move("S")
+            assert ack.seq == 2 and not ack.duplicate
+            assert ack.board.waste.count == 6  # two draws of three, not three
+        await _until_row(host, player_id, lambda r: r.moves == 2)
+    finally:
+        await host.close()
+        await player.close()
+
+
+class _DropAfterSend(RaceClient):
+    """Loses the connection right after sending its first move, before the ack."""
+
+    dropped = False
+
+    async def _send(self, message: object) -> None:
+        await super()._send(message)  # type: ignore[arg-type]
+        if isinstance(message, MoveMsg) and not self.dropped:
+            self.dropped = True
+            self.drop()
+
+
+async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(server) -> None:  # noqa: ANN001
+    host = await RaceClient(server.ws_url).connect()
+    joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
+    player = await _DropAfterSend(server.ws_url).connect()
+    try:
+        await player.join(joined.room, "Player")
+        await host.start()
+        await player.wait_started(10)
+        ack = await player.move("S")
+        assert player.dropped
+        assert ack.seq == 1
+        assert ack.board.waste.count == 3
+        ack = await player.move("S")
+        assert ack.seq == 2 and ack.board.waste.count == 6
+        await _until_row(host, player.player_id or "", lambda r: r.moves == 2)
+    finally:
+        await host.close()
+        await player.close()
+
+
+async def test_server_errors_carry_the_code(server) -> None:  # noqa: ANN001
+    host, player = await _room_with_player(server.ws_url)
+    try:
+        with pytest.raises(ServerError) as info:
+            await player.move("R-4")
+        assert info.value.code == "illegal-move"
+        assert info.value.rule
+        # a refused move uses no sequence number: the next one is accepted
+        ack = await player.move("S")
+        assert ack.seq == 1
+        with pytest.raises(ServerError) as info:
+            await RaceClient.join(host, "ZZZZZZ", "Again")
+        assert info.value.code in ("already-in-room", "unknown-room")
+    finally:
+        await host.close()
+        await player.close()
+
+
+async def test_leaderboard_stream_shows_other_players(server) -> None:  # noqa: ANN001
+    host, player = await _room_with_player(server.ws_url)
+    try:
+        await player.move("S")
+        seen: list[Leaderboard] = []
+        host.on_leaderboard.append(seen.append)
+        await _until_row(host, player.player_id or "", lambda r: r.moves == 1)
+        assert seen, "the callback saw the leaderboard"
+        assert {row.name for row in seen[-1].rows} == {"Host", "Player"}
+    finally:
+        await host.close()
+        await player.close()
+
+
+def test_share_links_and_codes() -> None:
+    assert room_from_link("http://127.0.0.1:8000/r/abc234") == "ABC234"
+    assert room_from_link(" ABC234 ") == "ABC234"
+    assert ws_url_from_link("http://127.0.0.1:8000/r/ABC234") == "ws://127.0.0.1:8000/ws"
+    assert ws_url_from_link("https://race.example/r/ABC234") == "wss://race.example/ws"
+    assert ws_url_from_link("ABC234") is None
