@@ -289,6 +289,7 @@ def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -
             out["baseline_ack_p50_ms"] = _round(percentile(base.all_ack_ms(), 50))
             out["baseline_ack_p99_ms"] = _round(percentile(base.all_ack_ms(), 99))
             out["baseline_errors"] = base.errors
+            out["error_samples"] += [f"baseline: {e}" for e in base.error_samples[:10]]
             out["ratio"] = round(ours.moves_per_s / base.moves_per_s, 3) if base.acked else None
     return out
 

@@ -22,6 +22,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .commands.serve import _uvicorn_options
+
 __all__ = ["build_app", "SCRIPT"]
 
 #: store the frame, return it: one round trip and one write, like a move
@@ -29,7 +31,9 @@ SCRIPT = "redis.call('SET', KEYS[1], ARGV[1], 'EX', 600) return ARGV[1]"
 
 
 def build_app(redis_url: str) -> Starlette:
-    client = aioredis.from_url(redis_url)
+    # the server's pool size; blocking, so a burst waits instead of failing
+    pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=256, timeout=30)
+    client = aioredis.Redis(connection_pool=pool)
     state: dict[str, str] = {}
     ids = itertools.count(1)
 
@@ -66,12 +70,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--redis-url", required=True)
     args = parser.parse_args(argv)
+    # the same server stack as ``canfield-race serve``
     uvicorn.run(
         build_app(args.redis_url),
         host=args.host,
         port=args.port,
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
         log_level="warning",
         lifespan="on",
+        **_uvicorn_options(),
     )
 
 
