@@ -32,8 +32,8 @@ export class BoardView {
   }
 
   render(board) {
-    if (this.drag) {
-      this.deferred = board;
+    if (this.drag || this.press) {
+      this.deferred = board; // never pull the cards from under a finger
       return;
     }
     this.deferred = null;
@@ -191,10 +191,17 @@ export class BoardView {
       return;
     }
     const press = this.press;
-    this.press = null;
     if (!press || e.pointerId !== press.id) return;
+    this.press = null;
+    this.flushDeferred();
     if (press.stock) this.handlers.onDraw?.();
     else if (press.card?.tappable) this.handlers.onTap?.(press.card.source.card);
+  }
+
+  flushDeferred() {
+    const board = this.deferred;
+    this.deferred = null;
+    if (board) this.render(board);
   }
 
   keyDown(e) {
@@ -284,7 +291,10 @@ export class BoardView {
 
   cancelDrag() {
     this.press = null;
-    if (!this.drag) return;
+    if (!this.drag) {
+      this.flushDeferred();
+      return;
+    }
     const drag = this.drag;
     this.endDragLook();
     this.drag = null;
@@ -306,11 +316,7 @@ export class BoardView {
     ghost.style.transform = "translate(0px, 0px)";
     const done = () => {
       if (this.pending === pending) this.clearPending();
-      if (this.deferred) {
-        const board = this.deferred;
-        this.deferred = null;
-        this.render(board);
-      }
+      this.flushDeferred();
     };
     ghost.addEventListener("transitionend", done, { once: true });
     setTimeout(done, 250);

@@ -30,7 +30,7 @@ export class Lobby {
     });
   }
 
-  render(room, me, features = []) {
+  render(room, me) {
     this.room = room;
     this.me = me;
     $("#lobby-title").textContent = t("lobby", { code: room.room });
@@ -46,7 +46,7 @@ export class Lobby {
     ready.hidden = me.role !== "player";
     ready.setAttribute("aria-pressed", String(Boolean(mine?.ready)));
     ready.textContent = mine?.ready ? `\u2713 ${t("ready")}` : t("im_ready");
-    $("#add-bot").hidden = !(isHost && features.includes("add_bot"));
+    $("#add-bot").hidden = !isHost || room.phase !== "lobby";
     const start = $("#start");
     start.hidden = !isHost;
     start.disabled = !players.length || room.phase !== "lobby";
@@ -61,6 +61,7 @@ export class Lobby {
     const li = h("li", { class: member.connected === false ? "away" : "" });
     li.append(h("span", { class: "who", text: member.name }));
     if (member.id === room.host_id) li.append(h("span", { class: "badge", text: t("host") }));
+    if (member.bot) li.append(h("span", { class: "badge", text: t("bot") }));
     if (member.id === this.me.id) li.append(h("span", { class: "badge you", text: t("you") }));
     if (member.role === "player") {
       li.append(

@@ -84,7 +84,8 @@ function goHome(linkedRoom = null, error = "") {
 
 function renderRace() {
   document.body.classList.toggle("spectator", state.me?.role !== "player");
-  board.render(state.me?.role === "player" ? state.board : null);
+  const shown = state.me?.role === "player" ? state.board : null;
+  if (board.board !== shown) board.render(shown);
   const b = state.board;
   $("#score").textContent = b ? b.score : "0";
   $("#undo").disabled = !b?.can_undo || isDone();
@@ -136,8 +137,10 @@ document.addEventListener("keydown", (e) => {
   if (state.view !== "race") return;
   const tag = e.target.tagName;
   if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
-  if (e.key === " " && tag !== "BUTTON" && tag !== "SUMMARY") {
+  if (e.key === " " && tag !== "SUMMARY" && !(tag === "BUTTON" && !e.target.closest(".race-head"))) {
+    // Space draws, even right after a click on Undo (Enter still presses a focused button)
     e.preventDefault();
+    if (tag === "BUTTON") e.target.blur();
     act("move", { move: "S" });
   } else if ((e.key === "z" || e.key === "Z") && (e.ctrlKey || e.metaKey)) {
     e.preventDefault();
@@ -158,10 +161,10 @@ function applyRoom(room) {
       state.board = null;
       state.leaderboard = null;
     }
-    lobby.render(room, state.me, state.features);
+    lobby.render(room, state.me);
     showView("lobby");
   } else if (room.phase === "countdown") {
-    lobby.render(room, state.me, state.features);
+    lobby.render(room, state.me);
     showView("lobby");
   } else if (room.phase === "racing") {
     if (room.starts_at) state.startedAt = room.starts_at;
@@ -190,10 +193,6 @@ conn.on("open", () => {
 conn.on("close", () => {
   if (state.room) $("#offline").hidden = false;
   board.snapBack();
-});
-
-conn.on("welcome", (msg) => {
-  state.features = Array.isArray(msg.features) ? msg.features : [];
 });
 
 conn.on("joined", (msg) => {
@@ -229,6 +228,7 @@ conn.on("started", (msg) => {
 });
 
 conn.on("board", (msg) => {
+  if (typeof msg.last_seq === "number") actions.sync(msg.last_seq);
   state.board = msg.board;
   if (state.view === "race") renderRace();
 });
@@ -286,7 +286,7 @@ function initSettings() {
     home.relabel();
     leaderboard.relabel();
     results.relabel();
-    if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me, state.features);
+    if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me);
     if (state.view === "race") renderRace();
     if (state.board && state.view === "race") board.render(state.board);
   });

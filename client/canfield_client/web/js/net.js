@@ -54,6 +54,12 @@ export class Connection {
       } catch {
         return;
       }
+      if (msg.type === "reconnect") {
+        // the server is going away: come back on a fresh connection soon
+        this.backoff = Math.max(50, Number(msg.retry_ms) || 500);
+        this.dropped(ws);
+        return;
+      }
       if (msg.type === "pong") this.syncClock(msg);
       else if (typeof msg.server_time === "number" && this.bestRtt === Infinity) {
         this.offset = msg.server_time - Date.now();
@@ -72,7 +78,7 @@ export class Connection {
     if (ws.readyState <= WebSocket.OPEN) ws.close();
     this.emit("close", {});
     this.timer = setTimeout(() => this.connect(), this.backoff);
-    this.backoff = Math.min(this.backoff * 2, 4000);
+    this.backoff = Math.min(Math.max(this.backoff, 250) * 2, 4000);
   }
 
   reconnectNow() {

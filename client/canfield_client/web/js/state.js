@@ -11,7 +11,6 @@ export const state = {
   endsAt: null,
   leaderboard: null,
   finished: null,
-  features: [],
 };
 
 const MAX_QUEUED = 4;
@@ -67,6 +66,13 @@ export class Actions {
       return null;
     }
     return failed;
+  }
+
+  /** The server reports how far it got (a `board` message): forget actions it has applied. */
+  sync(lastSeq) {
+    if (lastSeq > this.lastSeq) this.lastSeq = lastSeq;
+    if (this.inflight && this.inflight.seq <= lastSeq) this.inflight = null;
+    this.pump();
   }
 
   /** After a resume: an action the server already applied is done; otherwise send it again. */

@@ -1,0 +1,46 @@
+"""Fixtures for the browser tests: one headless Chromium per session, the page's files.
+
+Chromium is Debian's (/usr/bin/chromium, driven by Playwright); without
+it the tests skip with the reason locally and fail when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from importlib import resources
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from tests.conftest import need
+from tests.web.pages import CHROMIUM, launch
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    need(CHROMIUM.exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        instance = launch(playwright)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="session")
+def static_url() -> Iterator[str]:
+    """The web client's files over plain HTTP on loopback (ES modules need http://)."""
+    root = str(resources.files("canfield_client") / "web")
+    handler = functools.partial(QuietHandler, directory=root)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass

@@ -1,0 +1,107 @@
+"""Browser helpers shared by the web tests and the screenshot script.
+
+One place knows how to start Debian's Chromium for Playwright and how a
+person uses the page (create, join by link, start, drag, tap), so the
+tests read as user stories and the script reuses the same steps.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from playwright.sync_api import Browser, Locator, Page, Playwright
+
+CHROMIUM = Path(os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 860}}
+TIMEOUT_MS = 10_000
+
+
+def launch(playwright: Playwright) -> Browser:
+    """Headless Chromium from the system, no downloads."""
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    )
+
+
+def new_page(browser: Browser, **options: object) -> Page:
+    context = browser.new_context(locale="en-US", **(options or DESKTOP))  # type: ignore[arg-type]
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
+
+
+def create_room(page: Page, base_url: str, name: str) -> str:
+    """Open the home page, type a name, create a room; returns the room code."""
+    page.goto(base_url + "/")
+    page.fill("#name", name)
+    page.click("#create")
+    page.wait_for_selector("#view-lobby:not([hidden])")
+    page.wait_for_url("**/r/*")
+    return page.url.rsplit("/", 1)[1]
+
+
+def join_by_link(page: Page, base_url: str, room: str, name: str, watch: bool = False) -> None:
+    """Open the share link, type a name, join (or watch)."""
+    page.goto(f"{base_url}/r/{room}")
+    page.fill("#name", name)
+    page.click("#watch" if watch else "#join")
+    page.wait_for_selector("#view-lobby:not([hidden])")
+
+
+def set_deal(page: Page, code: str) -> None:
+    """As host, type a deal code into the room settings."""
+    page.check("#room-settings input[name=deal_kind][value=code]")
+    page.fill("#room-settings input[name=deal_code]", code)
+    page.press("#room-settings input[name=deal_code]", "Enter")
+
+
+def wait_board(page: Page) -> None:
+    page.wait_for_selector("#view-race:not([hidden]) #board .board", timeout=TIMEOUT_MS)
+
+
+def card(page: Page, text: str) -> Locator:
+    return page.locator(f'#board .card[data-card="{text}"]')
+
+
+def drag(page: Page, source: Locator, target: Locator) -> None:
+    """Press on source, move in steps onto target, release (real pointer events)."""
+    box = source.bounding_box()
+    goal = target.bounding_box()
+    assert box and goal
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 10)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 + 8, box["y"] + 18, steps=2)
+    page.mouse.move(goal["x"] + goal["width"] / 2, goal["y"] + goal["height"] / 2, steps=6)
+    page.mouse.up()
+
+
+def board_text(page: Page, root: str = "#board") -> dict[str, list[str]]:
+    """Every visible card by pile, as the player sees it (for before/after checks)."""
+    return page.evaluate(
+        """(root) => {
+          const out = {};
+          for (const pile of document.querySelectorAll(root + ' .pile')) {
+            const d = pile.dataset;
+            const key = pile.className.replace('pile ', '') + (d.index ?? d.drop ?? '');
+            out[key] = [...pile.querySelectorAll('.card[data-card]')].map(c => c.dataset.card);
+            const count = pile.querySelector('.count');
+            if (count) out[key].push('#' + count.textContent);
+          }
+          return out;
+        }""",
+        root,
+    )
+
+
+def leaderboard_row(page: Page, name: str) -> Locator:
+    return page.locator("#race-lb tr", has=page.locator("td.c-player", has_text=name))

@@ -1,0 +1,102 @@
+"""Save screenshots of the web client for review: ``python tests/web/screenshots.py``.
+
+Starts a bundled redis-server and a real server, plays a short race in
+two browsers (one desktop, one phone-sized) and writes PNGs to
+``./screenshots/`` (git-ignored): home, lobby, board (desktop and
+390x844 phone), spectator view and results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from canfield_server.embedded_redis import EmbeddedRedis
+from canfield_server.launcher import ServerProcess
+from pages import (
+    DESKTOP,
+    PHONE,
+    create_room,
+    join_by_link,
+    launch,
+    new_page,
+    set_deal,
+    wait_board,
+)
+from playwright.sync_api import sync_playwright
+
+DEAL = "CF1-D3-AAAAACL"
+
+
+def shoot(base_url: str, out: Path) -> list[Path]:
+    saved: list[Path] = []
+
+    def save(page, name: str) -> None:  # noqa: ANN001
+        path = out / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        saved.append(path)
+
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        host = new_page(browser, **DESKTOP)
+        host.goto(base_url + "/")
+        host.fill("#name", "Ana")
+        save(host, "home")
+        room = create_room(host, base_url, "Ana")
+        phone = new_page(browser, **PHONE)
+        join_by_link(phone, base_url, room, "Marko")
+        watcher = new_page(browser, viewport={"width": 1280, "height": 720})
+        join_by_link(watcher, base_url, room, "Big screen", watch=True)
+        set_deal(host, DEAL)
+        phone.click("#ready")
+        host.wait_for_selector("#players li .ready-mark.on")
+        save(host, "lobby")
+        save(phone, "lobby-phone")
+        host.click("#start")
+        wait_board(host)
+        wait_board(phone)
+        for page in (host, phone):
+            page.click("#board .stock")
+            page.wait_for_selector("#board .waste .card[data-card]")
+        host.click("#board .stock")
+        host.wait_for_timeout(300)
+        save(host, "board-desktop")
+        save(phone, "board-phone")
+        save(watcher, "spectator")
+        for page in (host, phone):
+            page.click("#give-up")
+            page.click("#give-up")
+        host.wait_for_selector("#view-results:not([hidden])")
+        phone.wait_for_selector("#view-results:not([hidden])")
+        host.click("#rp-forward")
+        host.click("#rp-forward")
+        save(host, "results")
+        save(phone, "results-phone")
+        browser.close()
+    return saved
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("screenshots"))
+    parser.add_argument("--url", help="use a running server instead of starting one")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.url:
+        saved = shoot(args.url.rstrip("/"), args.out)
+    else:
+        with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp) / "redis") as redis:
+            server = ServerProcess(redis.url, Path(tmp) / "server").start()
+            try:
+                saved = shoot(server.http_url, args.out)
+            finally:
+                server.stop()
+    for path in saved:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

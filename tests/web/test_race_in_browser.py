@@ -1,0 +1,202 @@
+"""Two real browsers race on a real server: create, join by link, drag, tap, draw,
+undo, an illegal drop, a reload, giving up, results and the replay.
+
+The guest first tries a hostile display name (markup), which the server
+refuses with a clear error; the name it then uses holds characters that
+mean something in HTML (entities without ';' still decode in innerHTML),
+and it must show as plain text everywhere (lobby, leaderboard, results).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from canfield import DealCode, Game, IllegalMoveError, Move
+from canfield.cards import card_text, parse_card
+from playwright.sync_api import Page, expect
+
+from tests.web.pages import (
+    PHONE,
+    board_text,
+    card,
+    create_room,
+    drag,
+    join_by_link,
+    leaderboard_row,
+    new_page,
+    set_deal,
+    wait_board,
+)
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+TRICKY = "Mo &lt'b&gt (1)"
+TOP_STRIP = {"x": 12, "y": 8}  # the visible corner of a card in a fanned column
+
+
+def moved_card(game: Game, move: Move) -> str:
+    """The card a move picks up (the bottom card of a run)."""
+    if move.src == "R":
+        return card_text(game.reserve[-1])
+    if move.src == "W":
+        return card_text(game.waste[-1])
+    if move.src == "F":
+        return card_text(game.foundations[move.src_index][-1])
+    return card_text(game.tableau[move.src_index][-move.count])
+
+
+def tappable_move(game: Game) -> Move | None:
+    """A move (not a stock tap) that a tap on its card would also make."""
+    for move in game.legal_moves():
+        if move.src in ("R", "T", "W") and move.dst:
+            if game.tap_move(parse_card(moved_card(game, move))) == move:
+                return move
+    return None
+
+
+def pick_deal() -> tuple[str, Move, Move, Move]:
+    """The first deal with two tappable moves in a row, then an illegal column drop."""
+    for seed in range(2000):
+        code = str(DealCode.from_seed(seed, 3))
+        game = Game.deal(code)
+        first = tappable_move(game)
+        if first is None:
+            continue
+        game.push(first)
+        second = tappable_move(game)
+        if second is None:
+            continue
+        game.push(second)
+        for i in range(4):
+            for j in range(4):
+                bad = Move("T", i, 1, "T", j)
+                if i != j and game.tableau[i] and game.tableau[j] and not game.is_legal(bad):
+                    return code, first, second, bad
+    raise AssertionError("no suitable deal in 2000 seeds")
+
+
+def target(page: Page, move: Move):  # noqa: ANN201
+    if move.dst == "F":
+        return page.locator("#board .foundation").first
+    return page.locator(f'#board .column[data-drop="T{move.dst_index}"]')
+
+
+def expect_in_place(page: Page, game: Game, move: Move, text: str) -> None:
+    """After a move, the card lies where the engine put it."""
+    if move.dst == "F":
+        expect(page.locator(f'#board .foundation .card[data-card="{text}"]')).to_be_visible()
+    else:
+        column = page.locator(f'#board .column[data-drop="T{move.dst_index}"]')
+        expect(column.locator(f'.card[data-card="{text}"]')).to_be_visible()
+
+
+@pytest.fixture
+def fast_server(server_factory):  # noqa: ANN001, ANN201
+    return server_factory(env={"CANFIELD_COUNTDOWN_S": "1"})
+
+
+def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  # noqa: ANN001
+    code, first, second, bad = pick_deal()
+    engine = Game.deal(code)
+    base = fast_server.http_url
+    host = new_page(browser)
+    guest = new_page(browser, **PHONE)
+    dialogs: list[str] = []
+    for page in (host, guest):
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    # lobby: create, join by the share link, pick the deal, see each other
+    room = create_room(host, base, "Ana")
+    expect(host.locator("#share-link")).to_have_value(f"{base}/r/{room}")
+    guest.goto(f"{base}/r/{room}")
+    guest.fill("#name", HOSTILE)
+    guest.click("#join")
+    expect(guest.locator("#home-error")).to_contain_text("may not contain")
+    assert guest.locator("img").count() == 0
+    join_by_link(guest, base, room, TRICKY)
+    expect(host.locator("#players .who").nth(1)).to_have_text(TRICKY)
+    assert host.locator("#players img").count() == 0
+    set_deal(host, code)
+    guest.click("#ready")
+    expect(host.locator("#players .ready-mark.on")).to_have_count(1)
+    host.click("#start")
+    expect(guest.locator("#countdown")).to_be_visible()
+    wait_board(host)
+    wait_board(guest)
+
+    # first move: the host drags, the guest taps (a touch tap on the phone)
+    text1 = moved_card(engine, first)
+    drag(host, card(host, text1), target(host, first))
+    card(guest, text1).tap(position=TOP_STRIP)
+    engine.push(first)
+    expect_in_place(host, engine, first, text1)
+    expect_in_place(guest, engine, first, text1)
+    expect(leaderboard_row(guest, "Ana").locator("td.c-moves")).to_have_text("1")
+    expect(leaderboard_row(host, TRICKY).locator("td.c-moves")).to_have_text("1")
+    assert guest.locator("#race-lb img").count() == 0
+
+    # second move: the other way round
+    text2 = moved_card(engine, second)
+    card(host, text2).click(position=TOP_STRIP)
+    drag(guest, card(guest, text2), target(guest, second))
+    engine.push(second)
+    expect_in_place(host, engine, second, text2)
+    expect_in_place(guest, engine, second, text2)
+    expect(leaderboard_row(guest, "Ana").locator("td.c-moves")).to_have_text("2")
+    expect(leaderboard_row(guest, "Ana").locator("td.c-score")).to_have_text(str(engine.score))
+
+    # an illegal drop snaps back with the server's reason
+    before = board_text(host)
+    bad_card = card_text(engine.tableau[bad.src_index][-1])
+    with pytest.raises(IllegalMoveError) as reason:
+        engine.push(bad)
+    drag(host, card(host, bad_card), target(host, bad))
+    expect(host.locator("#toast")).to_contain_text(str(reason.value).split(":")[0])
+    expect(host.locator(".ghost")).to_have_count(0)
+    assert board_text(host) == before
+
+    # draw by click and by Space, undo by button and by U
+    stock = host.locator("#board .stock .count")
+    expect(stock).to_have_text("34")
+    host.click("#board .stock")
+    expect(stock).to_have_text("31")
+    engine.push(Move.parse("S"))
+    fan = [card_text(c) for c in engine.waste[-3:]]
+    expect(host.locator("#board .waste .card[data-card]")).to_have_count(3)
+    assert (
+        host.eval_on_selector_all(
+            "#board .waste .card[data-card]", "els => els.map(e => e.dataset.card)"
+        )
+        == fan
+    )
+    host.keyboard.press("Space")
+    expect(stock).to_have_text("28")
+    host.click("#undo")
+    expect(stock).to_have_text("31")
+    host.keyboard.press("u")
+    expect(stock).to_have_text("34")
+    host.keyboard.press("Space")
+    expect(stock).to_have_text("31")
+
+    # a reload finds the same board
+    before = board_text(host)
+    host.reload()
+    wait_board(host)
+    expect(host.locator("#board .stock .count")).to_have_text("31")
+    assert board_text(host) == before
+    final_host_board = before
+
+    # both give up: results, deal code, replay of the host's race
+    for page in (host, guest):
+        page.click("#give-up")
+        page.click("#give-up")
+    for page in (host, guest):
+        page.wait_for_selector("#view-results:not([hidden])")
+        expect(page.locator("#deal-code")).to_have_text(code)
+        expect(page.locator("#final-lb tbody tr")).to_have_count(2)
+    expect(host.locator("#final-lb td.c-player", has_text="Mo")).to_have_text(TRICKY)
+    assert host.locator("#final-lb img").count() == 0
+    host.click("#rp-last")
+    expect(host.locator("#rp-step")).to_have_text(re.compile(r"Move (\d+) of \1"))
+    assert board_text(host, "#replay-board") == final_host_board
+    assert dialogs == []
