@@ -14,17 +14,20 @@ import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 
-from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from . import metrics
+from .cluster import redis_client
 from .config import Settings
 from .hub import Hub
+from .instance import InstanceHeader
 from .pubsub import RoomBus
 from .ratelimit import RateLimiter, TokenBucket
 from .rooms import Limits
@@ -72,7 +75,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        redis = Redis.from_url(
+        metrics.set_instance(settings.instance)
+        redis = redis_client(
             settings.redis_url or "redis://127.0.0.1:6379/0",
             socket_timeout=5,
             socket_connect_timeout=5,
@@ -132,4 +136,5 @@ def create_app(
         routes.append(Mount("/", StaticFiles(directory=root, html=True), name="web"))
     else:
         routes.append(Route("/", share_link))
-    return Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(InstanceHeader, instance=settings.instance)]
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

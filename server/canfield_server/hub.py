@@ -20,9 +20,11 @@ import msgspec
 from canfield import DealCode
 from redis.exceptions import RedisError
 
+from . import metrics
 from . import rooms as R
 from .events import FinishedEvent, RoomEvent, RowEvent, unpack
 from .leaderboard import ranked
+from .logs import event
 from .protocol import (
     VERSION,
     Ack,
@@ -125,6 +127,7 @@ class LocalRoom:
     def broadcast(self, text: str) -> None:
         for peer in self.peers:
             peer.send(text)
+        metrics.broadcast(len(self.peers))
 
 
 class Hub:
@@ -182,14 +185,28 @@ class Hub:
     async def handle(self, peer: Peer, msg: Any) -> None:
         """Answer one decoded client message; errors go back to this peer only."""
         seq = getattr(msg, "seq", None)
+        started = time.perf_counter()
+        accepted = False
         try:
             await self._handlers[type(msg)](peer, msg)
+            accepted = True
         except ProtocolError as exc:
             peer.send(_error(exc, seq))
         except (RedisError, OSError) as exc:
-            log.warning("storage unavailable: %s", exc)
+            metrics.redis_error(type(msg).__name__)
+            event(
+                log,
+                "storage.unavailable",
+                logging.WARNING,
+                room=peer.room,
+                player=peer.member_id,
+                message=type(msg).__name__,
+                error=str(exc),
+            )
             unavailable = ProtocolError(E.UNAVAILABLE, "storage unavailable; nothing applied")
             peer.send(_error(unavailable, seq))
+        if seq is not None:  # a board action: move, tap, undo, give up
+            metrics.move_done(accepted, time.perf_counter() - started)
 
     async def detach(self, peer: Peer) -> None:
         """A connection ended: drop it locally, count it out of the room's presence."""
@@ -198,6 +215,7 @@ class Hub:
             return
         local.peers.discard(peer)
         member_id = peer.member_id
+        event(log, "member.left", room=local.code, player=member_id)
         try:
             if member_id and await self.store.presence(local.code, member_id, -1) <= 0:
                 await self._mutate(local.code, lambda s: R.set_connected(s, member_id, False))
@@ -208,6 +226,7 @@ class Hub:
             if local.flush_handle:
                 local.flush_handle.cancel()
             del self.rooms[local.code]
+            metrics.set_rooms(len(self.rooms))
             if self.bus:
                 await self.bus.unsubscribe(local.code)
 
@@ -292,6 +311,7 @@ class Hub:
         me = R.member(local.state, member_id) or R.member(record.state, member_id)
         assert me is not None
         peer.room, peer.member_id, peer.role = code, member_id, me.role
+        event(log, "member.joined", room=code, player=member_id, role=me.role)
         local.peers.add(peer)
         if await self.store.presence(code, member_id, +1) >= 1 and not me.connected:
             await self._mutate(code, lambda s: R.set_connected(s, member_id, True))
@@ -331,6 +351,7 @@ class Hub:
         local = self.rooms.get(code)
         if local is None:
             local = self.rooms[code] = LocalRoom(record)
+            metrics.set_rooms(len(self.rooms))
             if self.bus:
                 await self.bus.subscribe(code)
             await self._sync(local, record)
@@ -639,6 +660,7 @@ class Hub:
         ).decode()
         for peer in local.peers:
             peer.send(for_players if peer.role == "player" else for_others)
+        metrics.broadcast(len(local.peers))
         self._flush(local)
 
     def _fill_rows(self, local: LocalRoom) -> None:

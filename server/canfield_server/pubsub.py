@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from . import keys
+from . import keys, metrics
 
 __all__ = ["RoomBus"]
 
@@ -88,6 +88,7 @@ class RoomBus:
                 message = await self._pubsub.get_message(timeout=1.0)
                 delay = 0.05
             except (RedisError, OSError) as exc:
+                metrics.redis_error("pubsub")
                 log.warning("room bus lost Redis (%s); reconnecting", exc)
                 await self._reconnect(delay)
                 delay = min(delay * 2, 2.0)

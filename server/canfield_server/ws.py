@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from . import metrics
 from .hub import Hub
 from .protocol import Error, ProtocolError, decode_client, encode, error
 from .protocol import ErrorCode as E
@@ -95,6 +96,7 @@ async def websocket_endpoint(
         await ws.close(code=1008, reason="origin not allowed")
         return
     await ws.accept()
+    metrics.client_connected()
     peer = WsPeer(ws)
     writer = asyncio.create_task(peer.writer())
     limiter = limiter_factory()
@@ -131,6 +133,7 @@ async def websocket_endpoint(
     except WebSocketDisconnect:
         pass
     finally:
+        metrics.client_disconnected()
         try:
             await hub.detach(peer)
         finally:

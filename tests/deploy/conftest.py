@@ -8,6 +8,8 @@ child with every path inside the test's tmp dir.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 import shutil
 import socket
@@ -16,15 +18,23 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from canfield_client.client import RaceClient
 from canfield_server.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
+from canfield_server.instance import HEADER
+from canfield_server.protocol import RoomSettings
 
 from tests.conftest import need
 
 REPO = Path(__file__).resolve().parents[2]
 NGINX_SITE = REPO / "deploy" / "nginx.conf"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+#: a typed-in deal, so tests know the board; a short countdown keeps races quick
+DEAL = "CF1-D3-AAAAACL"
+FAST_ENV = {"CANFIELD_COUNTDOWN_S": "0.3"}
 
 #: a node's cluster bus listens on its port + 10000
 BUS_OFFSET = 10000
@@ -261,3 +271,46 @@ def nginx_factory(tmp_path: Path) -> Iterator[Callable[[list[int]], NginxProcess
     yield start
     for proc in started:
         proc.stop()
+
+
+def instance_of(client: RaceClient) -> str:
+    """The server process that accepted this client's WebSocket."""
+    assert client.ws is not None and client.ws.response is not None
+    return client.ws.response.headers[HEADER]
+
+
+@pytest.fixture
+async def race_pair() -> Iterator[Callable]:
+    """Open a host and a guest (on any URLs), put them in one room and start a race."""
+    opened: list[RaceClient] = []
+
+    async def start(host_url: str, guest_url: str) -> tuple[RaceClient, RaceClient]:
+        host = await RaceClient(host_url).connect()
+        opened.append(host)
+        await host.create("Ann", RoomSettings(deal=DEAL))
+        guest = await RaceClient(guest_url).connect()
+        opened.append(guest)
+        await guest.join(host.room or "", "Bob")
+        await host.start()
+        await asyncio.gather(host.wait_started(10), guest.wait_started(10))
+        return host, guest
+
+    yield start
+    for client in opened:
+        with contextlib.suppress(Exception):
+            await client.close()
+
+
+async def until_leaderboard(client: RaceClient, check: Callable, timeout: float = 10.0) -> Any:
+    """The client's latest leaderboard once ``check(rows by name)`` holds."""
+
+    def ok(board: Any) -> bool:
+        return board is not None and check({row.name: row for row in board.rows})
+
+    if ok(client.leaderboard):  # no await between this and subscribing below
+        return client.leaderboard
+    async with asyncio.timeout(timeout):
+        async for board in client.leaderboards():
+            if ok(board):
+                return board
+    raise AssertionError("the connection closed before the leaderboard showed it")

@@ -53,11 +53,12 @@ def run(args: argparse.Namespace) -> int:
     from ..app import create_app
     from ..config import Settings
     from ..embedded_redis import EmbeddedRedis
+    from ..logs import configure as configure_logs
 
     settings = Settings.from_env(
         host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
     )
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logs(json_lines=settings.log_json, instance=settings.instance)
     embedded = None
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir / "redis").start()
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,
         lifespan="on",
         log_level="warning",
+        log_config=None,  # keep the structured handler configure_logs installed
         timeout_graceful_shutdown=5,
         **_uvicorn_options(),
     )
