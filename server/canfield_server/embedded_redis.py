@@ -62,7 +62,8 @@ class EmbeddedRedis:
         extra_config: dict[str, str] | None = None,
     ) -> None:
         self._owns_dir = data_dir is None
-        self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="canfield-redis-"))
+        # absolute: redis-server changes into `dir` before it opens the log file
+        self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="canfield-redis-")).resolve()
         self.port = port
         self.appendfsync = appendfsync
         self.extra_config = extra_config or {}
