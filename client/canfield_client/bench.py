@@ -121,6 +121,12 @@ def _run_phase(
     progress: Callable[[str], None] | None = None,
 ) -> PhaseResult:
     """Run one load phase in ``cfg.workers`` processes and merge the results."""
+    if progress is not None:
+        outer = progress
+
+        def progress(text: str) -> None:
+            outer(f"{mode}: {text}")
+
     ctx = multiprocessing.get_context("spawn")
     messages = ctx.Queue()
     go = ctx.Event()
@@ -376,6 +382,21 @@ def format_table(out: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def stderr_progress(text: str) -> None:
-    sys.stderr.write("\r" + text.ljust(78))
-    sys.stderr.flush()
+class StderrProgress:
+    """Progress on stderr: one rewritten line on a terminal, else a line a second."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, text: str) -> None:
+        if self.tty:
+            sys.stderr.write("\r" + text.ljust(78))
+        elif time.monotonic() - self.last >= 1.0:
+            self.last = time.monotonic()
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")

@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench import BenchConfig, format_table, run_bench, stderr_progress
+    from ..bench import BenchConfig, StderrProgress, format_table, run_bench
 
     cfg = BenchConfig(
         players=args.players,
@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if cfg.players < 1 or cfg.rooms < 1 or cfg.rooms > cfg.players or cfg.seconds <= 0:
         print("canfield-race bench: need players >= rooms >= 1 and seconds > 0", file=sys.stderr)
         return 2
-    out = run_bench(cfg, progress=stderr_progress if sys.stderr.isatty() else None)
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
+    progress = StderrProgress()
+    out = run_bench(cfg, progress=progress)
+    progress.done()
     print(json.dumps(out) if args.json else format_table(out))
     return 0 if out.get("errors") == 0 else 1
