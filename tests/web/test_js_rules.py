@@ -1,0 +1,118 @@
+"""The page's JavaScript ports agree with the Python engine, run in real Chromium.
+
+The browser rebuilds replays from a deal code (dealcode.js, replay.js) and
+highlights legal drop targets (rules.js). Random games played by the
+engine, with undos, must come out identical in the browser, and the
+browser must call exactly the engine's legal moves legal.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from canfield import DealCode, Game, Move
+from canfield.cards import SUITS, card_text
+
+SEEDS = [0, 1, 26**7 - 1, *random.Random(7).sample(range(26**7), 9)]
+GAMES = 6
+ACTIONS = 90  # under the engine's 100-action undo memory, so can_undo agrees
+
+#: Replays the actions and lists the legal drops as the page would see them.
+IN_BROWSER = """async ([code, texts, positions]) => {
+    const { ReplayGame } = await import('/js/replay.js');
+    const rules = await import('/js/rules.js');
+    const game = new ReplayGame(code);
+    const views = texts.map((text) => {
+        game.apply(text);
+        const view = game.view();
+        delete view.useful_move;
+        return view;
+    });
+    const top = (pile) => pile[pile.length - 1];
+    const legal = positions.map(([board, baseSuit]) => {
+        const sources = [];
+        const add = (pile, index, count, card) => sources.push({ pile, index, count, card });
+        if (board.reserve.top) add('R', 0, 1, board.reserve.top);
+        if (board.waste.fan.length) add('W', 0, 1, top(board.waste.fan));
+        board.foundations.forEach((pile, i) => pile.length && add('F', i, 1, top(pile)));
+        board.tableau.forEach((col, i) => {
+            for (let n = 1; n <= rules.runLength(col); n += 1) add('T', i, n, col[col.length - n]);
+        });
+        const texts = (source) => rules.legalTargets(board, source, baseSuit)
+            .map((target) => rules.moveText(source, target));
+        return sources.flatMap(texts).sort();
+    });
+    return { views, legal };
+}"""
+
+
+@pytest.fixture
+def page(browser, static_url):  # noqa: ANN001, ANN201
+    page = browser.new_page()
+    page.goto(static_url + "/app.css")  # any page of the same origin, to import modules
+    yield page
+    page.close()
+
+
+def test_deal_codes_deal_the_same_cards_in_the_browser(page) -> None:  # noqa: ANN001
+    letters = [DealCode.from_seed(seed).letters for seed in SEEDS]
+    decks = page.evaluate(
+        """async (all) => {
+            const { dealDeck } = await import('/js/dealcode.js');
+            return all.map(dealDeck);
+        }""",
+        letters,
+    )
+    assert decks == [[card_text(c) for c in DealCode(text).deck()] for text in letters]
+
+
+def candidate_moves(game: Game) -> list[str]:
+    """Every move text a drag could ask for in this position."""
+    sources = ["R", "W", *(f"F{i}" for i in range(1, 5))]
+    for i, column in enumerate(game.tableau, start=1):
+        sources += [str(i) if n == 1 else f"{i}:{n}" for n in range(1, len(column) + 1)]
+    return [f"{s}-{t}" for s in sources for t in ("F", "1", "2", "3", "4")]
+
+
+def legal_texts(game: Game) -> list[str]:
+    found = []
+    for text in candidate_moves(game):
+        try:
+            if game.is_legal(Move.parse(text)):
+                found.append(text)
+        except ValueError:
+            continue
+    return sorted(found)
+
+
+def random_game(code: str, rng: random.Random) -> tuple[list[str], list[dict], list[list]]:
+    """Play ACTIONS random actions (some undos); the views and legal moves along the way."""
+    game = Game.deal(code)
+    base_suit = SUITS[game.base_suit]
+    texts, views, positions = [], [], []
+    for _ in range(ACTIONS):
+        moves = [m for m in game.legal_moves() if m.text() != "S"]
+        if game.can_undo and rng.random() < 0.12:
+            game.pop()
+            texts.append("U")
+        elif moves and rng.random() < 0.75:
+            move = rng.choice(moves)
+            game.push(move)
+            texts.append(move.text())
+        else:
+            game.push(Move.parse("S"))
+            texts.append("S")
+        views.append(game.view())
+        positions.append([game.view(), base_suit, legal_texts(game)])
+    return texts, views, positions
+
+
+def test_replays_and_legal_targets_match_the_engine(page) -> None:  # noqa: ANN001
+    rng = random.Random(2026)
+    for seed in SEEDS[:GAMES]:
+        code = str(DealCode.from_seed(seed, rng.choice((1, 3))))
+        texts, views, positions = random_game(code, rng)
+        result = page.evaluate(IN_BROWSER, [code, texts, positions])
+        assert result["views"] == views, code
+        assert result["legal"] == [expected for _, _, expected in positions], code
