@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -36,6 +37,21 @@ def redis_server_binary() -> Path | None:
         pass
     found = shutil.which("redis-server")
     return Path(found) if found else None
+
+
+def _die_with_parent() -> None:
+    """In the child: have Linux send SIGTERM when the parent dies.
+
+    So a crashed server (or test run) never leaves a redis-server behind;
+    SIGTERM lets redis flush its AOF before exiting.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 def free_port() -> int:
@@ -114,6 +130,7 @@ class EmbeddedRedis:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            preexec_fn=_die_with_parent,
         )
         self._wait_ready(timeout_s)
         return self
