@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -165,3 +166,36 @@ def test_share_links_and_codes() -> None:
     assert ws_url_from_link("http://127.0.0.1:8000/r/ABC234") == "ws://127.0.0.1:8000/ws"
     assert ws_url_from_link("https://race.example/r/ABC234") == "wss://race.example/ws"
     assert ws_url_from_link("ABC234") is None
+
+
+async def test_bot_command_joins_by_share_link_and_races(server) -> None:  # noqa: ANN001
+    async with RaceClient(server.ws_url) as host:
+        joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
+        command = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "canfield_server.cli",
+            "bot",
+            f"{server.http_url}/r/{joined.room.lower()}",
+            "--name",
+            "Cli",
+            "--pace",
+            "0",
+            "--races",
+            "1",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        try:
+            await host.wait_room(lambda s: any(m.name == "Cli" for m in s.members), 30)
+            await host.start()
+            await host.wait_started(10)
+            await host.give_up()
+            output, _ = await asyncio.wait_for(command.communicate(), 120)
+        finally:
+            if command.returncode is None:
+                command.kill()
+        finished = await host.wait_finished(10)
+    assert command.returncode == 0, output.decode()
+    assert "raced 1 race(s)" in output.decode()
+    assert {row.name: row.status for row in finished.standings}["Cli"] == "won"
