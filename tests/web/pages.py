@@ -34,7 +34,7 @@ def launch(playwright: Playwright) -> Browser:
 
 
 def new_page(browser: Browser, **options: object) -> Page:
-    context = browser.new_context(locale="en-US", **(options or DESKTOP))  # type: ignore[arg-type]
+    context = browser.new_context(**{"locale": "en-US", **DESKTOP, **options})  # type: ignore[arg-type]
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     return page
