@@ -21,7 +21,6 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket
 
 from . import metrics
 from .cluster import redis_client
@@ -32,7 +31,7 @@ from .pubsub import RoomBus
 from .ratelimit import RateLimiter, TokenBucket
 from .rooms import Limits
 from .store import RedisStore
-from .ws import websocket_endpoint
+from .ws import WebSocketEndpoint
 
 __all__ = ["create_app", "web_root"]
 
@@ -109,14 +108,11 @@ def create_app(
             ok = False
         return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
 
-    async def ws(websocket: WebSocket) -> None:
-        await websocket_endpoint(
-            websocket,
-            websocket.app.state.hub,
-            max_frame_bytes=settings.max_frame_bytes,
-            allowed_origins=settings.allowed_origins,
-            limiter_factory=limiter_factory,
-        )
+    ws = WebSocketEndpoint(
+        max_frame_bytes=settings.max_frame_bytes,
+        allowed_origins=settings.allowed_origins,
+        limiter_factory=limiter_factory,
+    )
 
     root = web_root()
 

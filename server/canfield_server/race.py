@@ -30,7 +30,7 @@ try:  # written by the analysis work; the view simply omits the hint without it
 except ImportError:  # pragma: no cover - depends on what the engine ships
     has_useful_move = None
 
-__all__ = ["UNDO", "GIVE_UP", "StoredRow", "PlayerRace", "replay"]
+__all__ = ["UNDO", "GIVE_UP", "StoredRow", "PlayerRace", "replay", "useful"]
 
 UNDO = "U"
 GIVE_UP = "G"
@@ -147,7 +147,7 @@ class PlayerRace:
         """The player's view (no face-down card), plus the "useful move" hint."""
         view = self.game.view()
         if has_useful_move is not None:
-            view["useful_move"] = bool(has_useful_move(self.game))
+            view["useful_move"] = useful(self.game)
         return view
 
     def row(self, member_id: str, name: str) -> StoredRow:
@@ -185,6 +185,34 @@ class PlayerRace:
         race.time_ms = snap.time_ms
         race.reached = snap.reached
         return race
+
+
+_USEFUL_CACHE: dict[tuple, bool] = {}
+_USEFUL_CACHE_MAX = 65536
+
+
+def useful(game: Game) -> bool:
+    """``has_useful_move``, cheaply: an obvious progress move answers at once, and
+    a search result is remembered per position (racers share one deal, so
+    positions repeat across a room)."""
+    for move in game.legal_moves():
+        if move.dst == "F" or move.src == "R":
+            return True
+    key = (
+        game.draw,
+        game.base_rank,
+        tuple(game.reserve),
+        tuple(map(tuple, game.tableau)),
+        tuple(pile[-1] if pile else -1 for pile in game.foundations),
+        tuple(game.stock),
+        tuple(game.waste),
+    )
+    found = _USEFUL_CACHE.get(key)
+    if found is None:
+        if len(_USEFUL_CACHE) >= _USEFUL_CACHE_MAX:
+            _USEFUL_CACHE.clear()
+        found = _USEFUL_CACHE[key] = bool(has_useful_move(game))  # type: ignore[misc]
+    return found
 
 
 def replay(deal: DealCode | str, entries: list[str]) -> Game:

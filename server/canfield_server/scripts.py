@@ -102,16 +102,14 @@ return 1
 
 @dataclass(frozen=True, slots=True)
 class Scripts:
-    """The scripts bound to one client."""
+    """The room scripts bound to one client (MOVE runs batched, see ``store``)."""
 
-    move: AsyncScript
     save_room: AsyncScript
     finish: AsyncScript
 
     @classmethod
     def register(cls, redis: Redis) -> Scripts:
         return cls(
-            move=redis.register_script(MOVE),
             save_room=redis.register_script(SAVE_ROOM),
             finish=redis.register_script(FINISH),
         )

@@ -4,7 +4,8 @@ Per connection: check the Origin at the handshake, then for each frame
 enforce the size cap and the rate limit, decode it with the protocol
 schema, and hand the typed message to the hub. Outgoing frames go
 through a queue drained by one writer task, so a broadcast never waits
-on a slow socket and frames never interleave.
+on a slow socket and frames never interleave. It speaks raw ASGI (no
+Starlette ``WebSocket`` wrapper): this is the per-frame hot path.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.types import Receive, Scope, Send
 
 from . import metrics
 from .hub import Hub
@@ -22,7 +23,7 @@ from .protocol import Error, ProtocolError, decode_client, encode, error
 from .protocol import ErrorCode as E
 from .ratelimit import RateLimiter
 
-__all__ = ["WsPeer", "websocket_endpoint"]
+__all__ = ["WsPeer", "WebSocketEndpoint"]
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +34,10 @@ MAX_QUEUED = 512
 class WsPeer:
     """One connection: identity in the room, and its outgoing queue."""
 
-    __slots__ = ("ws", "room", "member_id", "role", "_queue", "_wake", "_closing")
+    __slots__ = ("asgi_send", "room", "member_id", "role", "_queue", "_wake", "_closing")
 
-    def __init__(self, ws: WebSocket) -> None:
-        self.ws = ws
+    def __init__(self, asgi_send: Send) -> None:
+        self.asgi_send = asgi_send
         self.room: str | None = None
         self.member_id: str | None = None
         self.role: str | None = None
@@ -58,7 +59,7 @@ class WsPeer:
         self._wake.set()
 
     async def writer(self) -> None:
-        send = self.ws.send
+        send = self.asgi_send
         queue = self._queue
         try:
             while True:
@@ -70,76 +71,89 @@ class WsPeer:
                     code, reason = self._closing
                     await send({"type": "websocket.close", "code": code, "reason": reason})
                     return
-        except (OSError, RuntimeError, WebSocketDisconnect):
+        except (OSError, RuntimeError):
             self._closing = self._closing or (1006, "gone")  # the client went away
 
 
-def _origin_allowed(ws: WebSocket, allowed: tuple[str, ...]) -> bool:
+def _origin_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
     if not allowed:
         return True
-    return ws.headers.get("origin", "") in allowed
+    for name, value in scope.get("headers", ()):
+        if name == b"origin":
+            return value.decode("latin-1") in allowed
+    return False
 
 
 def _err(code: str, message: str) -> str:
     return encode(Error(code=code, message=message)).decode()
 
 
-async def websocket_endpoint(
-    ws: WebSocket,
-    hub: Hub,
-    *,
-    max_frame_bytes: int,
-    allowed_origins: tuple[str, ...],
-    limiter_factory: Callable[[], RateLimiter],
-) -> None:
-    if not _origin_allowed(ws, allowed_origins):
-        await ws.close(code=1008, reason="origin not allowed")
-        return
-    await ws.accept()
-    metrics.client_connected()
-    peer = WsPeer(ws)
-    writer = asyncio.create_task(peer.writer())
-    limiter = limiter_factory()
-    receive = ws.receive
-    try:
-        while not writer.done():
-            message = await receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            text = message.get("text")
-            if text is None:
-                peer.send(_err(E.BINARY, "frames must be JSON text, not binary"))
-                continue
-            if len(text) > max_frame_bytes or (
-                len(text) * 4 > max_frame_bytes
-                and not text.isascii()
-                and len(text.encode()) > max_frame_bytes
-            ):
-                peer.send(_err(E.TOO_LARGE, f"a message has at most {max_frame_bytes} bytes"))
-                continue
-            if not limiter.allow():
-                peer.send(_err(E.RATE_LIMITED, "too many messages; slow down"))
-                continue
-            try:
-                msg = decode_client(text)
-            except ProtocolError as exc:
-                peer.send(encode(error(exc)).decode())
-                continue
-            try:
-                await hub.handle(peer, msg)
-            except Exception:  # never let one message kill the connection
-                log.exception("handler failed for %s", type(msg).__name__)
-                peer.send(_err(E.INTERNAL, "the server failed on that message; nothing applied"))
-    except WebSocketDisconnect:
-        pass
-    finally:
-        metrics.client_disconnected()
+class WebSocketEndpoint:
+    """The raw ASGI app behind ``/ws``; the hub is found on the app's state."""
+
+    def __init__(
+        self,
+        *,
+        max_frame_bytes: int,
+        allowed_origins: tuple[str, ...],
+        limiter_factory: Callable[[], RateLimiter],
+    ) -> None:
+        self.max_frame_bytes = max_frame_bytes
+        self.allowed_origins = allowed_origins
+        self.limiter_factory = limiter_factory
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (await receive())["type"] != "websocket.connect":
+            return
+        if not _origin_allowed(scope, self.allowed_origins):
+            await send({"type": "websocket.close", "code": 1008, "reason": "origin not allowed"})
+            return
+        await send({"type": "websocket.accept"})
+        await self._serve(scope["app"].state.hub, receive, send)
+
+    async def _serve(self, hub: Hub, receive: Receive, send: Send) -> None:
+        metrics.client_connected()
+        peer = WsPeer(send)
+        writer = asyncio.create_task(peer.writer())
+        limiter = self.limiter_factory()
+        cap = self.max_frame_bytes
         try:
-            await hub.detach(peer)
-        finally:
-            if not writer.done():
-                peer.close(1000, "bye")
+            while not writer.done():
+                message = await receive()
+                if message["type"] != "websocket.receive":
+                    break
+                text = message.get("text")
+                if text is None:
+                    peer.send(_err(E.BINARY, "frames must be JSON text, not binary"))
+                    continue
+                if len(text) > cap or (
+                    len(text) * 4 > cap and not text.isascii() and len(text.encode()) > cap
+                ):
+                    peer.send(_err(E.TOO_LARGE, f"a message has at most {cap} bytes"))
+                    continue
+                if not limiter.allow():
+                    peer.send(_err(E.RATE_LIMITED, "too many messages; slow down"))
+                    continue
                 try:
-                    await asyncio.wait_for(writer, 1.0)
-                except (TimeoutError, Exception):  # the socket is gone anyway
-                    writer.cancel()
+                    msg = decode_client(text)
+                except ProtocolError as exc:
+                    peer.send(encode(error(exc)).decode())
+                    continue
+                try:
+                    await hub.handle(peer, msg)
+                except Exception:  # never let one message kill the connection
+                    log.exception("handler failed for %s", type(msg).__name__)
+                    peer.send(
+                        _err(E.INTERNAL, "the server failed on that message; nothing applied")
+                    )
+        finally:
+            metrics.client_disconnected()
+            try:
+                await hub.detach(peer)
+            finally:
+                if not writer.done():
+                    peer.close(1000, "bye")
+                    try:
+                        await asyncio.wait_for(writer, 1.0)
+                    except Exception:  # noqa: BLE001 - the socket is gone anyway
+                        writer.cancel()
