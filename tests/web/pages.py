@@ -8,8 +8,11 @@ tests read as user stories and the script reuses the same steps.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+from canfield import Game, Move
+from canfield.cards import card_text, parse_card
 from playwright.sync_api import Browser, Locator, Page, Playwright
 
 CHROMIUM = Path(os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium"))
@@ -105,3 +108,22 @@ def board_text(page: Page, root: str = "#board") -> dict[str, list[str]]:
 
 def leaderboard_row(page: Page, name: str) -> Locator:
     return page.locator("#race-lb tr", has=page.locator("td.c-player", has_text=name))
+
+
+def picked_card(game: Game, move: Move) -> str:
+    """The card a move picks up (the bottom card of a run)."""
+    if move.src == "R":
+        return card_text(game.reserve[-1])
+    if move.src == "W":
+        return card_text(game.waste[-1])
+    if move.src == "F":
+        return card_text(game.foundations[move.src_index][-1])
+    return card_text(game.tableau[move.src_index][-move.count])
+
+
+def tappable_moves(game: Game) -> Iterator[Move]:
+    """Legal moves (no stock taps) that a tap on their card would make too."""
+    for move in game.legal_moves():
+        if move.src in ("R", "T", "W") and move.dst:
+            if game.tap_move(parse_card(picked_card(game, move))) == move:
+                yield move

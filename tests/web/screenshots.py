@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from canfield import Game, Move
 from canfield_server.embedded_redis import EmbeddedRedis
 from canfield_server.launcher import ServerProcess
 from pages import (
@@ -21,13 +22,32 @@ from pages import (
     create_room,
     join_by_link,
     launch,
+    leaderboard_row,
     new_page,
+    picked_card,
     set_deal,
+    tappable_moves,
     wait_board,
 )
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 DEAL = "CF1-D3-AAAAACL"
+
+
+def autoplay(page: Page, name: str, actions: int) -> None:
+    """Play like a hurried human: tap what the engine says goes somewhere, else draw."""
+    game = Game.deal(DEAL)
+    for done in range(1, actions + 1):
+        move = next(tappable_moves(game), None)
+        if move is None:
+            page.click("#board .stock")
+            game.push(Move.parse("S"))
+        else:
+            page.locator(f'#board .card[data-card="{picked_card(game, move)}"]').click(
+                position={"x": 12, "y": 8}
+            )
+            game.push(move)
+        expect(leaderboard_row(page, name).locator("td.c-moves")).to_have_text(str(done))
 
 
 def shoot(base_url: str, out: Path) -> list[Path]:
@@ -57,14 +77,19 @@ def shoot(base_url: str, out: Path) -> list[Path]:
         host.click("#start")
         wait_board(host)
         wait_board(phone)
-        for page in (host, phone):
-            page.click("#board .stock")
-            page.wait_for_selector("#board .waste .card[data-card]")
-        host.click("#board .stock")
-        host.wait_for_timeout(300)
+        autoplay(host, "Ana", 40)
+        autoplay(phone, "Marko", 25)
         save(host, "board-desktop")
         save(phone, "board-phone")
         save(watcher, "spectator")
+        source = host.locator("#board .column .card.source").last
+        box = source.bounding_box()
+        host.mouse.move(box["x"] + 20, box["y"] + 10)
+        host.mouse.down()
+        host.mouse.move(box["x"] + 60, box["y"] + 120, steps=4)
+        save(host, "board-dragging")
+        host.mouse.move(box["x"] + 20, box["y"] + 10, steps=2)
+        host.mouse.up()
         for page in (host, phone):
             page.click("#give-up")
             page.click("#give-up")

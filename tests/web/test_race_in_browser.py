@@ -13,7 +13,7 @@ import re
 
 import pytest
 from canfield import DealCode, Game, IllegalMoveError, Move
-from canfield.cards import card_text, parse_card
+from canfield.cards import card_text
 from playwright.sync_api import Page, expect
 
 from tests.web.pages import (
@@ -25,7 +25,9 @@ from tests.web.pages import (
     join_by_link,
     leaderboard_row,
     new_page,
+    picked_card,
     set_deal,
+    tappable_moves,
     wait_board,
 )
 
@@ -34,36 +36,16 @@ TRICKY = "Mo &lt'b&gt (1)"
 TOP_STRIP = {"x": 12, "y": 8}  # the visible corner of a card in a fanned column
 
 
-def moved_card(game: Game, move: Move) -> str:
-    """The card a move picks up (the bottom card of a run)."""
-    if move.src == "R":
-        return card_text(game.reserve[-1])
-    if move.src == "W":
-        return card_text(game.waste[-1])
-    if move.src == "F":
-        return card_text(game.foundations[move.src_index][-1])
-    return card_text(game.tableau[move.src_index][-move.count])
-
-
-def tappable_move(game: Game) -> Move | None:
-    """A move (not a stock tap) that a tap on its card would also make."""
-    for move in game.legal_moves():
-        if move.src in ("R", "T", "W") and move.dst:
-            if game.tap_move(parse_card(moved_card(game, move))) == move:
-                return move
-    return None
-
-
 def pick_deal() -> tuple[str, Move, Move, Move]:
     """The first deal with two tappable moves in a row, then an illegal column drop."""
     for seed in range(2000):
         code = str(DealCode.from_seed(seed, 3))
         game = Game.deal(code)
-        first = tappable_move(game)
+        first = next(tappable_moves(game), None)
         if first is None:
             continue
         game.push(first)
-        second = tappable_move(game)
+        second = next(tappable_moves(game), None)
         if second is None:
             continue
         game.push(second)
@@ -125,7 +107,7 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     wait_board(guest)
 
     # first move: the host drags, the guest taps (a touch tap on the phone)
-    text1 = moved_card(engine, first)
+    text1 = picked_card(engine, first)
     drag(host, card(host, text1), target(host, first))
     card(guest, text1).tap(position=TOP_STRIP)
     engine.push(first)
@@ -136,7 +118,7 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     assert guest.locator("#race-lb img").count() == 0
 
     # second move: the other way round
-    text2 = moved_card(engine, second)
+    text2 = picked_card(engine, second)
     card(host, text2).click(position=TOP_STRIP)
     drag(guest, card(guest, text2), target(guest, second))
     engine.push(second)
@@ -199,4 +181,11 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     host.click("#rp-last")
     expect(host.locator("#rp-step")).to_have_text(re.compile(r"Move (\d+) of \1"))
     assert board_text(host, "#replay-board") == final_host_board
+
+    # the host's rematch brings everyone back to the lobby of the same room
+    expect(guest.locator("#rematch")).to_be_hidden()
+    host.click("#rematch")
+    for page in (host, guest):
+        page.wait_for_selector("#view-lobby:not([hidden])")
+        expect(page.locator("#players li")).to_have_count(2)
     assert dialogs == []

@@ -1,6 +1,6 @@
 // The live leaderboard: one table whose rows are kept (keyed by player id) and
-// updated in place, so frequent updates never flicker. Times of players still
-// racing tick locally from the server's clock.
+// updated in place, so frequent updates never flicker. A finished player shows
+// their finish time; the others show the race clock, ticking locally.
 
 import { clock, h, setText } from "./dom.js";
 import { t } from "./i18n.js";
@@ -8,9 +8,9 @@ import { t } from "./i18n.js";
 const COLUMNS = ["rank", "player", "score", "cards", "moves", "status", "time"];
 
 export class Leaderboard {
-  /** serverNow: () => server time in ms (for ticking clocks). */
-  constructor(root, serverNow) {
-    this.serverNow = serverNow;
+  /** raceClock: () => ms since the race started, or null (no race running). */
+  constructor(root, raceClock = () => null) {
+    this.raceClock = raceClock;
     this.rows = new Map();
     this.data = null;
     this.me = null;
@@ -83,11 +83,11 @@ export class Leaderboard {
   /** Clocks of players still racing run on between updates. */
   tick() {
     if (!this.data) return;
-    const since = typeof this.data.server_time === "number" ? this.serverNow() - this.data.server_time : 0;
+    const now = this.data.final ? null : this.raceClock();
     for (const tr of this.rows.values()) {
       const row = tr.row;
-      const running = row.status === "playing" && !this.data.final;
-      setText(tr.cells_.time, clock(row.time_ms + (running ? Math.max(0, since) : 0)));
+      const done = row.status === "won" || row.status === "gave_up";
+      setText(tr.cells_.time, clock(done || now === null ? row.time_ms : now));
     }
   }
 }

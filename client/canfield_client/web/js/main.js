@@ -47,8 +47,10 @@ function flash(text) {
 
 const home = new Home(request);
 const lobby = new Lobby((msg) => conn.send(msg), flash);
-const results = new Results((msg) => conn.send(msg), flash, () => conn.serverNow());
-const leaderboard = new Leaderboard($("#race-lb"), () => conn.serverNow());
+const results = new Results((msg) => conn.send(msg), flash);
+const leaderboard = new Leaderboard($("#race-lb"), () =>
+  state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null,
+);
 const board = new BoardView($("#board"), {
   onMove: (move) => act("move", { move }),
   onTap: (card) => act("tap", { card, double_click: getPref("double_click", true) }),
@@ -106,12 +108,13 @@ function tickClock() {
     $("#left-stat").hidden = !state.endsAt;
     if (state.endsAt) $("#race-left").textContent = clock(state.endsAt - now);
   }
-  const overlay = $("#countdown");
-  const starts = state.roomState?.phase === "countdown" ? state.roomState.starts_at : null;
-  overlay.hidden = !starts;
-  if (starts) {
-    const left = Math.ceil((starts - conn.serverNow()) / 1000);
-    $("#countdown-n").textContent = left > 0 ? String(left) : t("go");
+  // the countdown shows until the start (and "Go!" briefly after), whatever the phase is called
+  const room = state.roomState;
+  const starts = room && ["countdown", "racing"].includes(room.phase) ? room.starts_at : null;
+  const untilStart = starts ? starts - conn.serverNow() : -Infinity;
+  $("#countdown").hidden = untilStart < -700;
+  if (untilStart >= -700) {
+    $("#countdown-n").textContent = untilStart > 0 ? String(Math.ceil(untilStart / 1000)) : t("go");
   }
 }
 setInterval(tickClock, 200);
@@ -160,6 +163,8 @@ function applyRoom(room) {
       state.finished = null;
       state.board = null;
       state.leaderboard = null;
+      state.startedAt = null;
+      state.endsAt = null;
     }
     lobby.render(room, state.me);
     showView("lobby");
@@ -167,7 +172,7 @@ function applyRoom(room) {
     lobby.render(room, state.me);
     showView("lobby");
   } else if (room.phase === "racing") {
-    if (room.starts_at) state.startedAt = room.starts_at;
+    if (room.starts_at && !state.startedAt) state.startedAt = room.starts_at;
     if ("ends_at" in room) state.endsAt = room.ends_at;
     showView("race");
     renderRace();
@@ -211,7 +216,8 @@ conn.on("joined", (msg) => {
 conn.on("room", (msg) => applyRoom(msg));
 
 conn.on("countdown", (msg) => {
-  if (state.roomState) state.roomState = { ...state.roomState, phase: "countdown", starts_at: msg.starts_at };
+  if (state.roomState) state.roomState = { ...state.roomState, starts_at: msg.starts_at };
+  if (state.roomState?.phase === "lobby") state.roomState.phase = "countdown";
   tickClock();
 });
 

@@ -10,10 +10,10 @@ import { ReplayGame } from "./replay.js";
 const PLAY_STEP_MS = 450;
 
 export class Results {
-  constructor(send, flash, serverNow) {
+  constructor(send, flash) {
     this.send = send;
     this.flash = flash;
-    this.table = new Leaderboard($("#final-lb"), serverNow);
+    this.table = new Leaderboard($("#final-lb"));
     this.board = new BoardView($("#replay-board"));
     this.finished = null;
     this.frames = [];
