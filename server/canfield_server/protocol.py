@@ -14,7 +14,7 @@ Struct), clients decode it into the typed Struct.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -70,6 +70,9 @@ VERSION = 1
 Role = Literal["player", "spectator"]
 Phase = Literal["lobby", "countdown", "racing", "finished"]
 Status = Literal["playing", "won", "gave_up", "disconnected"]
+#: a board action's sequence number: 1, 2, ... (bounded so every client can
+#: hold it exactly; 0, negatives and huge values are schema errors)
+Seq = Annotated[int, msgspec.Meta(ge=1, le=2**53 - 1)]
 
 
 class ErrorCode:
@@ -182,22 +185,22 @@ class Start(_Client, tag="start"):
 
 
 class MoveMsg(_Client, tag="move"):
-    seq: int
+    seq: Seq
     move: str
 
 
 class Tap(_Client, tag="tap"):
-    seq: int
+    seq: Seq
     card: str
     double_click: bool = True
 
 
 class Undo(_Client, tag="undo"):
-    seq: int
+    seq: Seq
 
 
 class GiveUp(_Client, tag="give_up"):
-    seq: int
+    seq: Seq
 
 
 class Rematch(_Client, tag="rematch"):

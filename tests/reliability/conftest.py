@@ -1,0 +1,80 @@
+"""Reliability-test helpers on top of the server tests' real websockets client.
+
+The raw ``Client`` (and the ``connect`` fixture that closes every one at
+teardown) comes from ``tests/server/conftest.py``; the lobby, start and
+play steps from ``tests/server/test_race_live.py``. What is added here:
+settings for servers that let a flood through, a room-snapshot helper
+for "nothing changed", and a websocket open that may be refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import websockets
+
+from tests.server.conftest import (  # noqa: F401 - fixtures re-exported for this folder
+    FAST_ENV,
+    TIMEOUT,
+    Client,
+    connect,
+    fast_server,
+    line_of_play,
+    line_of_play_fixture,
+    same_board,
+    same_board_fixture,
+)
+from tests.server.test_race_live import DEAL, healthz, lobby, play, start
+
+__all__ = [
+    "DEAL",
+    "FAST_ENV",
+    "OPEN_ENV",
+    "Client",
+    "healthz",
+    "lobby",
+    "play",
+    "start",
+    "line_of_play",
+    "same_board",
+    "seat_snapshot",
+    "open_raw",
+]
+
+#: no rate limit and no rooms-per-address cap: for tests that send a lot on purpose
+OPEN_ENV = {
+    **FAST_ENV,
+    "CANFIELD_RATE_PER_S": "1000000",
+    "CANFIELD_RATE_BURST": "1000000",
+    "CANFIELD_MAX_ROOMS_PER_IP": "1000000",
+}
+
+
+async def seat_snapshot(url: str, room: str, token: str) -> dict[str, Any]:
+    """What a seat looks like to its owner right now (resume on a fresh socket).
+
+    ``server_time`` fields are dropped: everything else must be equal when
+    nothing happened to the room.
+    """
+    async with websockets.connect(url, open_timeout=TIMEOUT) as ws:
+        client = Client(ws)
+        joined = await client.resume(room, token)
+        assert joined["type"] == "joined", joined
+        seen: dict[str, Any] = {"last_seq": joined["last_seq"], "state": joined["state"]}
+        if joined["state"]["phase"] == "racing":
+            seen["board"] = (await client.expect("board"))["board"]
+            seen["leaderboard"] = (await client.expect("leaderboard"))["rows"]
+    return _without_clock(seen)
+
+
+def _without_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_clock(v) for k, v in value.items() if k != "server_time"}
+    if isinstance(value, list):
+        return [_without_clock(v) for v in value]
+    return value
+
+
+async def open_raw(url: str, **kwargs: Any) -> websockets.ClientConnection:
+    """A websockets connection with this folder's timeout (``kwargs``: headers...)."""
+    return await websockets.connect(url, open_timeout=TIMEOUT, **kwargs)
