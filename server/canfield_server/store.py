@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 import msgspec
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import NoScriptError
 
 from . import keys
@@ -80,6 +80,13 @@ class ScriptBatcher:
                 future.set_result(result)
 
     async def _execute(self, calls: list[tuple[Any, ...]]) -> list[Any]:
+        if isinstance(self.redis, RedisCluster):
+            # redis-py refuses EVALSHA in cluster pipelines: run the calls
+            # concurrently, each on its slot's node, reloading after NOSCRIPT there
+            return await asyncio.gather(
+                *(self.script(keys=list(c[1 : c[0] + 1]), args=list(c[c[0] + 1 :])) for c in calls),
+                return_exceptions=True,
+            )
         async with self.redis.pipeline(transaction=False) as pipe:
             for call in calls:
                 pipe.evalsha(self.script.sha, *call)
