@@ -16,15 +16,19 @@ const ACTION_ERRORS = new Set([
   "illegal-move", "bad-move", "no-target", "nothing-to-undo", "seq-gap", "done",
   "rate-limited", "unavailable", "not-player",
 ]);
-const JOIN_ERRORS = new Set(["unknown-room", "bad-token", "room-full", "bad-name", "already-in-room"]);
+const JOIN_ERRORS = new Set(["unknown-room", "bad-token", "room-full", "bad-name", "bad-message"]);
 
 const conn = new Connection();
 const actions = new Actions((msg) => conn.send(msg));
 let outbox = null; // a create/join/resume waiting for the link
 let joining = false;
+let joiningSince = 0;
 
+/** Ask to enter a room (one request at a time: a double click must not create two). */
 function request(msg) {
+  if (joining && Date.now() - joiningSince < 5000 && msg.type !== "resume") return;
   joining = true;
+  joiningSince = Date.now();
   if (!conn.send(msg)) outbox = msg;
 }
 
