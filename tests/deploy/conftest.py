@@ -273,6 +273,14 @@ def nginx_factory(tmp_path: Path) -> Iterator[Callable[[list[int]], NginxProcess
         proc.stop()
 
 
+@pytest.fixture
+def cluster_of_two(server_factory, nginx_factory):  # noqa: ANN001, ANN201
+    """Server processes ``proc-a`` and ``proc-b`` (one Redis) behind one nginx."""
+    a = server_factory(env={**FAST_ENV, "CANFIELD_INSTANCE": "proc-a"})
+    b = server_factory(env={**FAST_ENV, "CANFIELD_INSTANCE": "proc-b"})
+    return nginx_factory([a.port, b.port]), {"proc-a": a, "proc-b": b}
+
+
 def instance_of(client: RaceClient) -> str:
     """The server process that accepted this client's WebSocket."""
     assert client.ws is not None and client.ws.response is not None

@@ -9,16 +9,8 @@ import urllib.request
 import pytest
 from canfield_server.instance import HEADER
 
-from tests.deploy.conftest import DEAL, FAST_ENV, instance_of, until_leaderboard
+from tests.deploy.conftest import DEAL, instance_of, until_leaderboard
 from tests.server.conftest import line_of_play
-
-
-@pytest.fixture
-def cluster_of_two(server_factory, nginx_factory):  # noqa: ANN001, ANN201
-    """Processes ``proc-a`` and ``proc-b`` behind one nginx."""
-    a = server_factory(env={**FAST_ENV, "CANFIELD_INSTANCE": "proc-a"})
-    b = server_factory(env={**FAST_ENV, "CANFIELD_INSTANCE": "proc-b"})
-    return nginx_factory([a.port, b.port]), {"proc-a": a, "proc-b": b}
 
 
 def test_the_proxy_serves_pages_and_health_but_not_metrics(cluster_of_two) -> None:  # noqa: ANN001

@@ -72,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             hub = getattr(app.state, "hub", None)
             if hub is not None and not self.should_exit:
+                for listener in self.servers:  # stop accepting first, so clients
+                    listener.close()  # told to reconnect land on another process
                 asyncio.get_running_loop().create_task(hub.shutdown())
             super().handle_exit(sig, frame)
 

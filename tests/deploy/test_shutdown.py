@@ -1,0 +1,60 @@
+"""SIGTERM mid-race: the process says goodbye, exits fast, and loses no move."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+
+import redis
+from canfield_server import keys
+from canfield_server.protocol import Reconnect
+
+from tests.deploy.conftest import DEAL, instance_of, until_leaderboard
+from tests.server.conftest import line_of_play
+
+
+async def test_sigterm_mid_race_moves_players_elsewhere_without_losing_a_move(
+    cluster_of_two,
+    race_pair,
+    redis_server,  # noqa: ANN001
+) -> None:
+    proxy, processes = cluster_of_two
+    host, guest = await race_pair(proxy.ws_url, proxy.ws_url)
+    leaving = processes[instance_of(guest)]
+    told: list[Reconnect] = []
+    guest.on_message.append(lambda msg: told.append(msg) if isinstance(msg, Reconnect) else None)
+
+    line = line_of_play(DEAL, 24)
+    acked: list[str] = []
+    three_in = asyncio.Event()
+
+    async def keep_playing() -> None:
+        for move in line:
+            ack = await guest.move(move)
+            acked.append(ack.move or move)
+            if len(acked) == 3:
+                three_in.set()
+
+    playing = asyncio.create_task(keep_playing())
+    await three_in.wait()
+    signalled = time.monotonic()
+    leaving.process.send_signal(signal.SIGTERM)  # moves are still in flight
+    code = await asyncio.to_thread(leaving.process.wait, 10)
+    took = time.monotonic() - signalled
+    await asyncio.wait_for(playing, 30)
+
+    assert took < 5.0, f"the process took {took:.1f} s to exit"
+    assert code in (0, -signal.SIGTERM), leaving.log()  # a clean exit, not a kill
+    assert told and told[0].retry_ms >= 0  # the client was told to go elsewhere
+    assert instance_of(guest) == instance_of(host)  # resumed on the other process
+    assert acked == line and guest.seq == len(line)
+
+    # every acknowledged move is in Redis, once, in order
+    store = redis.Redis.from_url(redis_server.url)
+    try:
+        stored = store.lrange(keys.log(guest.room or "", guest.player_id or ""), 0, -1)
+    finally:
+        store.close()
+    assert [m.decode() for m in stored] == line
+    await until_leaderboard(host, lambda rows: rows["Bob"].moves == len(line))
