@@ -288,19 +288,27 @@ class Game:
         return True
 
     def _check(self, move: Move) -> None:
-        """Raise ``IllegalMoveError`` naming the rule ``move`` breaks."""
+        """Raise ``IllegalMoveError`` naming the rule ``move`` breaks.
+
+        A ``Move`` value that no text parses to (a run from the waste, a
+        column 7, no target) raises ``InvalidMoveError`` instead.
+        """
         src = move.src
         if src == STOCK:
             if not self.stock and not self.waste:
                 raise IllegalMoveError("stock-empty", "the stock and the waste are both empty")
             return
         dst = move.dst
-        if dst == RESERVE:
-            raise IllegalMoveError("reserve-no-build", "nothing is ever placed on the reserve")
-        if dst == WASTE:
-            raise IllegalMoveError(
-                "waste-no-build", "cards are placed on the waste only by the stock"
-            )
+        if dst != TABLEAU and dst != FOUNDATION:
+            if dst == RESERVE:
+                raise IllegalMoveError("reserve-no-build", "nothing is ever placed on the reserve")
+            if dst == WASTE:
+                raise IllegalMoveError(
+                    "waste-no-build", "cards are placed on the waste only by the stock"
+                )
+            raise InvalidMoveError(f"{move!r}: unknown target {dst!r}")
+        if dst == TABLEAU and not 0 <= move.dst_index < 4:
+            raise InvalidMoveError(f"{move!r}: there is no column {move.dst_index + 1}")
         count = move.count
         if count != 1 and (src != TABLEAU or count < 1):
             raise InvalidMoveError(f"{move.text()!r}: a run of cards moves only between columns")
@@ -348,8 +356,6 @@ class Game:
             if self.foundation_accepts(card) < 0:
                 raise IllegalMoveError("foundation-build", self._foundation_reason(card))
             return
-        if dst != TABLEAU or not 0 <= move.dst_index < 4:
-            raise InvalidMoveError(f"{move!r}: unknown target {dst!r} {move.dst_index}")
         target = self.tableau[move.dst_index]
         if src == TABLEAU and move.src_index == move.dst_index:
             raise IllegalMoveError("same-column", "a run cannot move onto its own column")
