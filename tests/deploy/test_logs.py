@@ -7,6 +7,7 @@ import json
 import logging
 
 import pytest
+from canfield_client.client import RaceClient
 from canfield_server import logs
 
 
@@ -77,3 +78,19 @@ def test_configure_routes_uvicorn_through_one_handler() -> None:
     finally:
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
+
+
+async def test_a_real_server_logs_json_with_ids_and_without_tokens(server_factory) -> None:  # noqa: ANN001
+    server = server_factory(env={"CANFIELD_LOG_JSON": "true", "CANFIELD_INSTANCE": "logs-a"})
+    async with RaceClient(server.ws_url) as host:
+        joined = await host.create("Ann")
+        async with RaceClient(server.ws_url) as again:
+            await again.resume(joined.room, joined.token)
+    lines = [line for line in server.log_path.read_text().splitlines() if line.strip()]
+    entries = [json.loads(line) for line in lines]  # every line is one JSON object
+    seated = [e for e in entries if e["event"] == "member.joined"]
+    assert len(seated) == 2
+    assert {(e["room"], e["player"], e["instance"]) for e in seated} == {
+        (joined.room, joined.player_id, "logs-a")
+    }
+    assert joined.token not in server.log_path.read_text()
