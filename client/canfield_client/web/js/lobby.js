@@ -85,12 +85,15 @@ export class Lobby {
     for (const el of form.elements) el.disabled = !isHost;
     const draw = String(settings.draw ?? 3);
     for (const radio of form.elements.draw) radio.checked = radio.value === draw;
+    // a typed-in code is broadcast as "custom" (secret until the end); the host keeps what they typed
     const deal = settings.deal ?? "random";
     const typed = deal !== "random";
     const code = form.elements.deal_code;
     if (document.activeElement !== code) {
       form.elements.deal_kind.value = typed ? "code" : "random";
-      if (typed) code.value = deal;
+      if (typed && deal !== "custom") code.value = deal;
+      if (!isHost) code.value = "";
+      code.placeholder = typed && !isHost ? t("custom_deal") : "CF1-D3-AAAAACL";
     }
     code.disabled = !isHost || form.elements.deal_kind.value !== "code";
     form.elements.time_limit.value = String(Math.round((settings.time_limit_s || 0) / 60));
@@ -146,24 +149,24 @@ export class Lobby {
     return fields;
   }
 
+  /** Send only what changed: a settings message is a partial update. */
   settingsChanged(event) {
     const form = this.form;
+    const name = event.target.name;
     const kind = form.elements.deal_kind.value;
     const code = form.elements.deal_code;
     code.disabled = kind !== "code";
-    if (kind === "code" && !code.value.trim()) {
-      if (event.target !== code) code.focus();
-      return;
-    }
-    const minutes = Number(form.elements.time_limit.value);
-    const msg = {
-      type: "settings",
-      draw: Number(form.elements.draw.value || 3),
-      deal: kind === "code" ? code.value.trim() : "random",
-      time_limit_s: minutes ? minutes * 60 : null,
-    };
-    if (form.elements.winnable_only) msg.winnable_only = form.elements.winnable_only.checked;
+    let msg = null;
+    if (name === "draw") msg = { draw: Number(event.target.value) };
+    else if (name === "time_limit") {
+      const minutes = Number(event.target.value);
+      msg = { time_limit_s: minutes ? minutes * 60 : null };
+    } else if (name === "winnable_only") msg = { winnable_only: event.target.checked };
+    else if (kind === "random") msg = { deal: "random" };
+    else if (code.value.trim()) msg = { deal: code.value.trim() };
+    else code.focus();
+    if (!msg) return;
     $("#lobby-error").textContent = "";
-    this.send(msg);
+    this.send({ type: "settings", ...msg });
   }
 }
