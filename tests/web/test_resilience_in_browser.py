@@ -1,11 +1,32 @@
-"""The page in Croatian, a host racing alone, and a server restart mid-race:
-the page reconnects by itself with its stored token to the very same board."""
+"""The page in Croatian, a host racing alone with the "Double click" setting
+off and on, and a server restart mid-race: the page reconnects by itself
+with its stored token to the very same board."""
 
 from __future__ import annotations
 
+from canfield import DealCode, Game
 from playwright.sync_api import expect
 
-from tests.web.pages import board_text, new_page, wait_board
+from tests.web.pages import (
+    board_text,
+    card,
+    new_page,
+    picked_card,
+    set_deal,
+    tappable_moves,
+    wait_board,
+)
+
+
+def column_only_deal() -> tuple[str, str, int]:
+    """A deal whose first tappable card can only go onto a column: (code, card, column)."""
+    for seed in range(2000):
+        code = str(DealCode.from_seed(seed, 3))
+        game = Game.deal(code)
+        move = next(tappable_moves(game), None)
+        if move is not None and move.dst == "T":
+            return code, picked_card(game, move), move.dst_index
+    raise AssertionError("no such deal in 2000 seeds")
 
 
 def test_croatian_labels_and_reconnect_after_server_restart(browser, server_factory) -> None:  # noqa: ANN001
@@ -24,10 +45,24 @@ def test_croatian_labels_and_reconnect_after_server_restart(browser, server_fact
     page.select_option("#pref-lang", "en")
     expect(settings).to_contain_text("3 cards / Hard")
     expect(page.locator("#start")).to_have_text("Start")
+    page.uncheck("#pref-double")
     page.click("#settings summary")
+    code, tapped, column = column_only_deal()
+    set_deal(page, code)
 
     page.click("#start")
     wait_board(page)
+    before = board_text(page)
+    card(page, tapped).click(position={"x": 12, "y": 8})  # "Double click" off: nowhere to go
+    expect(page.locator("#toast")).to_be_visible()
+    assert board_text(page) == before
+    page.click("#settings summary")
+    page.check("#pref-double")
+    page.click("#settings summary")
+    card(page, tapped).click(position={"x": 12, "y": 8})
+    target = page.locator(f'#board .column[data-drop="T{column}"] .card[data-card="{tapped}"]')
+    expect(target).to_be_visible()
+
     stock = page.locator("#board .stock .count")
     page.click("#board .stock")
     expect(stock).to_have_text("31")
