@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 from pathlib import Path
 from types import FrameType
 
@@ -45,6 +46,10 @@ def _uvicorn_options() -> dict[str, str]:
     except ImportError:
         pass
     return options
+
+
+def _exit_quietly(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,8 +95,13 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=5,
         **_uvicorn_options(),
     )
+    # uvicorn re-raises SIGTERM after its graceful shutdown; turn that into a
+    # normal exit so the embedded Redis below is stopped, not orphaned
+    signal.signal(signal.SIGTERM, _exit_quietly)
     try:
         Server(config).run()
+    except SystemExit:
+        pass
     finally:
         if embedded is not None:
             embedded.cleanup()

@@ -1,0 +1,128 @@
+"""Two hubs (two server processes' worth of rooms) in one test, on a real redis-server.
+
+The hub is the socket-free core of a server process, so these tests drive it
+with in-memory peers: time limits, an end that many processes race to
+declare, and the leaderboard's coalescing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from typing import Any
+
+import pytest
+from canfield_server.hub import Hub
+from canfield_server.protocol import Create, Join, MoveMsg, Rematch, SettingsMsg, Start
+from canfield_server.pubsub import RoomBus
+from canfield_server.store import RedisStore
+from redis.asyncio import Redis
+
+DEAL = "CF1-D3-AAAAACL"
+
+
+class MemoryPeer:
+    """A connection that keeps what the hub sends it."""
+
+    def __init__(self) -> None:
+        self.room: str | None = None
+        self.member_id: str | None = None
+        self.role: str | None = None
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.closed: tuple[int, str] | None = None
+
+    def send(self, text: str) -> None:
+        self.inbox.put_nowait(json.loads(text))
+
+    def close(self, code: int, reason: str) -> None:
+        self.closed = (code, reason)
+
+    async def expect(self, kind: str, where=lambda m: True, timeout: float = 5.0) -> dict:  # noqa: ANN001
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await self.inbox.get()
+                self.seen.append(msg)
+                if msg["type"] == kind and where(msg):
+                    return msg
+
+
+@pytest.fixture
+async def hubs(redis_server):  # noqa: ANN001, ANN201
+    """Two hubs sharing one redis-server, each with its own client and room bus."""
+    made = []
+    for _ in range(2):
+        redis = Redis.from_url(redis_server.url)
+        hub = Hub(
+            RedisStore(redis, 600, os.urandom(4).hex().encode()),
+            countdown_s=0.05,
+            leaderboard_hz=4.0,
+        )
+        bus = RoomBus(redis, hub.on_event, hub.resync)
+        hub.attach_bus(bus)
+        bus.start()
+        made.append((hub, bus, redis))
+    yield [hub for hub, _, _ in made]
+    for hub, bus, redis in made:
+        await hub.shutdown()
+        await bus.stop()
+        await redis.aclose()
+
+
+async def race_in_two_hubs(hubs, settings: SettingsMsg | None = None):  # noqa: ANN001, ANN201
+    one, two = hubs
+    host, guest = MemoryPeer(), MemoryPeer()
+    await one.handle(host, Create(name="Ann"))
+    room = (await host.expect("joined"))["room"]
+    await one.handle(host, settings or SettingsMsg(deal=DEAL))
+    await two.handle(guest, Join(room=room, name="Bob"))
+    await guest.expect("joined")
+    await host.expect("room", lambda m: len(m["members"]) == 2)
+    await one.handle(host, Start())
+    for peer in (host, guest):
+        await peer.expect("started")
+    return room, host, guest
+
+
+async def test_the_time_limit_ends_the_race_once_however_many_processes_try(hubs) -> None:  # noqa: ANN001
+    one, two = hubs
+    room, host, guest = await race_in_two_hubs(hubs)
+    await two.handle(guest, MoveMsg(seq=1, move="S"))
+    assert (await guest.expect("ack"))["move"] == "S"
+
+    await asyncio.gather(one._time_up(room, 1), two._time_up(room, 1))
+    finals = [await peer.expect("finished") for peer in (host, guest)]
+    assert finals[0] == finals[1] and finals[0]["deal"] == DEAL
+    ids = {r["name"]: r["id"] for r in finals[0]["standings"]}
+    assert finals[0]["replays"] == {ids["Ann"]: [], ids["Bob"]: ["S"]}
+    assert {r["status"] for r in finals[0]["standings"]} == {"playing"}
+
+    await two.handle(guest, MoveMsg(seq=2, move="S"))
+    late = await guest.expect("error")
+    assert late["code"] == "wrong-phase"
+    # room events are ordered per room: once the rematch arrives, a second
+    # announcement of the end would have arrived before it
+    await one.handle(host, Rematch())
+    for peer in (host, guest):
+        await peer.expect("room", lambda m: m["phase"] == "lobby")
+        assert [m["type"] for m in peer.seen].count("finished") == 1
+
+
+async def test_leaderboard_broadcasts_are_coalesced_per_room(hubs) -> None:  # noqa: ANN001
+    one, two = hubs
+    room, host, guest = await race_in_two_hubs(hubs)
+    while not host.inbox.empty():  # forget what came before the moves
+        host.inbox.get_nowait()
+    began = time.monotonic()
+    for seq in range(1, 41):
+        await two.handle(guest, MoveMsg(seq=seq, move="S"))
+        assert (await guest.expect("ack"))["seq"] == seq
+    final = await host.expect(
+        "leaderboard", lambda m: any(r["name"] == "Bob" and r["moves"] == 40 for r in m["rows"])
+    )
+    elapsed = time.monotonic() - began
+    boards = [m for m in host.seen if m["type"] == "leaderboard"]
+    assert final in boards
+    assert len(boards) <= elapsed * 4.0 + 2  # at most leaderboard_hz a second, not one per move
