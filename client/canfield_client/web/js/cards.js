@@ -17,7 +17,7 @@ export function cardEl(card) {
       role: "img",
       "aria-label": rank + SUIT_CHAR[suit],
     },
-    h("span", { class: "corner" }, h("b", { text: rank }), icon(`#s-${suit}`)),
+    h("span", { class: "corner" }, h("b", { text: rank, class: rank === "10" ? "ten" : null }), icon(`#s-${suit}`)),
     icon(`#s-${suit}`, "pip"),
   );
 }
