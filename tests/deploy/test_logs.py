@@ -87,7 +87,12 @@ async def test_a_real_server_logs_json_with_ids_and_without_tokens(server_factor
         async with RaceClient(server.ws_url) as again:
             await again.resume(joined.room, joined.token)
     lines = [line for line in server.log_path.read_text().splitlines() if line.strip()]
-    entries = [json.loads(line) for line in lines]  # every line is one JSON object
+    entries = []
+    for line in lines:  # every line is one JSON object
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            pytest.fail(f"not a JSON log line: {line!r}")
     seated = [e for e in entries if e["event"] == "member.joined"]
     assert len(seated) == 2
     assert {(e["room"], e["player"], e["instance"]) for e in seated} == {
