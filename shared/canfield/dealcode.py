@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
-from .cards import DECK, Card
+from .cards import DECK, Card, card_text
 from .errors import InvalidDealCodeError
 
 __all__ = ["DealCode", "GAME_VERSION", "LETTERS", "CODE_LENGTH", "shuffled_deck"]
@@ -124,6 +125,24 @@ class DealCode:
     def deck(self) -> list[Card]:
         """All 52 cards in canonical deal order (see canfield-rules.md)."""
         return shuffled_deck(self.seed)
+
+    def layout(self) -> dict[str, Any]:
+        """The deal as text, split into its piles (docs/deal-codes.md).
+
+        ``{"code", "draw", "reserve": [13 cards, bottom first], "base",
+        "tableau": [[c1], [c2], [c3], [c4]], "stock": [34 cards, first
+        turned first]}``; JSON-ready. This shows every card, face-down ones
+        included: it describes a deal, not what a player may see.
+        """
+        cards = [card_text(card) for card in self.deck()]
+        return {
+            "code": str(self),
+            "draw": self.draw,
+            "reserve": cards[0:13],
+            "base": cards[13],
+            "tableau": [[card] for card in cards[14:18]],
+            "stock": cards[18:52],
+        }
 
     def __str__(self) -> str:
         return f"{GAME_VERSION}-D{self.draw}-{self.letters}"
