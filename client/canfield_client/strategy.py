@@ -37,7 +37,7 @@ class Level:
 
 
 LEVELS: dict[str, Level] = {
-    "easy": Level(depth=1, noise=0.3, patience=5),
+    "easy": Level(depth=1, noise=0.3, patience=0),
     "normal": Level(depth=2, noise=0.0, patience=40),
     "strong": Level(depth=3, noise=0.0, patience=80),
 }
