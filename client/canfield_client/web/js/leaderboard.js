@@ -52,6 +52,13 @@ export class Leaderboard {
     this.tick();
   }
 
+  /** Empty the table (a new race starts). */
+  clear() {
+    this.data = null;
+    this.rows.clear();
+    this.body.replaceChildren();
+  }
+
   makeRow() {
     const tr = h("tr");
     tr.cells_ = {};

@@ -206,6 +206,11 @@ conn.on("close", () => {
 
 conn.on("joined", (msg) => {
   joining = false;
+  if (state.me?.id !== msg.player_id) {
+    // another seat (or room) than the one on screen: forget the old race
+    Object.assign(state, { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null });
+    state.roomState = null;
+  }
   state.room = msg.room;
   state.me = { id: msg.player_id, role: msg.role };
   setSeat(msg.room, { token: msg.token, player_id: msg.player_id });
@@ -227,6 +232,7 @@ conn.on("countdown", (msg) => {
 
 conn.on("started", (msg) => {
   actions.reset(0);
+  if (!state.leaderboard || state.leaderboard.server_time < msg.started_at) leaderboard.clear();
   state.board = msg.board;
   state.startedAt = msg.started_at;
   state.endsAt = msg.ends_at ?? null;
