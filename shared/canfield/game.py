@@ -11,12 +11,18 @@ with it and its points. A replay is a deal code plus move texts, where
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .cards import BUILDS_ON, RANKS, SUITS, Card, card_text, parse_card
 from .dealcode import DealCode
-from .errors import IllegalMoveError, InvalidCardError, InvalidMoveError, NothingToUndoError
+from .errors import (
+    CanfieldError,
+    IllegalMoveError,
+    InvalidCardError,
+    InvalidMoveError,
+    NothingToUndoError,
+)
 from .moves import DRAW, FOUNDATION, RESERVE, STOCK, TABLEAU, UNDO, WASTE, Move
 
 __all__ = ["Game", "UNDO_LIMIT", "POINTS_PER_CARD", "WIN_SCORE"]
@@ -57,6 +63,8 @@ class Game:
     )
 
     def __init__(self, draw: int = 3, base_rank: int = 0, base_suit: int = -1) -> None:
+        if draw not in (1, 3):
+            raise CanfieldError(f"draw mode must be 1 or 3, not {draw!r}")
         self.draw = draw
         self.base_rank = base_rank
         #: the base card's suit, which owns foundation 1 (-1: not known,
@@ -87,7 +95,8 @@ class Game:
         return cls.from_deck(code.deck(), code.draw)
 
     @classmethod
-    def from_deck(cls, deck: list[Card], draw: int = 3) -> Game:
+    def from_deck(cls, deck: Sequence[Card], draw: int = 3) -> Game:
+        """Deal ``deck``, given in the canonical deal order (docs/deal-codes.md)."""
         if sorted(deck) != list(range(52)):
             raise InvalidCardError("a deck must hold each of the 52 cards exactly once")
         base = deck[13]
@@ -104,11 +113,11 @@ class Game:
     def from_layout(
         cls,
         *,
-        reserve: list[str] = (),  # type: ignore[assignment]
-        tableau: list[list[str]] = ([], [], [], []),  # type: ignore[assignment]
-        foundations: list[list[str]] = ([], [], [], []),  # type: ignore[assignment]
-        stock: list[str] = (),  # type: ignore[assignment]
-        waste: list[str] = (),  # type: ignore[assignment]
+        reserve: Sequence[str] = (),
+        tableau: Sequence[Sequence[str]] = ((), (), (), ()),
+        foundations: Sequence[Sequence[str]] = ((), (), (), ()),
+        stock: Sequence[str] = (),
+        waste: Sequence[str] = (),
         draw: int = 3,
         base_rank: str | None = None,
         base_suit: str | None = None,
@@ -119,10 +128,13 @@ class Game:
         Cards may be missing (a partial position for a test), never repeated.
         The start rank and the suit of foundation 1 come from the first
         card of foundation 1 unless ``base_rank`` / ``base_suit`` say.
+        Score and history start empty.
         """
+        if len(tableau) != 4 or len(foundations) != 4:
+            raise CanfieldError("a layout has 4 columns and 4 foundations")
         seen: set[Card] = set()
 
-        def cards(items: list[str]) -> list[Card]:
+        def cards(items: Sequence[str]) -> list[Card]:
             out = [parse_card(text) for text in items]
             for card in out:
                 if card in seen:
@@ -130,29 +142,27 @@ class Game:
                 seen.add(card)
             return out
 
-        base = base_rank if base_rank is not None else None
         found = [cards(pile) for pile in foundations]
-        if base is None:
-            first = found[0][0] if found[0] else None
-            if first is None:
-                raise InvalidCardError("give base_rank or a first foundation card")
-            rank = first >> 2
+        if base_rank is not None:
+            rank = RANKS.index(base_rank.strip().upper())
+        elif found[0]:
+            rank = found[0][0] >> 2
         else:
-            rank = RANKS.index(base.upper())
+            raise InvalidCardError("give base_rank or a first foundation card")
         if base_suit is not None:
-            suit = SUITS.index(base_suit.upper())
+            suit = SUITS.index(base_suit.strip().upper())
         else:
             suit = found[0][0] & 3 if found[0] else -1
         game = cls(draw, rank, suit)
-        game.reserve = cards(list(reserve))
-        game.tableau = [cards(list(col)) for col in tableau]
+        game.reserve = cards(reserve)
+        game.tableau = [cards(col) for col in tableau]
         game.foundations = found
         for slot, pile in enumerate(found):
             if pile:
                 game.suit_slot[pile[0] & 3] = slot
         game.on_foundations = sum(len(pile) for pile in found)
-        game.stock = cards(list(stock))
-        game.waste = cards(list(waste))
+        game.stock = cards(stock)
+        game.waste = cards(waste)
         game.fan = min(len(game.waste), 1)
         return game
 
@@ -281,9 +291,10 @@ class Game:
             yield DRAW
 
     def is_legal(self, move: Move) -> bool:
+        """Whether ``push(move)`` would succeed (never raises)."""
         try:
             self._check(move)
-        except IllegalMoveError:
+        except (IllegalMoveError, InvalidMoveError):
             return False
         return True
 

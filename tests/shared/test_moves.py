@@ -100,6 +100,7 @@ def test_malformed_move_values_are_refused_and_change_nothing(move: Move) -> Non
     before = game.to_dict()
     with pytest.raises(InvalidMoveError):
         game.push(move)
+    assert not game.is_legal(move)
     assert game.to_dict() == before
 
 

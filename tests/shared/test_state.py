@@ -1,0 +1,82 @@
+"""Building, copying and serialising games; bad layouts and decks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from canfield import CanfieldError, Game, InvalidCardError, parse_card
+
+
+def test_copy_is_independent() -> None:
+    game = Game.deal("CF1-D3-AAAAACL")
+    game.push_text("S")
+    other = game.copy()
+    assert other == game
+    other.push_text("4-2")
+    other.pop()
+    other.pop()
+    assert game.to_dict()["waste"] == "KCASAC"
+    assert other.to_dict()["waste"] == ""
+    assert game.can_undo and not other.can_undo
+
+
+def test_to_dict_is_compact_json_and_round_trips() -> None:
+    game = Game.replay("CF1-D1-HELLOCF", ["S", "S", "U", "S"])
+    data = game.to_dict()
+    assert data["base"] == "KD"
+    assert data["reserve"] == "9DAS7H2H8H4D8D6HJSJHKC3D6S"
+    text = json.dumps(data)
+    assert len(text) < 600
+    assert Game.from_dict(json.loads(text)) == game
+
+
+def test_hand_built_layout_without_base_card_knows_its_base_suit_only_if_told() -> None:
+    told = Game.from_layout(base_rank="7", base_suit="h", tableau=[["7S"], ["7H"], [], []])
+    assert told.to_dict()["base"] == "7H"
+    told.push_text("1-F")
+    assert [len(p) for p in told.foundations] == [0, 1, 0, 0]  # 1 is kept for hearts
+    told.push_text("2-F")
+    assert [len(p) for p in told.foundations] == [1, 1, 0, 0]
+    untold = Game.from_layout(base_rank="7", tableau=[["7S"], [], [], []])
+    assert untold.to_dict()["base"] == "7"
+    untold.push_text("1-F")
+    assert [len(p) for p in untold.foundations] == [1, 0, 0, 0]
+    assert Game.from_dict(untold.to_dict()) == untold
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"tableau": [["7S"], ["7S"], [], []], "base_rank": "7"},  # a card twice
+        {"tableau": [["7S"], [], [], []]},  # no base rank, no base card
+        {"tableau": [["7X"], [], [], []], "base_rank": "7"},  # not a card
+    ],
+)
+def test_bad_layouts_are_refused(kwargs: dict) -> None:
+    with pytest.raises(InvalidCardError):
+        Game.from_layout(**kwargs)
+
+
+def test_layouts_need_four_columns_four_foundations_and_a_draw_mode() -> None:
+    with pytest.raises(CanfieldError):
+        Game.from_layout(base_rank="7", tableau=[["7S"]])
+    with pytest.raises(CanfieldError, match="draw mode"):
+        Game.from_layout(base_rank="7", draw=2)
+
+
+def test_from_deck_needs_all_52_cards_once() -> None:
+    deck = list(range(52))
+    assert Game.from_deck(deck).view()["foundations"][0] == ["4D"]  # deck[13] = 3*4+1
+    with pytest.raises(InvalidCardError):
+        Game.from_deck(deck[:51])
+    with pytest.raises(InvalidCardError):
+        Game.from_deck(deck[:51] + [0])
+
+
+def test_card_text_parsing() -> None:
+    assert parse_card(" 7h ") == parse_card("7H")
+    assert parse_card("10s") == parse_card("TS")
+    for bad in ("", "1S", "7", "7HH", "ZZ"):
+        with pytest.raises(InvalidCardError):
+            parse_card(bad)
