@@ -18,7 +18,7 @@ from .errors import (
     NothingToUndoError,
 )
 from .game import POINTS_PER_CARD, UNDO_LIMIT, WIN_SCORE, Game, render
-from .moves import DRAW, Move
+from .moves import DRAW, UNDO, Move
 
 __all__ = [
     "RANKS",
@@ -37,6 +37,7 @@ __all__ = [
     "render",
     "Move",
     "DRAW",
+    "UNDO",
     "POINTS_PER_CARD",
     "UNDO_LIMIT",
     "WIN_SCORE",
