@@ -96,6 +96,9 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     expect(guest.locator("#home-error")).to_contain_text("may not contain")
     assert guest.locator("img").count() == 0
     join_by_link(guest, base, room, TRICKY)
+    watcher = new_page(browser)
+    join_by_link(watcher, base, room, "Big screen", watch=True)
+    expect(host.locator("#spectators .who")).to_have_text(["Big screen"])
     expect(host.locator("#players .who").nth(1)).to_have_text(TRICKY)
     assert host.locator("#players img").count() == 0
     set_deal(host, code)
@@ -115,6 +118,9 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     expect_in_place(guest, engine, first, text1)
     expect(leaderboard_row(guest, "Ana").locator("td.c-moves")).to_have_text("1")
     expect(leaderboard_row(host, TRICKY).locator("td.c-moves")).to_have_text("1")
+    for name in ("Ana", TRICKY):  # the spectator sees everyone's progress, and no board
+        expect(leaderboard_row(watcher, name).locator("td.c-moves")).to_have_text("1")
+    expect(watcher.locator("#board")).to_be_hidden()
     assert guest.locator("#race-lb img").count() == 0
 
     # second move: the other way round
