@@ -121,6 +121,7 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     for name in ("Ana", TRICKY):  # the spectator sees everyone's progress, and no board
         expect(leaderboard_row(watcher, name).locator("td.c-moves")).to_have_text("1")
     expect(watcher.locator("#board")).to_be_hidden()
+    leaderboard_row(guest, "Ana").evaluate("row => { row.dataset.seen = 'yes'; }")
     assert guest.locator("#race-lb img").count() == 0
 
     # second move: the other way round
@@ -131,6 +132,8 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     expect_in_place(host, engine, second, text2)
     expect_in_place(guest, engine, second, text2)
     expect(leaderboard_row(guest, "Ana").locator("td.c-moves")).to_have_text("2")
+    # rows are updated in place (no flicker): still the very same element
+    expect(leaderboard_row(guest, "Ana")).to_have_attribute("data-seen", "yes")
     expect(leaderboard_row(guest, "Ana").locator("td.c-score")).to_have_text(str(engine.score))
 
     # an illegal drop snaps back with the server's reason
