@@ -89,6 +89,7 @@ def create_app(
             leaderboard_hz=settings.leaderboard_hz,
             limits=Limits(settings.max_players_per_room, settings.max_spectators_per_room),
             bot_url=f"ws://{bot_host}:{settings.port}/ws",
+            max_rooms_per_ip=settings.max_rooms_per_ip,
         )
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)

@@ -139,8 +139,11 @@ class Hub:
         leaderboard_hz: float = 10.0,
         limits: R.Limits = R.DEFAULT_LIMITS,
         bot_url: str = "",
+        max_rooms_per_ip: int = 0,
     ) -> None:
         self.store = store
+        #: rooms one client address may create per room lifetime (0: no limit)
+        self.max_rooms_per_ip = max_rooms_per_ip
         self.countdown_s = countdown_s
         self.flush_interval = 1.0 / leaderboard_hz if leaderboard_hz > 0 else 0.0
         self.limits = limits
@@ -259,6 +262,13 @@ class Hub:
 
     async def _create(self, peer: Peer, msg: Create) -> None:
         self._not_in_room(peer)
+        ip = getattr(peer, "ip", None)  # in-process peers (tests, bots) may have none
+        if self.max_rooms_per_ip and ip:
+            if await self.store.count_room_created(ip) > self.max_rooms_per_ip:
+                raise ProtocolError(
+                    E.RATE_LIMITED,
+                    f"this address created {self.max_rooms_per_ip} rooms lately; try again later",
+                )
         for _ in range(8):
             code, member_id, token = R.new_room_code(), R.new_member_id(), R.new_token()
             state = R.create_room(code, member_id, msg.name, msg.settings)

@@ -14,12 +14,23 @@ key                             type    holds
 ``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
 ``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
 ``cf:{CODE}:events``            chan    room events for every server process
+``cf:ip:{ADDRESS}:rooms``       string  rooms created from one client address lately
 ==============================  ======  ==========================================
 """
 
 from __future__ import annotations
 
-__all__ = ["room", "tokens", "presence", "rows", "player", "log", "channel", "room_keys"]
+__all__ = [
+    "room",
+    "tokens",
+    "presence",
+    "rows",
+    "player",
+    "log",
+    "channel",
+    "room_keys",
+    "ip_rooms",
+]
 
 
 def room(code: str) -> str:
@@ -48,6 +59,10 @@ def log(code: str, member_id: str) -> str:
 
 def channel(code: str) -> str:
     return f"cf:{{{code}}}:events"
+
+
+def ip_rooms(address: str) -> str:
+    return f"cf:ip:{address}:rooms"
 
 
 def room_keys(code: str) -> list[str]:

@@ -172,6 +172,16 @@ class RedisStore:
         )
         return None if int(ver) < 0 else int(ver)
 
+    async def count_room_created(self, ip: str) -> int:
+        """Count one more room created from ``ip``; the count lives one room TTL
+        from that address's first room (the abuse limit on room creation)."""
+        key = keys.ip_rooms(ip)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(key, 0, ex=self.ttl_s, nx=True)
+            pipe.incr(key)
+            _, count = await pipe.execute()
+        return int(count)
+
     async def member_for_token(self, code: str, token_hash: str) -> str | None:
         found = await self.redis.hget(keys.tokens(code), token_hash)
         return found.decode() if found else None

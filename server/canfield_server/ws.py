@@ -21,7 +21,7 @@ from . import metrics
 from .hub import Hub
 from .protocol import Error, ProtocolError, decode_client, encode, error
 from .protocol import ErrorCode as E
-from .ratelimit import RateLimiter
+from .ratelimit import RateLimiter, TokenBucket
 
 __all__ = ["WsPeer", "WebSocketEndpoint"]
 
@@ -29,15 +29,20 @@ log = logging.getLogger(__name__)
 
 #: frames queued for one connection before it counts as too slow and is dropped
 MAX_QUEUED = 512
+#: frames refused by the rate limit that a connection may still send (refilling at
+#: one a second) before it counts as a flood and is closed with 1008
+ABUSE_REFUSALS = 20
 
 
 class WsPeer:
     """One connection: identity in the room, and its outgoing queue."""
 
-    __slots__ = ("asgi_send", "room", "member_id", "role", "_queue", "_wake", "_closing")
+    __slots__ = ("asgi_send", "ip", "room", "member_id", "role", "_queue", "_wake", "_closing")
 
-    def __init__(self, asgi_send: Send) -> None:
+    def __init__(self, asgi_send: Send, ip: str | None = None) -> None:
         self.asgi_send = asgi_send
+        #: the client's address (X-Forwarded-For when uvicorn trusts the proxy)
+        self.ip = ip
         self.room: str | None = None
         self.member_id: str | None = None
         self.role: str | None = None
@@ -55,7 +60,7 @@ class WsPeer:
         self._wake.set()
 
     def close(self, code: int, reason: str) -> None:
-        self._closing = (code, reason)
+        self._closing = self._closing or (code, reason)  # the first reason is the one sent
         self._wake.set()
 
     async def writer(self) -> None:
@@ -76,12 +81,15 @@ class WsPeer:
 
 
 def _origin_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
+    """Browsers always send Origin; a listed one passes. Without Origin the client
+    is not a browser (a bot, the Python client), which could claim any Origin
+    anyway, so the check - against other sites' pages - lets it through."""
     if not allowed:
         return True
     for name, value in scope.get("headers", ()):
         if name == b"origin":
             return value.decode("latin-1") in allowed
-    return False
+    return True
 
 
 def _err(code: str, message: str) -> str:
@@ -109,13 +117,15 @@ class WebSocketEndpoint:
             await send({"type": "websocket.close", "code": 1008, "reason": "origin not allowed"})
             return
         await send({"type": "websocket.accept"})
-        await self._serve(scope["app"].state.hub, receive, send)
+        client = scope.get("client")
+        await self._serve(scope["app"].state.hub, receive, send, client[0] if client else None)
 
-    async def _serve(self, hub: Hub, receive: Receive, send: Send) -> None:
+    async def _serve(self, hub: Hub, receive: Receive, send: Send, ip: str | None) -> None:
         metrics.client_connected()
-        peer = WsPeer(send)
+        peer = WsPeer(send, ip)
         writer = asyncio.create_task(peer.writer())
         limiter = self.limiter_factory()
+        abuse = TokenBucket(1.0, ABUSE_REFUSALS)
         cap = self.max_frame_bytes
         try:
             while not writer.done():
@@ -132,6 +142,9 @@ class WebSocketEndpoint:
                     peer.send(_err(E.TOO_LARGE, f"a message has at most {cap} bytes"))
                     continue
                 if not limiter.allow():
+                    if not abuse.allow():
+                        peer.close(1008, "rate limit exceeded: too many messages")
+                        break
                     peer.send(_err(E.RATE_LIMITED, "too many messages; slow down"))
                     continue
                 try:
