@@ -33,11 +33,18 @@ def describe(layout: dict) -> str:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def read_code(text: str, command: str) -> DealCode | None:
+    """The deal code in ``text``, or None once the error is on stderr."""
     try:
-        code = DealCode.parse(args.code)
+        return DealCode.parse(text)
     except InvalidDealCodeError as exc:
-        print(f"canfield-race deal: {exc}", file=sys.stderr)
+        print(f"canfield-race {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    code = read_code(args.code, "deal")
+    if code is None:
         return 2
     layout = code.layout()
     print(json.dumps(layout) if args.json else describe(layout))

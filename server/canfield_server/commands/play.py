@@ -12,7 +12,9 @@ import json
 import re
 import sys
 
-from canfield import CanfieldError, DealCode, Game, InvalidDealCodeError, render
+from canfield import CanfieldError, Game, render
+
+from .deal import read_code
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,10 +34,8 @@ def _read_moves(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        code = DealCode.parse(args.code)
-    except InvalidDealCodeError as exc:
-        print(f"canfield-race play: {exc}", file=sys.stderr)
+    code = read_code(args.code, "play")
+    if code is None:
         return 2
     game = Game.deal(code)
     moves = _read_moves(args)
