@@ -59,7 +59,8 @@ def test_croatian_labels_and_reconnect_after_server_restart(browser, server_fact
     page.click("#settings summary")
     page.check("#pref-double")
     page.click("#settings summary")
-    card(page, tapped).click(position={"x": 12, "y": 8})
+    card(page, tapped).focus()  # by keyboard this time: Enter taps the focused card
+    page.keyboard.press("Enter")
     target = page.locator(f'#board .column[data-drop="T{column}"] .card[data-card="{tapped}"]')
     expect(target).to_be_visible()
 

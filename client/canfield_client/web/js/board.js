@@ -27,6 +27,7 @@ export class BoardView {
       window.addEventListener("pointermove", (e) => this.pointerMove(e));
       window.addEventListener("pointerup", (e) => this.pointerUp(e));
       window.addEventListener("pointercancel", () => this.cancelDrag());
+      window.addEventListener("blur", () => this.cancelDrag());
     }
     window.addEventListener("resize", () => this.layout());
   }
@@ -44,6 +45,7 @@ export class BoardView {
       this.root.replaceChildren();
       return;
     }
+    const focused = this.root.contains(document.activeElement) ? document.activeElement : null;
     const grid = h("div", { class: `board draw${board.draw}` });
     grid.append(
       this.stockEl(board),
@@ -54,6 +56,14 @@ export class BoardView {
     );
     this.root.replaceChildren(grid);
     this.layout();
+    if (focused) this.refocus(focused);
+  }
+
+  /** Keep keyboard focus on the same card (or the stock) across a re-render. */
+  refocus(old) {
+    const card = old.dataset.card;
+    const again = card ? this.root.querySelector(`.card[data-card="${card}"]`) : this.root.querySelector(".stock");
+    (again?.tabIndex >= 0 ? again : this.root.querySelector(".stock"))?.focus();
   }
 
   stockEl(board) {
