@@ -21,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("code", help="a deal code such as CF1-D3-AAAAACL")
     parser.add_argument("moves", nargs="*", metavar="MOVE", help="e.g. S W-F 2:3-4 F1-3 U")
     parser.add_argument(
-        "--json", action="store_true", help="print the player view of the result as JSON"
+        "--json",
+        action="store_true",
+        help="print the player view of the result as JSON (put it before CODE or last)",
     )
 
 
