@@ -82,7 +82,7 @@ def create_app(
             max_connections=256,
             health_check_interval=30,
         )
-        store = RedisStore(redis, settings.room_ttl_s, origin)
+        store = RedisStore(redis, settings.room_ttl_s, origin, url=settings.redis_url)
         hub = Hub(
             store,
             countdown_s=settings.countdown_s,
@@ -100,6 +100,7 @@ def create_app(
         finally:
             await hub.shutdown()
             await bus.stop()
+            await store.close()
             await redis.aclose()
 
     async def healthz(request: Request) -> Response:

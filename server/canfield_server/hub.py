@@ -660,7 +660,15 @@ class Hub:
         if state.phase != "racing" or local.deal is None:
             return
         now = now_ms()
-        board = PlayerRace.fresh(local.deal).board()
+        first = PlayerRace.fresh(local.deal)
+        board = first.board()
+        # boards start fresh (the start cleared Redis), so skip loading them; if
+        # another process's connection moves first, the seq check reloads
+        for peer in local.peers:
+            if peer.role == "player" and peer.member_id:
+                slot = local.slot(peer.member_id)
+                if slot.race is None and not slot.lock.locked():
+                    slot.race = PlayerRace(first.game.copy())
         started_at = state.starts_at or now
         for_players = encode(
             Started(started_at=started_at, ends_at=state.ends_at, board=board, server_time=now)

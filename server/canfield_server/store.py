@@ -16,6 +16,7 @@ from redis.exceptions import NoScriptError
 
 from . import keys
 from .events import FinishedEvent, RoomEvent, pack
+from .pipeline import PipelinedScript, supports
 from .protocol import RoomState
 from .race import StoredRow
 from .scripts import MOVE, Scripts
@@ -94,12 +95,20 @@ class ScriptBatcher:
 
 
 class RedisStore:
-    def __init__(self, redis: Redis, ttl_s: int, origin: bytes) -> None:
+    def __init__(self, redis: Redis, ttl_s: int, origin: bytes, url: str | None = None) -> None:
+        """``url``: when it is a plain Redis URL, moves get their own pipelined
+        connection (``pipeline``); otherwise (a cluster) they go through ``redis``."""
         self.redis = redis
         self.ttl_s = ttl_s
         self.origin = origin
         self.scripts = Scripts.register(redis)
-        self.move = ScriptBatcher(redis, MOVE)
+        self.move: Any = (
+            PipelinedScript(url, MOVE) if url and supports(url) else ScriptBatcher(redis, MOVE)
+        )
+
+    async def close(self) -> None:
+        if isinstance(self.move, PipelinedScript):
+            await self.move.close()
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
