@@ -9,6 +9,9 @@ for "nothing changed", and a websocket open that may be refused.
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import Callable
 from typing import Any
 
 import websockets
@@ -39,6 +42,7 @@ __all__ = [
     "same_board",
     "seat_snapshot",
     "open_raw",
+    "Recorder",
 ]
 
 #: no rate limit and no rooms-per-address cap: for tests that send a lot on purpose
@@ -78,3 +82,68 @@ def _without_clock(value: Any) -> Any:
 async def open_raw(url: str, **kwargs: Any) -> websockets.ClientConnection:
     """A websockets connection with this folder's timeout (``kwargs``: headers...)."""
     return await websockets.connect(url, open_timeout=TIMEOUT, **kwargs)
+
+
+class Recorder:
+    """A websockets client that keeps every frame it receives, in order, as sent.
+
+    Tests that must see *everything* a client was sent (hidden cards, tokens)
+    read ``frames`` (raw text) once the client is done; ``request`` and
+    ``wait_for`` look at the parsed copies without consuming anything.
+    """
+
+    def __init__(self, ws: websockets.ClientConnection) -> None:
+        self.ws = ws
+        self.frames: list[str] = []
+        self.messages: list[dict[str, Any]] = []
+        self._arrived = asyncio.Condition()
+        self._reader = asyncio.create_task(self._read())
+        self.joined: dict[str, Any] = {}
+
+    @classmethod
+    async def open(cls, url: str) -> Recorder:
+        return cls(await websockets.connect(url, open_timeout=TIMEOUT))
+
+    async def _read(self) -> None:
+        try:
+            async for text in self.ws:
+                assert isinstance(text, str), "the server sends text frames only"
+                self.frames.append(text)
+                self.messages.append(json.loads(text))
+                async with self._arrived:
+                    self._arrived.notify_all()
+        except websockets.ConnectionClosed:
+            pass
+
+    async def send(self, **msg: Any) -> None:
+        await self.ws.send(json.dumps(msg))
+
+    async def wait_for(
+        self, where: Callable[[dict[str, Any]], bool], start: int = 0
+    ) -> dict[str, Any]:
+        """The first message from index ``start`` on that matches ``where``."""
+        async with asyncio.timeout(TIMEOUT), self._arrived:
+            while True:
+                end = len(self.messages)
+                for msg in self.messages[start:end]:
+                    if where(msg):
+                        return msg
+                start = end
+                await self._arrived.wait()
+
+    async def request(self, kind: str, **msg: Any) -> dict[str, Any]:
+        """Send and return the first later message of type ``kind`` or ``error``."""
+        start = len(self.messages)
+        await self.send(**msg)
+        return await self.wait_for(lambda m: m["type"] in (kind, "error"), start)
+
+    async def enter(self, kind: str, **msg: Any) -> dict[str, Any]:
+        """create / join / resume: the ``joined`` reply (or the error), remembered."""
+        reply = await self.request("joined", type=kind, **msg)
+        if reply["type"] == "joined":
+            self.joined = reply
+        return reply
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self._reader
