@@ -190,6 +190,9 @@ http {{
     fastcgi_temp_path {temp / "fastcgi"};
     uwsgi_temp_path {temp / "uwsgi"};
     scgi_temp_path {temp / "scgi"};
+    # run as root, nginx's workers drop to an unprivileged user that cannot
+    # write under tmp_path: never spill proxied responses to temp files
+    proxy_max_temp_file_size 0;
 {site}
 }}
 """

@@ -21,6 +21,12 @@ def test_the_proxy_serves_pages_and_health_but_not_metrics(cluster_of_two) -> No
             assert resp.status == 200
             seen.add(resp.headers[HEADER])
     assert seen <= set(processes)
+    # static files pass through whole (responses never spill to nginx temp files)
+    direct = processes["proc-a"].http_url + "/"
+    with urllib.request.urlopen(direct, timeout=5) as resp:
+        expected = resp.read()
+    with urllib.request.urlopen(proxy.http_url + "/", timeout=5) as resp:
+        assert resp.read() == expected
     with pytest.raises(urllib.error.HTTPError) as hidden:
         urllib.request.urlopen(proxy.http_url + "/metrics", timeout=5)
     assert hidden.value.code == 404
