@@ -32,6 +32,10 @@ def column_only_deal() -> tuple[str, str, int]:
 def test_croatian_labels_and_reconnect_after_server_restart(browser, server_factory) -> None:  # noqa: ANN001
     server = server_factory(env={"CANFIELD_COUNTDOWN_S": "1"})
     page = new_page(browser, locale="hr-HR", viewport={"width": 900, "height": 800})
+    page.goto(server.http_url + "/r/ZZZZZ2")  # a link to a room that does not exist
+    page.fill("#name", "Iva")
+    page.click("#join")
+    expect(page.locator("#home-error")).to_have_text("Te sobe više nema ili je poveznica stara.")
     page.goto(server.http_url + "/")
     expect(page.locator("#create")).to_have_text("Nova igra")
     page.fill("#name", "Iva")

@@ -13,23 +13,34 @@ import { Actions, state } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
 
 const ACTION_ERRORS = new Set([
-  "illegal-move", "bad-move", "no-target", "nothing-to-undo", "seq-gap", "done",
-  "rate-limited", "unavailable", "not-player",
+  "illegal-move", "bad-move", "bad-card", "no-target", "nothing-to-undo", "seq-gap", "done",
+  "rate-limited", "unavailable", "not-player", "wrong-phase",
 ]);
-const JOIN_ERRORS = new Set(["unknown-room", "bad-token", "room-full", "bad-name", "bad-message"]);
+const TRANSIENT = new Set(["unavailable", "rate-limited"]);
 
 const conn = new Connection();
 const actions = new Actions((msg) => conn.send(msg));
 let outbox = null; // a create/join/resume waiting for the link
-let joining = false;
-let joiningSince = 0;
+let pending = null; // the create/join/resume waiting for `joined`
+let pendingSince = 0;
 
 /** Ask to enter a room (one request at a time: a double click must not create two). */
 function request(msg) {
-  if (joining && Date.now() - joiningSince < 5000 && msg.type !== "resume") return;
-  joining = true;
-  joiningSince = Date.now();
+  if (pending && Date.now() - pendingSince < 5000 && msg.type !== "resume") return;
+  pending = msg;
+  pendingSince = Date.now();
   if (!conn.send(msg)) outbox = msg;
+}
+
+/** The server refused a create/join/resume: back to the home page, saying why. */
+function refused(req, msg) {
+  if (req.type === "resume" && TRANSIENT.has(msg.code)) {
+    setTimeout(() => request(req), 1000);
+    return;
+  }
+  if (req.type === "resume") clearSeat(req.room);
+  const gone = msg.code === "unknown-room";
+  goHome(req.type === "create" || gone ? null : req.room.toUpperCase(), gone ? t("room_gone") : msg.message);
 }
 
 // ------------------------------------------------------------------ views
@@ -201,11 +212,12 @@ conn.on("open", () => {
 
 conn.on("close", () => {
   if (state.room) $("#offline").hidden = false;
+  if (pending && pending.type !== "resume") outbox = pending; // asked, never answered: ask again
   board.snapBack();
 });
 
 conn.on("joined", (msg) => {
-  joining = false;
+  pending = null;
   if (state.me?.id !== msg.player_id) {
     // another seat (or room) than the one on screen: forget the old race
     Object.assign(state, { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null });
@@ -268,11 +280,10 @@ conn.on("finished", (msg) => {
 });
 
 conn.on("error", (msg) => {
-  if (joining && JOIN_ERRORS.has(msg.code)) {
-    joining = false;
-    const room = state.room || home.linked;
-    if (state.room && ["bad-token", "unknown-room"].includes(msg.code)) clearSeat(state.room);
-    goHome(msg.code === "unknown-room" ? null : room, msg.code === "unknown-room" ? t("room_gone") : msg.message);
+  if (pending) {
+    const req = pending;
+    pending = null;
+    refused(req, msg);
     return;
   }
   if (ACTION_ERRORS.has(msg.code) && (actions.inflight || msg.seq)) {
