@@ -23,14 +23,19 @@ def guarded(server_factory):  # noqa: ANN001, ANN201
     return server_factory(env=ENV)
 
 
-@pytest.mark.parametrize(
-    "origin",
-    ["https://evil.example", "null", "https://cards.example.evil.test", "http://cards.example"],
-)
-async def test_an_origin_not_listed_is_refused(guarded, origin: str) -> None:  # noqa: ANN001
-    with pytest.raises(websockets.InvalidStatus) as refused:
-        await websockets.connect(guarded.ws_url, origin=origin, open_timeout=10)
-    assert refused.value.response.status_code == 403
+REFUSED = [
+    "https://evil.example",
+    "null",
+    "https://cards.example.evil.test",
+    "http://cards.example",
+]
+
+
+async def test_an_origin_not_listed_is_refused(guarded) -> None:  # noqa: ANN001
+    for origin in REFUSED:
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await websockets.connect(guarded.ws_url, origin=origin, open_timeout=10)
+        assert refused.value.response.status_code == 403, origin
 
 
 async def test_listed_origins_and_non_browser_clients_are_accepted(guarded, connect) -> None:  # noqa: ANN001
