@@ -190,6 +190,13 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     host.click("#rp-last")
     expect(host.locator("#rp-step")).to_have_text(re.compile(r"Move (\d+) of \1"))
     assert board_text(host, "#replay-board") == final_host_board
+    host.click("#rp-first")
+    expect(host.locator("#rp-step")).to_have_text(re.compile(r"Move 0 of \d+"))
+    host.click("#rp-forward")
+    expect(host.locator("#rp-move")).to_have_text(first.text())
+    host.click("#rp-play")  # plays on by itself
+    expect(host.locator("#rp-move")).to_have_text(second.text())
+    host.click("#rp-play")
 
     # the host's rematch brings everyone back to the lobby of the same room
     expect(guest.locator("#rematch")).to_be_hidden()
