@@ -120,7 +120,7 @@ const STRINGS = {
     start: "Započni",
     add_bot: "Dodaj bota",
     bot: "bot",
-    draw_mode: "Vuci",
+    draw_mode: "Izvlačenje",
     draw3: "3 karte",
     hard: "Teško",
     draw1: "1 karta",

@@ -3,6 +3,7 @@
 // protocol so a retry after a dropped link is never applied twice.
 
 export const state = {
+  view: "home", // which view is on screen
   room: null, // room code
   me: null, // {id, role, isHost}
   roomState: null, // the last `room` body
