@@ -59,11 +59,17 @@ from .protocol import (
 )
 from .protocol import ErrorCode as E
 from .race import PlayerRace, StoredRow
+from .ratelimit import PerAddress
 from .store import RedisStore, RoomRecord
 
 __all__ = ["Peer", "Hub", "now_ms"]
 
 log = logging.getLogger(__name__)
+
+#: joins naming a room that does not exist, per client address: a burst for
+#: typos, then one every 5 s, so codes cannot be enumerated by guessing
+ROOM_MISSES_BURST = 20
+ROOM_MISSES_PER_S = 0.2
 
 _row_encoder = msgspec.json.Encoder()
 
@@ -144,6 +150,7 @@ class Hub:
         self.store = store
         #: rooms one client address may create per room lifetime (0: no limit)
         self.max_rooms_per_ip = max_rooms_per_ip
+        self.room_misses = PerAddress(ROOM_MISSES_PER_S, ROOM_MISSES_BURST)
         self.countdown_s = countdown_s
         self.flush_interval = 1.0 / leaderboard_hz if leaderboard_hz > 0 else 0.0
         self.limits = limits
@@ -194,6 +201,9 @@ class Hub:
             await self._handlers[type(msg)](peer, msg)
             accepted = True
         except ProtocolError as exc:
+            ip = getattr(peer, "ip", None)
+            if exc.code == E.UNKNOWN_ROOM and isinstance(msg, Join) and ip:
+                self.room_misses.spend(ip)
             peer.send(_error(exc, seq))
         except (RedisError, OSError) as exc:
             metrics.redis_error(type(msg).__name__)
@@ -281,6 +291,11 @@ class Hub:
 
     async def _join(self, peer: Peer, msg: Join) -> None:
         self._not_in_room(peer)
+        ip = getattr(peer, "ip", None)
+        if ip and not self.room_misses.ready(ip):  # refused before looking: no hint either way
+            raise ProtocolError(
+                E.RATE_LIMITED, "too many unknown room codes from this address; wait a little"
+            )
         code = R.normalize_room_code(msg.room)
         member_id, token = R.new_member_id(), R.new_token()
         for _ in range(16):

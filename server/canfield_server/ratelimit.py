@@ -7,9 +7,10 @@ method can replace the default (``create_app(rate_limiter=...)``).
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from typing import Protocol
 
-__all__ = ["RateLimiter", "TokenBucket"]
+__all__ = ["RateLimiter", "TokenBucket", "PerAddress"]
 
 
 class RateLimiter(Protocol):
@@ -36,3 +37,30 @@ class TokenBucket:
             self.tokens -= 1.0
             return True
         return False
+
+
+class PerAddress:
+    """A token bucket per client address, for what one address may try across
+    connections (the newest ``max_addresses`` are remembered, in this process)."""
+
+    def __init__(self, rate: float, burst: int, max_addresses: int = 10_000) -> None:
+        self.rate, self.burst, self.max_addresses = rate, burst, max_addresses
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def _bucket(self, address: str) -> TokenBucket:
+        bucket = self._buckets.pop(address, None) or TokenBucket(self.rate, self.burst)
+        self._buckets[address] = bucket
+        if len(self._buckets) > self.max_addresses:
+            self._buckets.popitem(last=False)
+        return bucket
+
+    def ready(self, address: str) -> bool:
+        """True when ``address`` has a token left (none is taken)."""
+        bucket = self._bucket(address)
+        if not bucket.allow():
+            return False
+        bucket.tokens += 1.0
+        return True
+
+    def spend(self, address: str) -> None:
+        self._bucket(address).allow()

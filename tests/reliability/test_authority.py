@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import base64
 
+import websockets
 from canfield_server import keys
+from canfield_server.hub import ROOM_MISSES_BURST
 from canfield_server.rooms import CODE_ALPHABET, CODE_LENGTH
 from redis.asyncio import Redis
 
@@ -130,3 +132,25 @@ async def test_only_the_right_member_acts_and_tokens_stay_with_their_owner(
     assert wrong[0]["message"] == wrong[1]["message"]
     assert len(CODE_ALPHABET) ** CODE_LENGTH == 887_503_681
     await probe.close()
+
+
+async def test_guessing_room_codes_is_rate_limited_per_address(server_factory) -> None:  # noqa: ANN001
+    url = server_factory(env=FAST_ENV).ws_url
+    host = await Recorder.open(url)
+    room = (await host.enter("create", name="Ann"))["room"]
+    guesser = await Recorder.open(url)
+    misses = [
+        await guesser.request("joined", type="join", room=f"{n:06d}".replace("0", "Z"), name="G")
+        for n in range(ROOM_MISSES_BURST)
+    ]
+    assert {m.get("code") for m in misses} == {"unknown-room"}, misses
+    again = await Recorder.open(url)  # a new connection from the same address
+    for code in ("ZZZZZZ", room):  # past the burst a real room answers the same: no hint
+        reply = await again.request("joined", type="join", room=code, name="G")
+        assert reply["code"] == "rate-limited", reply
+    elsewhere = Recorder(
+        await websockets.connect(url, open_timeout=10, local_addr=("127.0.0.2", 0))
+    )
+    assert (await elsewhere.enter("join", room=room, name="Bob"))["type"] == "joined"
+    for client in (host, guesser, again, elsewhere):
+        await client.close()

@@ -214,9 +214,9 @@ async def test_a_hundred_thousand_hostile_frames_break_nothing(server_factory, c
     assert pong["type"] == "pong"
     assert [m["type"] for m in eve.log[-1:]] == ["pong"]  # nothing reached the bystanders
     heard = [m for m in eve.log if m["type"] != "pong"]
-    assert [m["type"] for m in heard[:2]] == ["joined", "leaderboard"]
-    assert {m["type"] for m in heard[2:]} <= {"leaderboard"}  # a re-send, not a change
-    assert all(m["rows"] == heard[1]["rows"] for m in heard[2:])
+    boards = [m for m in heard if m["type"] == "leaderboard"]
+    assert [m["type"] for m in heard].count("joined") == 1 and len(boards) == len(heard) - 1
+    assert boards and all(m["rows"] == boards[0]["rows"] for m in boards)  # re-sent, not changed
     after = [await seat_snapshot(url, by_room, c.joined["token"]) for c in (ann, bob)]
     assert after == before
     assert (await ann.request("ack", type="move", seq=4, move="S"))["type"] == "ack"
