@@ -304,3 +304,25 @@ def test_the_web_page_and_share_links_are_served(fast_server, path: str) -> None
     with urllib.request.urlopen(fast_server.http_url + path, timeout=5) as resp:
         assert resp.status == 200
         assert b"<html" in resp.read().lower()
+
+
+async def test_out_of_place_messages_are_refused_and_change_nothing(fast_server, connect) -> None:  # noqa: ANN001
+    room, (ann, bob) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob"])
+    eve = await connect(fast_server.ws_url)
+    await eve.join(room, "Eve", "spectator")
+    assert (await bob.request("error", type="start"))["code"] == "not-host"
+    assert (await ann.request("error", type="move", seq=1, move="S"))["code"] == "wrong-phase"
+    assert (await ann.request("error", type="join", room=room, name="Al"))["code"] == (
+        "already-in-room"
+    )
+    bad = await ann.request("error", type="settings", deal="CF1-D3-NOPE")
+    assert bad["code"] == "bad-deal-code" and "letters" in bad["message"]
+    await start([ann, bob, eve])
+    assert (await eve.request("error", type="move", seq=1, move="S"))["code"] == "not-player"
+    late = await connect(fast_server.ws_url)
+    assert (await late.request("error", type="join", room=room, name="Zed"))[
+        "code"
+    ] == "wrong-phase"  # players join between races
+    assert (await ann.request("error", type="settings", draw=1))["code"] == "wrong-phase"
+    first = await ann.request("ack", type="move", seq=1, move="S")
+    assert first["type"] == "ack" and first["board"]["stock"]["count"] == 31
