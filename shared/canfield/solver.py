@@ -5,7 +5,9 @@ on a private copy of the game, so the solver and the rules can never
 disagree. It is a depth-first search with:
 
 * a transposition table on a canonical key (columns sorted, foundations
-  counted per suit), which also stops stock cycles and back-and-forth;
+  counted per suit), which also stops stock cycles and back-and-forth; it
+  knows which waste positions stock taps reach, and skips a position that
+  one already seen reaches by tapping alone;
 * safe foundation plays made at once, without trying alternatives: a card
   nothing could still be built on (both cards of the other colour one rank
   below are already up) from the reserve, a column, or (Draw 1) the waste;
@@ -13,8 +15,12 @@ disagree. It is a depth-first search with:
   reach is one move "tap k times, then play it" (taps commute with every
   other move, so nothing is lost);
 * no moving a whole column into an empty one (it changes nothing);
-* move ordering: foundation plays, reserve cards, column clears, waste
-  cards, other column moves, foundation take-backs, the stock tap.
+* a column-to-column move that leaves cards behind must be followed at
+  once by a move that uses what it changed: the card it uncovered or the
+  longer run it made (any winning line can be reordered that way);
+* move ordering: foundation plays, reserve cards, column clears, the
+  waste card, other column moves, take-backs, then waste cards further
+  down the stock (fewest taps first).
 
 Foundation take-backs are left out unless asked for (``takebacks=True``),
 as in the published winnability study this is compared with, so
@@ -72,7 +78,11 @@ _WASTE_TO = [Move(WASTE, 0, 1, TABLEAU, j) for j in range(4)]
 
 @dataclass(frozen=True, slots=True)
 class SolveResult:
-    """The verdict on a deal or position, and what it cost to reach."""
+    """The verdict on a deal or position, and what it cost to reach.
+
+    ``seconds`` is processor time of the solving process, so a busy
+    machine does not shrink the search a timeout allows.
+    """
 
     result: str
     moves: list[str] = field(default_factory=list)
@@ -136,26 +146,28 @@ class _Seen:
         #: key -> [pass class seen (0/1), least size seen for remainder 1, 2, ...]
         self.table: dict[tuple, list[int]] = {}
 
-    def add(self, game: Game) -> bool:
-        """Record the position; False when it (or one reaching it) was seen."""
-        key = position_key(game)
-        waste = len(game.waste)
-        draw = self.draw
+    def covers(self, key: tuple, game: Game) -> bool:
+        """Whether a position seen already reaches this one by taps alone."""
         entry = self.table.get(key)
-        if waste % draw == 0 or not game.stock:
-            if entry is None:
-                self.table[key] = [1] + [_BIG] * (draw - 1)
-                return True
-            if entry[0] or min(entry) < _BIG:
-                return False
-            entry[0] = 1
-            return True
-        slot = waste % draw
         if entry is None:
-            entry = self.table[key] = [0] + [_BIG] * (draw - 1)
-        elif entry[slot] <= waste:
             return False
-        entry[slot] = waste
+        waste = len(game.waste)
+        if waste % self.draw == 0 or not game.stock:
+            return True  # any size reaches the pass class
+        return entry[waste % self.draw] <= waste
+
+    def add(self, key: tuple, game: Game) -> bool:
+        """Record the position; False when it (or one reaching it) was seen."""
+        if self.covers(key, game):
+            return False
+        entry = self.table.get(key)
+        if entry is None:
+            entry = self.table[key] = [0] + [_BIG] * (self.draw - 1)
+        waste = len(game.waste)
+        if waste % self.draw == 0 or not game.stock:
+            entry[0] = 1
+        else:
+            entry[waste % self.draw] = waste
         return True
 
 
@@ -221,28 +233,73 @@ def _talon_reach(game: Game) -> list[tuple[int, int]]:
     return reach
 
 
-def _children(game: Game, takebacks: bool) -> list[tuple[int, Move]]:
+Duty = tuple[int, int, int]
+
+
+def _duty_of(game: Game, move: Move) -> Duty | None:
+    """The follow-up owed by a column-to-column move that leaves its column.
+
+    Such a move only uncovers a card (``exposed``) and joins the run to
+    the card it lands on (``joint``, -1 for an empty column). Any winning
+    line can put it off until just before that card or that join is used,
+    so the very next move must use one of them (or be a safe play).
+    """
+    if move.src != TABLEAU or move.dst != TABLEAU:
+        return None
+    col = game.tableau[move.src_index]
+    if move.count >= len(col):
+        return None
+    target = game.tableau[move.dst_index]
+    return (col[-move.count - 1], target[-1] if target else -1, move.count)
+
+
+def _duty_columns(game: Game, duty: Duty) -> tuple[int, int, int]:
+    """(column uncovered, column joined or -1, cards moved) for a duty."""
+    exposed, joint, moved = duty
+    src = dst = -1
+    for j, col in enumerate(game.tableau):
+        if col and col[-1] == exposed:
+            src = j
+        elif joint >= 0 and len(col) > moved and col[-moved - 1] == joint:
+            dst = j
+    return src, dst, moved
+
+
+def _children(game: Game, takebacks: bool, duty: Duty | None = None) -> list[tuple[int, Move]]:
     """Moves worth trying here as (stock taps first, move), best last.
 
     Stock taps only ever matter for the waste card they bring up, so a
     tap is never a move of its own: each waste card in reach is offered
-    as "tap k times, then play it".
+    as "tap k times, then play it". With a ``duty`` (see ``_duty_of``)
+    only moves that use the uncovered card or the join are kept, unless a
+    safe play is found.
     """
     counts: list[int] | None = None
     ranked: list[tuple[int, int, int, Move]] = []
     tableau = game.tableau
     order = 0
+    owed, joined, moved = _duty_columns(game, duty) if duty else (-1, -1, 0)
     for order, move in enumerate(game.legal_moves()):
         src = move.src
         if src == STOCK:
             continue
         dst = move.dst
+        if (
+            duty
+            and not (dst == TABLEAU and move.dst_index == owed)
+            and not (src == TABLEAU and move.src_index == owed)
+            and not (src == TABLEAU and move.src_index == joined and move.count > moved)
+            and dst != FOUNDATION
+        ):
+            continue
         if dst == FOUNDATION:
             if src != WASTE or game.draw == 1:
                 if counts is None:
                     counts = _suit_counts(game)
                 if _is_safe(game, _source_card(game, move), src, counts):
                     return [(0, move)]
+            if duty and not (src == TABLEAU and move.src_index == owed):
+                continue
             rank = _RANK_FOUNDATION
         elif src == RESERVE:
             rank = _RANK_RESERVE
@@ -275,10 +332,13 @@ def _children(game: Game, takebacks: bool) -> list[tuple[int, Move]]:
                         counts = _suit_counts(game)
                     if _is_safe(game, card, WASTE, counts):
                         return [(taps, _WASTE_UP)]
-                ranked.append((_RANK_FOUNDATION, order, taps, _WASTE_UP))
+                if not duty:
+                    ranked.append((_RANK_FOUNDATION, order, taps, _WASTE_UP))
             base = card * 52
             filled = False
             for j in range(4):
+                if duty and j != owed:
+                    continue
                 top = tops[j]
                 if top < 0:
                     if may_fill and not filled:
@@ -302,7 +362,7 @@ def search(
 
     Works on a copy, so ``game`` is never changed. ``exhausted`` is true
     when every reachable position was tried without reaching the goal;
-    a node limit or the ``deadline`` (a ``time.perf_counter`` value) stops
+    a node limit or the ``deadline`` (a ``time.process_time`` value) stops
     it early with neither ``found`` nor ``exhausted``.
     """
     work = game.copy()
@@ -310,12 +370,13 @@ def search(
     if goal(work):
         return SearchOutcome(True, False, [], 0)
     seen = _Seen(work.draw)
-    seen.add(work)
+    seen.add(position_key(work), work)
+    owing: set[tuple] = set()
     path: list[tuple[int, Move]] = []
     frames: list[list[tuple[int, Move]]] = [_children(work, takebacks)]
     nodes = 0
     limit = node_limit if node_limit is not None else -1
-    clock = time.perf_counter
+    clock = time.process_time
     push, pop = work.push, work.pop
     while frames:
         moves = frames[-1]
@@ -327,6 +388,7 @@ def search(
             continue
         step = moves.pop()
         taps, move = step
+        duty = _duty_of(work, move)
         for _ in range(taps):
             push(DRAW)
         push(move)
@@ -338,13 +400,31 @@ def search(
         if goal(work):
             path.append(step)
             return SearchOutcome(True, False, _expand(path), nodes)
-        if not seen.add(work):
+        if not _visit(seen, owing, work, duty):
             for _ in range(taps + 1):
                 pop()
             continue
         path.append(step)
-        frames.append(_children(work, takebacks))
+        frames.append(_children(work, takebacks, duty))
     return SearchOutcome(False, True, [], nodes)
+
+
+def _visit(seen: _Seen, owing: set[tuple], game: Game, duty: Duty | None) -> tuple | None:
+    """Record a newly reached position; None when it is not worth a visit.
+
+    A position reached with a duty is only partly searched, so it is kept
+    apart (with its duty) and never stands in for a full visit.
+    """
+    key = position_key(game)
+    if duty is None:
+        return key if seen.add(key, game) else None
+    if seen.covers(key, game):
+        return None
+    entry = (key, len(game.waste), duty)
+    if entry in owing:
+        return None
+    owing.add(entry)
+    return key
 
 
 def _expand(path: list[tuple[int, Move]]) -> list[Move]:
@@ -378,11 +458,11 @@ def solve(
     ``not winnable`` when the whole search space was tried, or ``unknown``
     when the time or node limit came first. Never changes a given game.
     """
-    start = time.perf_counter()
+    start = time.process_time()
     game = _as_game(game_or_code)
     deadline = None if timeout_s is None else start + timeout_s
     outcome = search(game, _is_won, takebacks=takebacks, node_limit=node_limit, deadline=deadline)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     if outcome.found:
         return SolveResult(WINNABLE, [m.text() for m in outcome.moves], seconds, outcome.nodes)
     verdict = NOT_WINNABLE if outcome.exhausted else UNKNOWN
