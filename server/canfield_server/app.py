@@ -31,6 +31,7 @@ from .pubsub import RoomBus
 from .ratelimit import RateLimiter, TokenBucket
 from .rooms import Limits
 from .store import RedisStore
+from .winnable import DealPool, solver_executor
 from .ws import WebSocketEndpoint
 
 __all__ = ["create_app", "web_root"]
@@ -83,6 +84,16 @@ def create_app(
             health_check_interval=30,
         )
         store = RedisStore(redis, settings.room_ttl_s, origin, url=settings.redis_url)
+        pool = DealPool(
+            redis,
+            solver_executor(settings.solver_workers),
+            target=settings.pool_target,
+            solve_timeout_s=settings.pool_solve_timeout_s,
+            attempts=settings.pool_attempts,
+            par_timeout_s=settings.par_timeout_s,
+            hint_timeout_s=settings.hint_timeout_s,
+            ttl_s=settings.room_ttl_s,
+        )
         hub = Hub(
             store,
             countdown_s=settings.countdown_s,
@@ -90,15 +101,19 @@ def create_app(
             limits=Limits(settings.max_players_per_room, settings.max_spectators_per_room),
             bot_url=f"ws://{bot_host}:{settings.port}/ws",
             max_rooms_per_ip=settings.max_rooms_per_ip,
+            pool=pool,
         )
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
         bus.start()
+        if settings.pool_target > 0:
+            pool.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
         try:
             yield
         finally:
             await hub.shutdown()
+            await pool.close()
             await bus.stop()
             await store.close()
             await redis.aclose()

@@ -39,6 +39,17 @@ class Settings:
     #: empty -> any Origin (and none) is accepted
     allowed_origins: tuple[str, ...] = ()
     log_json: bool = False
+    #: solver worker processes (winnable-only deal pool, par, hints)
+    solver_workers: int = 1
+    #: proven winnable deal codes kept per draw mode (0: no background refill)
+    pool_target: int = 20
+    #: one pool solve; a code not won by then is skipped
+    pool_solve_timeout_s: float = 1.0
+    #: codes tried at once when a pool is empty and a race starts
+    pool_attempts: int = 8
+    #: a par solve (from the start of a race); past it par is unknown
+    par_timeout_s: float = 2.0
+    hint_timeout_s: float = 1.0
     #: a server-process name for logs and metrics
     instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 

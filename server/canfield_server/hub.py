@@ -35,6 +35,8 @@ from .protocol import (
     Finished,
     GiveUp,
     Hello,
+    Hint,
+    HintMsg,
     Join,
     Joined,
     Leaderboard,
@@ -61,6 +63,7 @@ from .protocol import ErrorCode as E
 from .race import PlayerRace, StoredRow
 from .ratelimit import PerAddress
 from .store import RedisStore, RoomRecord
+from .winnable import DealPool
 
 __all__ = ["Peer", "Hub", "now_ms"]
 
@@ -146,8 +149,11 @@ class Hub:
         limits: R.Limits = R.DEFAULT_LIMITS,
         bot_url: str = "",
         max_rooms_per_ip: int = 0,
+        pool: DealPool | None = None,
     ) -> None:
         self.store = store
+        #: the solver's workers: winnable-only deals, par, hints (None: none of them)
+        self.pool = pool
         #: rooms one client address may create per room lifetime (0: no limit)
         self.max_rooms_per_ip = max_rooms_per_ip
         self.room_misses = PerAddress(ROOM_MISSES_PER_S, ROOM_MISSES_BURST)
@@ -174,6 +180,7 @@ class Hub:
             Tap: self._action,
             Undo: self._action,
             GiveUp: self._action,
+            Hint: self._hint,
         }
 
     # ------------------------------------------------------------ plumbing
@@ -447,11 +454,28 @@ class Hub:
 
     async def _start(self, peer: Peer, msg: Start) -> None:
         local = self._room_of(peer)
-        await self._mutate(
-            local.code,
-            lambda s: R.start_race(s, peer.member_id or "", now_ms(), self.countdown_s),
-            new_race=True,
-        )
+        settings, proven = local.state.settings, None
+        if (
+            self.pool is not None
+            and settings.winnable_only
+            and settings.deal == "random"
+            and local.state.host_id == peer.member_id
+            and local.state.phase == "lobby"
+        ):
+            proven = await self.pool.take(settings.draw)
+        code = proven.code if proven else None
+        try:
+            await self._mutate(
+                local.code,
+                lambda s: R.start_race(s, peer.member_id or "", now_ms(), self.countdown_s, code),
+                new_race=True,
+            )
+        except ProtocolError:
+            if proven is not None and self.pool is not None:
+                await self.pool.put_back(settings.draw, proven)
+            raise
+        if self.pool is not None and proven is None and local.deal:
+            self.pool.solve_par(local.deal)  # usually ready by the end of the race
 
     async def _rematch(self, peer: Peer, msg: Rematch) -> None:
         local = self._room_of(peer)
@@ -546,6 +570,26 @@ class Hub:
                 # another connection of this player moved first: reload and look again
             raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
 
+    async def _hint(self, peer: Peer, msg: Hint) -> None:
+        """The solver's next move for this player's board: practice rooms only."""
+        local = self._room_of(peer)
+        state = local.state
+        if not state.settings.practice:
+            raise ProtocolError(E.NOT_ALLOWED, "hints are for practice rooms, not races")
+        if peer.role != "player":
+            raise ProtocolError(E.NOT_PLAYER, "spectators have no board to hint")
+        if state.phase != "racing" or (state.starts_at and now_ms() < state.starts_at):
+            raise ProtocolError(E.WRONG_PHASE, "hints come once the deal is out")
+        if self.pool is None:
+            raise ProtocolError(E.UNAVAILABLE, "this server has no solver workers")
+        member_id = peer.member_id or ""
+        slot = local.slot(member_id)
+        async with slot.lock:
+            race = slot.race or await self._load_race(local, member_id, slot)
+            position = race.game.to_dict()
+        move = await self.pool.hint(f"{local.code}:{member_id}", position)
+        peer.send(encode(HintMsg(move=move)).decode())
+
     async def _load_race(self, local: LocalRoom, member_id: str, slot: _Slot) -> PlayerRace:
         seq, snap = await self.store.load_player(local.code, member_id)
         if snap is not None:
@@ -583,7 +627,7 @@ class Hub:
                 standings=ranked(rows.values()),
                 deal=deal,
                 replays=await self.store.logs(code, racers),
-                par=None,
+                par=await self.pool.par(deal) if self.pool and deal else None,
                 server_time=now_ms(),
             )
             final = encode(finished)

@@ -15,7 +15,13 @@ key                             type    holds
 ``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
 ``cf:{CODE}:events``            chan    room events for every server process
 ``cf:ip:{ADDRESS}:rooms``       string  rooms created from one client address lately
+``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
+``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
+``cf:par:{DEAL}``               string  a deal's par (empty: unknown), one room TTL
 ==============================  ======  ==========================================
+
+The pool and par keys are global, not per room: on a Redis Cluster each
+lands in its own slot, and the server reads them with single-key commands.
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ __all__ = [
     "channel",
     "room_keys",
     "ip_rooms",
+    "pool",
+    "pool_lock",
+    "par",
 ]
 
 
@@ -63,6 +72,18 @@ def channel(code: str) -> str:
 
 def ip_rooms(address: str) -> str:
     return f"cf:ip:{address}:rooms"
+
+
+def pool(draw: int) -> str:
+    return f"cf:pool:d{draw}"
+
+
+def pool_lock(draw: int) -> str:
+    return f"cf:pool:d{draw}:lock"
+
+
+def par(deal: str) -> str:
+    return f"cf:par:{deal}"
 
 
 def room_keys(code: str) -> list[str]:

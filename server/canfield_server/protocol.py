@@ -37,6 +37,7 @@ __all__ = [
     "Rematch",
     "AddBot",
     "Ping",
+    "Hint",
     "ClientMessage",
     "BOARD_ACTIONS",
     "ReserveView",
@@ -58,6 +59,7 @@ __all__ = [
     "Error",
     "Pong",
     "Reconnect",
+    "HintMsg",
     "ServerMessage",
     "encode",
     "decode_client",
@@ -91,6 +93,7 @@ class ErrorCode:
     NOT_HOST = "not-host"
     NOT_PLAYER = "not-player"
     WRONG_PHASE = "wrong-phase"
+    NOT_ALLOWED = "not-allowed"
     ROOM_FULL = "room-full"
     BAD_NAME = "bad-name"
     BAD_SETTINGS = "bad-settings"
@@ -136,6 +139,8 @@ class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
     deal: str = "random"
     time_limit_s: int | None = None
     winnable_only: bool = False
+    #: practice rooms allow hints (races do not)
+    practice: bool = False
 
 
 # ---------------------------------------------------------------- client -> server
@@ -174,6 +179,7 @@ class SettingsMsg(_Client, tag="settings"):
     deal: str | None = None
     time_limit_s: int | None | msgspec.UnsetType = msgspec.UNSET
     winnable_only: bool | None = None
+    practice: bool | None = None
 
 
 class Ready(_Client, tag="ready"):
@@ -216,6 +222,10 @@ class Ping(_Client, tag="ping"):
     t: float = 0
 
 
+class Hint(_Client, tag="hint"):
+    """The solver's next move for my board (practice rooms only; no ``seq``)."""
+
+
 ClientMessage = (
     Hello
     | Create
@@ -231,6 +241,7 @@ ClientMessage = (
     | Rematch
     | AddBot
     | Ping
+    | Hint
 )
 
 #: messages that act on a player's board and carry ``seq``
@@ -383,6 +394,12 @@ class Pong(_Server, tag="pong"):
     server_time: int
 
 
+class HintMsg(_Server, tag="hint"):
+    """Reply to ``hint``: a move in engine notation, or null when none was found."""
+
+    move: str | None
+
+
 class Reconnect(_Server, tag="reconnect"):
     """The server is going away (shutdown, redeploy): resume on a new connection."""
 
@@ -403,6 +420,7 @@ ServerMessage = (
     | Error
     | Pong
     | Reconnect
+    | HintMsg
 )
 
 # ---------------------------------------------------------------- codecs

@@ -207,6 +207,7 @@ def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomS
         deal=old.deal if msg.deal is None else msg.deal,
         time_limit_s=old.time_limit_s if msg.time_limit_s is msgspec.UNSET else msg.time_limit_s,  # type: ignore[arg-type]
         winnable_only=old.winnable_only if msg.winnable_only is None else msg.winnable_only,
+        practice=old.practice if msg.practice is None else msg.practice,
     )
     if msg.draw is not None and msg.deal is None and merged.deal != "random":
         # a new draw mode applies to the typed-in deal too
@@ -225,16 +226,24 @@ def set_ready(state: RoomState, member_id: str, ready: bool) -> RoomState:
 
 
 def start_race(
-    state: RoomState, member_id: str, now_ms: int, countdown_s: float
+    state: RoomState,
+    member_id: str,
+    now_ms: int,
+    countdown_s: float,
+    proven: str | None = None,
 ) -> tuple[RoomState, DealCode]:
-    """The host starts: the deal is fixed now and dealt at ``starts_at``."""
+    """The host starts: the deal is fixed now and dealt at ``starts_at``.
+
+    ``proven``: a solver-proven code to use instead of a random one
+    (winnable-only rooms); a typed-in deal code always wins.
+    """
     _require_host(state, member_id, "start the race")
     _require_phase(state, "lobby", "start a race")
     if not players(state):
         raise ProtocolError(ErrorCode.WRONG_PHASE, "a race needs at least one player")
     settings = state.settings
     if settings.deal == "random":
-        deal = DealCode.random(settings.draw)
+        deal = DealCode.parse(proven) if proven else DealCode.random(settings.draw)
     else:
         deal = DealCode.parse(settings.deal)
     starts_at = now_ms + int(countdown_s * 1000)

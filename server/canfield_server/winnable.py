@@ -1,0 +1,294 @@
+"""Winnable-only deals, par and hints: the solver, kept off the event loop.
+
+The solver is CPU-bound, so it runs in worker processes
+(``ProcessPoolExecutor``); the event loop only awaits their answers.
+
+* A pool of solver-proven deal codes per draw mode lives in Redis (a set
+  of ``"<code> <par>"`` entries, ``keys.pool``), so a winnable-only room
+  starts at once. A background task refills it up to ``target``; a short
+  ``SET NX`` lock per mode keeps several server processes from solving
+  for the same mode at once, and a cap check before each add keeps the
+  set near its target.
+* Par (the length of the solver's winning line) is remembered per deal
+  code for a room lifetime (``keys.par``). A pool code brings its own; any
+  other deal is solved in a worker from the start of its race, so the
+  result is usually ready when the race ends (the end waits at most
+  ``_PAR_WAIT_S`` for it, else par is unknown).
+* A hint is the solver's next move from a player's position.
+
+The ``_`` functions run inside the workers: plain arguments in, plain
+results out, so they pickle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any, NamedTuple, TypeVar
+
+from canfield import DealCode, Game
+from canfield.solver import WINNABLE, hint, solve
+from redis.exceptions import RedisError
+
+from . import keys
+from .protocol import ErrorCode, ProtocolError
+
+__all__ = ["DRAW_MODES", "Proven", "DealPool", "solver_executor"]
+
+log = logging.getLogger(__name__)
+
+DRAW_MODES = (3, 1)
+
+#: how often an idle refill loop looks at the pools again (other processes take codes)
+_POLL_S = 2.0
+#: a worker may first finish the job it is on (at most one refill solve) before ours
+_QUEUE_MARGIN_S = 1.0
+#: how long the end of a race waits for a par still being solved
+_PAR_WAIT_S = 1.0
+#: par solves in flight per process; past it a deal's par stays unknown
+_MAX_PAR_SOLVES = 4
+
+T = TypeVar("T")
+
+
+class Proven(NamedTuple):
+    """A deal code the solver won, and the length of its winning line."""
+
+    code: str
+    par: int
+
+    def entry(self) -> str:
+        return f"{self.code} {self.par}"
+
+    @classmethod
+    def from_entry(cls, raw: bytes | str) -> Proven:
+        code, par = (raw.decode() if isinstance(raw, bytes) else raw).split()
+        return cls(code, int(par))
+
+
+def solver_executor(workers: int) -> ProcessPoolExecutor:
+    """Worker processes started fresh (``spawn``): no copy of the server's
+    event loop, sockets or threads ends up in a child."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+# ---------------------------------------------------------------- in the workers
+
+
+def _prove_random(draw: int, timeout_s: float, attempts: int) -> tuple[str, int] | None:
+    """The first of up to ``attempts`` random codes the solver wins within ``timeout_s``."""
+    for _ in range(attempts):
+        code = DealCode.random(draw)
+        result = solve(code, timeout_s)
+        if result.result == WINNABLE:
+            return str(code), len(result.moves)
+    return None
+
+
+def _par(code: str, timeout_s: float) -> int | None:
+    result = solve(code, timeout_s)
+    return len(result.moves) if result.result == WINNABLE else None
+
+
+def _hint(position: dict[str, Any], timeout_s: float) -> str | None:
+    move = hint(Game.from_dict(position), timeout_s)
+    return move.text() if move is not None else None
+
+
+# ---------------------------------------------------------------- in the server
+
+
+class DealPool:
+    """The server's door to the solver workers and the proven-deal pools in Redis."""
+
+    def __init__(
+        self,
+        redis: Any,
+        executor: Executor,
+        *,
+        target: int = 20,
+        solve_timeout_s: float = 1.0,
+        attempts: int = 8,
+        par_timeout_s: float = 5.0,
+        hint_timeout_s: float = 1.0,
+        ttl_s: int = 6 * 3600,
+    ) -> None:
+        self.redis = redis
+        self.executor = executor
+        #: proven codes kept per draw mode
+        self.target = target
+        #: one solve for the pool: winnable deals are won in milliseconds, so a
+        #: code not won by then is skipped rather than decided
+        self.solve_timeout_s = solve_timeout_s
+        #: codes tried when a pool is empty and a race must start now
+        self.attempts = attempts
+        self.par_timeout_s = par_timeout_s
+        self.hint_timeout_s = hint_timeout_s
+        self.ttl_s = ttl_s
+        self.owner = os.urandom(6).hex()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._pars: dict[str, asyncio.Task[int | None]] = {}
+        self._hinting: set[str] = set()
+
+    async def _work(self, fn: Callable[..., T], *args: Any, timeout_s: float) -> T:
+        """Run ``fn`` in a worker; ``TimeoutError`` past its own limit plus the queue."""
+        future = asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        return await asyncio.wait_for(future, timeout_s + self.solve_timeout_s + _QUEUE_MARGIN_S)
+
+    # ------------------------------------------------------------ pool
+
+    async def size(self, draw: int) -> int:
+        return int(await self.redis.scard(keys.pool(draw)))
+
+    async def entries(self, draw: int) -> list[Proven]:
+        return [Proven.from_entry(raw) for raw in await self.redis.smembers(keys.pool(draw))]
+
+    async def refill(self, draw: int) -> int:
+        """Prove codes until the pool holds ``target``; returns how many this call added.
+
+        Gives up at once (returning what it added) when another process
+        holds the mode's lock: that process is filling it.
+        """
+        added = 0
+        lock = keys.pool_lock(draw)
+        while await self.size(draw) < self.target:
+            held_s = int(self.solve_timeout_s + _QUEUE_MARGIN_S) + 5
+            if not await self.redis.set(lock, self.owner, nx=True, ex=held_s):
+                break
+            try:
+                found = await self._work(
+                    _prove_random, draw, self.solve_timeout_s, 1, timeout_s=self.solve_timeout_s
+                )
+                if found is not None and await self.size(draw) < self.target:
+                    added += await self.redis.sadd(keys.pool(draw), Proven(*found).entry())
+            finally:
+                if await self.redis.get(lock) == self.owner.encode():
+                    await self.redis.delete(lock)
+        return added
+
+    async def take(self, draw: int) -> Proven:
+        """A proven code for a race: from the pool, else solved now (bounded)."""
+        raw = await self.redis.spop(keys.pool(draw))
+        self._wake.set()
+        if raw is not None:
+            proven = Proven.from_entry(raw)
+        else:
+            found = None
+            with contextlib.suppress(TimeoutError):
+                found = await self._work(
+                    _prove_random,
+                    draw,
+                    self.solve_timeout_s,
+                    self.attempts,
+                    timeout_s=self.solve_timeout_s * self.attempts,
+                )
+            if found is None:
+                raise ProtocolError(
+                    ErrorCode.UNAVAILABLE, "no proven winnable deal is ready; try again"
+                )
+            proven = Proven(*found)
+        await self.remember_par(proven.code, proven.par)
+        return proven
+
+    async def put_back(self, draw: int, proven: Proven) -> None:
+        """A taken code the race did not use (the start was refused)."""
+        await self.redis.sadd(keys.pool(draw), proven.entry())
+
+    # ------------------------------------------------------------ par
+
+    async def remember_par(self, code: str, par: int | None) -> None:
+        """Keep a deal's par (or "unknown", as an empty value) for a room lifetime."""
+        await self.redis.set(keys.par(code), "" if par is None else str(par), ex=self.ttl_s)
+
+    async def par(self, code: str) -> int | None:
+        """The solver's line length for ``code`` (None: unknown): remembered, or
+        the solve under way, waited for at most ``_PAR_WAIT_S``."""
+        found = await self.redis.get(keys.par(code))
+        if found is not None:
+            return int(found) if found else None
+        task = self.solve_par(code)
+        if task is None:
+            return None
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), _PAR_WAIT_S)
+        except TimeoutError:
+            return None
+
+    def solve_par(self, code: str) -> asyncio.Task[int | None] | None:
+        """Start solving ``code``'s par in a worker (once per process at a time);
+        None when too many solves are under way already."""
+        task = self._pars.get(code)
+        if task is None and len(self._pars) < _MAX_PAR_SOLVES:
+            task = self._pars[code] = asyncio.ensure_future(self._solve_par(code))
+            task.add_done_callback(lambda _: self._pars.pop(code, None))
+        return task
+
+    async def _solve_par(self, code: str) -> int | None:
+        try:
+            found = await self.redis.get(keys.par(code))
+            if found is not None:
+                return int(found) if found else None
+            par = await self._work(_par, code, self.par_timeout_s, timeout_s=self.par_timeout_s)
+            await self.remember_par(code, par)
+            return par
+        except (TimeoutError, RedisError, OSError) as exc:
+            log.warning("par of %s unknown: %s", code, exc)
+            return None
+
+    # ------------------------------------------------------------ hints
+
+    async def hint(self, who: str, position: dict[str, Any]) -> str | None:
+        """The solver's next move from ``position`` (``Game.to_dict``), or None.
+
+        One hint at a time per ``who``: a player cannot queue up the workers.
+        """
+        if who in self._hinting:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "one hint at a time")
+        self._hinting.add(who)
+        try:
+            return await self._work(
+                _hint, position, self.hint_timeout_s, timeout_s=self.hint_timeout_s
+            )
+        except TimeoutError:
+            return None
+        finally:
+            self._hinting.discard(who)
+
+    # ------------------------------------------------------------ background
+
+    def start(self) -> None:
+        """Start refilling in the background (from the app's lifespan)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._refill_forever())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        for task in list(self._pars.values()):
+            task.cancel()
+        # a solve under way is abandoned, not awaited: stopping stays quick
+        for process in list(getattr(self.executor, "_processes", {}).values()):
+            process.terminate()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _refill_forever(self) -> None:
+        while True:
+            self._wake.clear()
+            for draw in DRAW_MODES:
+                try:
+                    await self.refill(draw)
+                except (RedisError, OSError, TimeoutError) as exc:
+                    log.warning("deal pool refill (draw %d) paused: %s", draw, exc)
+                except Exception:  # noqa: BLE001 - a broken worker must not end the server
+                    log.exception("deal pool refill (draw %d) failed", draw)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), _POLL_S)

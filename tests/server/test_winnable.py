@@ -1,0 +1,243 @@
+"""Winnable-only rooms, par and hints, against real parts: a redis-server,
+solver worker processes, server processes and websockets clients.
+
+Whatever the server calls winnable is checked here with the solver itself
+(and its line replayed through the engine), so a wrong pool fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import pytest
+import redis
+import redis.asyncio as aioredis
+from canfield import DealCode, Game, Move
+from canfield.solver import WINNABLE, replay, solve
+from canfield_server import keys
+from canfield_server import rooms as R
+from canfield_server.protocol import SettingsMsg
+from canfield_server.winnable import DealPool, Proven, solver_executor
+
+#: a short countdown, a tiny pool: quick tests
+ENV = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "2"}
+#: the same, with no background refill: every start solves on demand
+EMPTY_POOL_ENV = {**ENV, "CANFIELD_POOL_TARGET": "0"}
+#: deals the solver wins in milliseconds (used for par and hints)
+EASY_DRAW3 = "CF1-D3-AAADKOH"
+#: a deal the solver does not decide quickly
+HARD_DRAW3 = "CF1-D3-AAAAACL"
+
+
+def assert_proven(code: str, par: int | None) -> None:
+    """The solver, run here, wins ``code``; its line replays to a win; par is a line length."""
+    result = solve(code, timeout_s=10)
+    assert result.result == WINNABLE, (code, result.result)
+    assert replay(code, result.moves).is_won
+    game = Game.deal(code)
+    assert isinstance(par, int) and par >= 52 - game.on_foundations
+
+
+# ---------------------------------------------------------------- sans I/O
+
+
+def test_pool_entries_round_trip() -> None:
+    proven = Proven("CF1-D1-HELLOCF", 221)
+    assert Proven.from_entry(proven.entry().encode()) == proven
+
+
+def test_a_proven_code_replaces_the_random_deal_but_never_a_typed_in_one() -> None:
+    random_room = R.create_room("ABCDEF", "host", "Ann", None)
+    _, deal = R.start_race(random_room, "host", 0, 0.0, proven=EASY_DRAW3)
+    assert str(deal) == EASY_DRAW3
+    typed = R.update_settings(random_room, "host", SettingsMsg(deal=HARD_DRAW3))
+    _, deal = R.start_race(typed, "host", 0, 0.0, proven=EASY_DRAW3)
+    assert str(deal) == HARD_DRAW3
+
+
+def test_practice_is_a_setting_the_host_turns_on() -> None:
+    room = R.create_room("ABCDEF", "host", "Ann", None)
+    assert not room.settings.practice
+    on = R.update_settings(room, "host", SettingsMsg(practice=True))
+    assert on.settings.practice
+    assert R.update_settings(on, "host", SettingsMsg(draw=1)).settings.practice
+
+
+# ---------------------------------------------------------------- the pool in Redis
+
+
+@pytest.fixture
+async def pool(redis_server):  # noqa: ANN001, ANN201
+    client = aioredis.from_url(redis_server.url)
+    deal_pool = DealPool(client, solver_executor(1), target=3, solve_timeout_s=1.0)
+    yield deal_pool
+    await deal_pool.close()
+    await client.aclose()
+
+
+async def test_refill_fills_each_mode_to_its_target_with_winnable_codes(pool) -> None:  # noqa: ANN001
+    for draw in (3, 1):
+        assert await pool.refill(draw) == 3
+        entries = await pool.entries(draw)
+        assert len(entries) == 3
+        for proven in entries:
+            assert DealCode.parse(proven.code).draw == draw
+            assert_proven(proven.code, proven.par)
+        assert await pool.refill(draw) == 0  # full: nothing more
+
+
+async def test_refills_racing_for_one_mode_do_not_overfill(pool, redis_server) -> None:  # noqa: ANN001
+    client = aioredis.from_url(redis_server.url)
+    other = DealPool(client, solver_executor(1), target=3, solve_timeout_s=1.0)
+    try:
+        added = await asyncio.gather(pool.refill(1), other.refill(1), pool.refill(1))
+        assert await pool.size(1) == 3
+        assert sum(added) == 3
+    finally:
+        await other.close()
+        await client.aclose()
+
+
+async def test_a_held_lock_leaves_the_filling_to_its_holder(pool) -> None:  # noqa: ANN001
+    await pool.redis.set(keys.pool_lock(3), "another-process", ex=30)
+    assert await pool.refill(3) == 0
+    assert await pool.size(3) == 0
+
+
+async def test_take_empties_the_pool_then_solves_on_demand(pool) -> None:  # noqa: ANN001
+    await pool.refill(3)
+    pooled = set(await pool.entries(3))
+    taken = [await pool.take(3) for _ in range(4)]
+    assert set(taken[:3]) == pooled and await pool.size(3) == 0
+    for proven in taken:  # the fourth was solved on demand
+        assert_proven(proven.code, proven.par)
+        assert await pool.par(proven.code) == proven.par  # remembered for the finish
+
+
+async def test_par_is_solved_once_remembered_and_null_when_unknown(pool) -> None:  # noqa: ANN001
+    solving = pool.solve_par(EASY_DRAW3)  # as at the start of a race
+    assert pool.solve_par(EASY_DRAW3) is solving  # one solve per deal at a time
+    par = await solving
+    assert_proven(EASY_DRAW3, par)
+    assert (await pool.redis.get(keys.par(EASY_DRAW3))).decode() == str(par)
+    assert await pool.par(EASY_DRAW3) == par  # the end of the race reads it
+    pool.par_timeout_s = 0.05
+    assert await pool.solve_par(HARD_DRAW3) is None
+    assert await pool.redis.get(keys.par(HARD_DRAW3)) == b""  # unknown: not solved again
+    assert await pool.par(HARD_DRAW3) is None
+
+
+# ---------------------------------------------------------------- whole rooms
+
+
+async def poll(done: Callable[[], Awaitable[bool]], timeout_s: float = 30.0) -> None:
+    """Wait for another process's background work (seen in Redis: no event to await)."""
+    async with asyncio.timeout(timeout_s):
+        while not await done():
+            await asyncio.sleep(0.05)
+
+
+async def race_to_the_end(
+    connect,  # noqa: ANN001
+    url: str,
+    until: Callable[[], Awaitable[bool]] | None = None,
+    **settings: object,
+) -> tuple[dict, dict]:
+    """A host alone starts a race, sees the deal, (waits ``until``,) gives up:
+    (started, finished)."""
+    host = await connect(url)
+    joined = await host.create("Ann", **settings)
+    assert joined["type"] == "joined", joined
+    await host.send(type="start")
+    started = await host.expect("started")
+    if until is not None:
+        await poll(until)
+    assert (await host.request("ack", type="give_up", seq=1))["move"] == "G"
+    return started, await host.expect("finished")
+
+
+@pytest.mark.parametrize("env", [ENV, EMPTY_POOL_ENV], ids=["from-the-pool", "solved-on-demand"])
+async def test_a_winnable_only_room_races_on_a_proven_deal_and_shows_par(
+    server_factory,
+    redis_server,
+    connect,
+    same_board,
+    env,  # noqa: ANN001
+) -> None:
+    server = server_factory(env=env)
+    pooled: set[Proven] = set()
+    if env is ENV:  # wait for the background refill, then see a code leave the pool
+        sync = redis.Redis.from_url(redis_server.url)
+
+        async def full() -> bool:
+            return sync.scard(keys.pool(3)) >= 2
+
+        await poll(full)
+        pooled = {Proven.from_entry(raw) for raw in sync.smembers(keys.pool(3))}
+    started, finished = await race_to_the_end(
+        connect, server.ws_url, draw=3, deal="random", winnable_only=True
+    )
+    code = finished["deal"]
+    assert same_board(started["board"], Game.deal(code))
+    assert_proven(code, finished["par"])
+    if pooled:
+        assert Proven(code, finished["par"]) in pooled
+
+
+async def test_a_typed_in_code_ignores_winnable_only(server_factory, connect) -> None:  # noqa: ANN001
+    server = server_factory(env=EMPTY_POOL_ENV)
+    _, finished = await race_to_the_end(connect, server.ws_url, deal=HARD_DRAW3, winnable_only=True)
+    assert finished["deal"] == HARD_DRAW3
+
+
+async def test_a_typed_in_winnable_deal_gets_its_par(
+    server_factory,
+    redis_server,
+    connect,  # noqa: ANN001
+) -> None:
+    server = server_factory(env=EMPTY_POOL_ENV)
+    sync = redis.Redis.from_url(redis_server.url)
+
+    async def solved() -> bool:  # the server solves it from the start of the race
+        return sync.exists(keys.par(EASY_DRAW3)) == 1
+
+    _, finished = await race_to_the_end(connect, server.ws_url, solved, deal=EASY_DRAW3)
+    assert_proven(EASY_DRAW3, finished["par"])
+
+
+async def test_a_hint_in_a_practice_room_is_a_legal_move_for_my_board(
+    server_factory,
+    connect,  # noqa: ANN001
+) -> None:
+    server = server_factory(env=EMPTY_POOL_ENV)
+    ann = await connect(server.ws_url)
+    await ann.create("Ann", deal=EASY_DRAW3, practice=True)
+    assert ann.joined["state"]["settings"]["practice"] is True
+    early = await ann.request("hint", type="hint")
+    assert early["type"] == "error" and early["code"] == "wrong-phase"
+
+    await ann.send(type="start")
+    await ann.expect("started")
+    game = Game.deal(EASY_DRAW3)
+    for seq, move in enumerate(["S", "S"], start=1):
+        assert (await ann.request("ack", type="move", seq=seq, move=move))["type"] == "ack"
+        game.push(Move.parse(move))
+    for seq in (3, 4):  # follow the hints: each is legal on the board as it is now
+        reply = await ann.request("hint", type="hint")
+        assert reply["type"] == "hint" and reply["move"], reply
+        game.push(Move.parse(reply["move"]))  # raises if the move is illegal here
+        ack = await ann.request("ack", type="move", seq=seq, move=reply["move"])
+        assert ack["type"] == "ack", ack
+
+
+async def test_hints_are_refused_in_races(server_factory, connect) -> None:  # noqa: ANN001
+    server = server_factory(env=EMPTY_POOL_ENV)
+    ann = await connect(server.ws_url)
+    await ann.create("Ann", deal=EASY_DRAW3)
+    await ann.send(type="start")
+    await ann.expect("started")
+    refused = await ann.request("hint", type="hint")
+    assert refused["type"] == "error" and refused["code"] == "not-allowed"
+    ack = await ann.request("ack", type="move", seq=1, move="S")
+    assert ack["type"] == "ack" and ack["seq"] == 1  # nothing else changed
