@@ -60,3 +60,10 @@ def test_study_prints_a_table_row() -> None:
     assert data["deals"] == 4
     assert data["winnable"] + data["not_winnable"] + data["unknown"] == 4
     assert data["median_s"] <= data["p90_s"]
+
+
+def test_bench_useful_prints_its_figures() -> None:
+    done = run_cli("--bench-useful", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("has_useful_move on ")
+    assert "median" in done.stdout and "max" in done.stdout

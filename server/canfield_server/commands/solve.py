@@ -17,7 +17,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import TextIO
 
-from canfield import CanfieldError, DealCode
+from canfield import CanfieldError, DealCode, Game
+from canfield.analysis import has_useful_move
 from canfield.dealcode import SEED_SPACE
 from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult, solve
 
@@ -32,9 +33,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     study.add_argument("--seed", type=int, default=1, help="seed for the random codes")
     study.add_argument("--jobs", type=int, default=1, help="worker processes")
     study.add_argument("--out", help="also write one JSON line per deal to this file")
+    parser.add_argument(
+        "--bench-useful",
+        type=int,
+        metavar="N",
+        help="time has_useful_move on positions from N randomly played deals",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.bench_useful is not None:
+        print(bench_useful(args.bench_useful, args.seed))
+        return 0
     if args.study is not None:
         if args.code:
             print("give a CODE or --study N, not both", file=sys.stderr)
@@ -63,6 +73,30 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def bench_useful(deals: int, seed: int, steps: int = 60) -> str:
+    """Time ``has_useful_move`` after every move of random play (both draw modes)."""
+    rng = random.Random(seed)
+    times: list[float] = []
+    stuck = 0
+    for index in range(deals):
+        game = Game.deal(DealCode.from_seed(rng.randrange(SEED_SPACE), 1 + 2 * (index % 2)))
+        for _ in range(steps):
+            start = time.process_time()
+            useful = has_useful_move(game)
+            times.append(time.process_time() - start)
+            stuck += not useful
+            moves = list(game.legal_moves())
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+    times.sort()
+    shares = ", ".join(
+        f"{name} {1000 * percentile(times, share):.3f} ms"
+        for name, share in (("median", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
+    )
+    return f"has_useful_move on {len(times)} positions ({stuck} with no useful move): {shares}"
 
 
 def study_codes(count: int, draw: int, seed: int) -> list[str]:
