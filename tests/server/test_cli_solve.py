@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from canfield import Game, Move
 
@@ -53,13 +54,22 @@ def test_bad_code_is_a_clear_error() -> None:
     assert done.stdout == ""
 
 
-def test_study_prints_a_table_row() -> None:
-    done = run_cli("--study", "4", "--draw", "1", "--timeout", "0.2", "--json")
+def test_study_figures_and_the_summary_of_its_lines(tmp_path: Path) -> None:
+    out = tmp_path / "study.jsonl"
+    args = ("--study", "4", "--draw", "1", "--timeout", "0.2", "--out", str(out))
+    done = run_cli(*args, "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["deals"] == 4
     assert data["winnable"] + data["not_winnable"] + data["unknown"] == 4
     assert data["median_s"] <= data["p90_s"]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 4 and all(line["code"].startswith("CF1-D1-") for line in lines)
+    summary = run_cli("--summary", str(out))
+    assert summary.returncode == 0, summary.stderr
+    row = summary.stdout.splitlines()[-1]
+    assert row.startswith("| Draw 1 | 4 | ")
+    assert f"{data['winnable_pct']:.1f}%" in row
 
 
 def test_bench_useful_prints_its_figures() -> None:

@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     study.add_argument("--seed", type=int, default=1, help="seed for the random codes")
     study.add_argument("--jobs", type=int, default=1, help="worker processes")
     study.add_argument("--out", help="also write one JSON line per deal to this file")
+    study.add_argument(
+        "--summary", metavar="FILE", help="print the table for the lines an --out FILE holds"
+    )
     parser.add_argument(
         "--bench-useful",
         type=int,
@@ -45,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if args.bench_useful is not None:
         print(bench_useful(args.bench_useful, args.seed))
         return 0
+    if args.summary:
+        return _summary(args.summary)
     if args.study is not None:
         if args.code:
             print("give a CODE or --study N, not both", file=sys.stderr)
@@ -138,6 +143,22 @@ def _study(args: argparse.Namespace) -> int:
         print(
             f"(seed {args.seed}, timeout {args.timeout:g} s, {args.jobs} job(s), wall {wall:.0f} s)"
         )
+    return 0
+
+
+def _summary(path: str) -> int:
+    """The table for a study's per-deal lines (all one draw mode)."""
+    results: list[SolveResult] = []
+    draws: set[int] = set()
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            data = json.loads(line)
+            draws.add(DealCode.parse(data["code"]).draw)
+            results.append(SolveResult(data["result"], [], data["seconds"], data["nodes"]))
+    if len(draws) != 1 or not results:
+        print(f"{path}: expected lines of one draw mode", file=sys.stderr)
+        return 2
+    print(format_table(draws.pop(), summarise(results)))
     return 0
 
 
