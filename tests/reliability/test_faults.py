@@ -13,6 +13,7 @@ the leaderboard, pub/sub across processes and failover.)
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from typing import Any
@@ -209,13 +210,21 @@ async def test_a_socket_cut_mid_move_applies_it_once_or_not_and_says_which(
         ws = await websockets.connect(fast_server.ws_url, open_timeout=10)
         client = Client(ws)
         assert (await client.resume(room, token))["last_seq"] == seq - 1
-        await client.send(type="move", seq=seq, move=LINE[seq - 1])
-        if rng.random() < 0.5:
-            await asyncio.sleep(rng.choice([0.0005, 0.002]))  # vary when the cut lands
+        frame = json.dumps({"type": "move", "seq": seq, "move": LINE[seq - 1]})
+        cut_in_frame = seq % 2 == 0
+        if cut_in_frame:  # the cut lands inside the frame: half its bytes went out
+            ws.protocol.send_text(frame.encode())
+            wire = ws.protocol.data_to_send()[0]
+            ws.transport.write(wire[: len(wire) // 2])
+        else:  # the whole frame went out; the cut lands a moment later
+            await client.ws.send(frame)
+            await asyncio.sleep(rng.choice([0.0, 0.0005, 0.002]))  # vary the moment
         ws.transport.abort()  # no ack read, no closing handshake
         again = Client(await websockets.connect(fast_server.ws_url, open_timeout=10))
         joined = await again.resume(room, token)
-        assert joined["last_seq"] in (seq - 1, seq)
+        assert (
+            joined["last_seq"] == seq - 1 if cut_in_frame else joined["last_seq"] in (seq - 1, seq)
+        )
         retry = await again.request("ack", type="move", seq=seq, move=LINE[seq - 1])
         assert retry["type"] == "ack" and retry["move"] == LINE[seq - 1]
         applied = joined["last_seq"] == seq
