@@ -27,6 +27,7 @@ from .cluster import redis_client
 from .config import Settings
 from .hub import Hub
 from .instance import InstanceHeader
+from .presence import PresenceKeeper
 from .pubsub import RoomBus
 from .ratelimit import RateLimiter, TokenBucket
 from .rooms import Limits
@@ -106,6 +107,8 @@ def create_app(
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
         bus.start()
+        presence = PresenceKeeper(hub, settings.presence_s)
+        presence.start()
         if settings.pool_target > 0:
             pool.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
@@ -113,6 +116,7 @@ def create_app(
             yield
         finally:
             await hub.shutdown()
+            await presence.stop()
             await pool.close()
             await bus.stop()
             await store.close()

@@ -36,6 +36,8 @@ class Settings:
     rate_burst: int = 100
     #: leaderboard broadcasts per room per second, at most
     leaderboard_hz: float = 10.0
+    #: presence heartbeat period; a process silent for 3 periods counts as gone
+    presence_s: float = 5.0
     #: empty -> any Origin (and none) is accepted
     allowed_origins: tuple[str, ...] = ()
     log_json: bool = False

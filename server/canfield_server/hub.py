@@ -250,6 +250,10 @@ class Hub:
             if self.bus:
                 await self.bus.unsubscribe(local.code)
 
+    async def set_connected(self, code: str, member_id: str, connected: bool) -> None:
+        """Show a member as connected or not (the presence heartbeat's verdict)."""
+        await self._mutate(code, lambda s: R.set_connected(s, member_id, connected))
+
     async def shutdown(self, message: str = "server restarting") -> None:
         text = encode(Reconnect(message=message)).decode()
         for local in list(self.rooms.values()):

@@ -8,6 +8,7 @@ caller answers ``unavailable`` and applies nothing.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import msgspec
@@ -26,6 +27,30 @@ __all__ = ["RoomRecord", "RedisStore", "ScriptBatcher"]
 _state_decoder = msgspec.json.Decoder(RoomState)
 _row_decoder = msgspec.json.Decoder(StoredRow)
 _encoder = msgspec.json.Encoder()
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _origin_of(field: bytes) -> bytes:
+    return field[1:] if field.startswith(b"@") else field.partition(b"|")[2]
+
+
+def _live_origins(table: dict[bytes, bytes], stale_ms: int) -> set[bytes]:
+    oldest = _now_ms() - stale_ms
+    return {f[1:] for f, v in table.items() if f.startswith(b"@") and int(v) >= oldest}
+
+
+def _live_counts(table: dict[bytes, bytes], stale_ms: int) -> dict[str, int]:
+    """Member id -> connections held by processes whose heartbeat is fresh."""
+    live = _live_origins(table, stale_ms)
+    counts: dict[str, int] = {}
+    for field, value in table.items():
+        member, _, origin = field.partition(b"|")
+        if origin and origin in live:
+            counts[member.decode()] = counts.get(member.decode(), 0) + int(value)
+    return counts
 
 
 class RoomRecord(msgspec.Struct):
@@ -101,6 +126,8 @@ class RedisStore:
         self.redis = redis
         self.ttl_s = ttl_s
         self.origin = origin
+        #: a process whose heartbeat is older than this counts as gone
+        self.presence_stale_ms = 15_000
         self.scripts = Scripts.register(redis)
         self.move: Any = (
             PipelinedScript(url, MOVE) if url and supports(url) else ScriptBatcher(redis, MOVE)
@@ -196,12 +223,38 @@ class RedisStore:
         return found.decode() if found else None
 
     async def presence(self, code: str, member_id: str, delta: int) -> int:
-        """Count a member's live connections (all processes); returns the new count."""
+        """Count a member's live connections; returns the count over live processes.
+
+        Counts are kept per process (``member|origin``) next to each process's
+        heartbeat (``@origin``: ms of its last beat), so the connections of a
+        process that crashed stop counting once its heartbeat is stale.
+        """
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hincrby(keys.presence(code), member_id, delta)
+            pipe.hincrby(keys.presence(code), f"{member_id}|{self.origin.decode()}", delta)
+            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", _now_ms())
             pipe.expire(keys.presence(code), self.ttl_s)
-            count, _ = await pipe.execute()
-        return int(count)
+            pipe.hgetall(keys.presence(code))
+            _, _, _, table = await pipe.execute()
+        return _live_counts(table, self.presence_stale_ms).get(member_id, 0)
+
+    async def beat(self, code: str) -> set[str]:
+        """This process's heartbeat for a room; returns the members connected to
+        live processes, and forgets the counts of processes gone silent."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", _now_ms())
+            pipe.expire(keys.presence(code), self.ttl_s)
+            pipe.hgetall(keys.presence(code))
+            _, _, table = await pipe.execute()
+        live = _live_counts(table, self.presence_stale_ms)
+        origins = _live_origins(table, self.presence_stale_ms)
+        dead = [
+            field
+            for field, value in table.items()
+            if _origin_of(field) not in origins or (field[:1] != b"@" and int(value) <= 0)
+        ]
+        if dead:
+            await self.redis.hdel(keys.presence(code), *dead)
+        return {member for member, count in live.items() if count > 0}
 
     async def finish(self, code: str, race: int) -> bool:
         """End a race (time limit); True for the one caller that did it."""

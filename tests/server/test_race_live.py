@@ -326,3 +326,27 @@ async def test_out_of_place_messages_are_refused_and_change_nothing(fast_server,
     assert (await ann.request("error", type="settings", draw=1))["code"] == "wrong-phase"
     first = await ann.request("ack", type="move", seq=1, move="S")
     assert first["type"] == "ack" and first["board"]["stock"]["count"] == 31
+
+
+async def test_players_of_a_crashed_process_show_disconnected_elsewhere(
+    server_factory,
+    connect,  # noqa: ANN001
+) -> None:
+    env = {"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_PRESENCE_S": "0.2"}
+    one, two = server_factory(env=env), server_factory(env=env)
+    ann = await connect(one.ws_url)
+    room = (await ann.create("Ann", deal=DEAL))["room"]
+    bob = await connect(two.ws_url)
+    await bob.join(room, "Bob")
+    await start([ann, bob])
+    await play(bob, ["S"])
+    bob_id = bob.joined["player_id"]
+    two.kill()  # SIGKILL: Bob's process never says goodbye
+
+    def bob_is(status: str):  # noqa: ANN202
+        return lambda m: any(r["id"] == bob_id and r["status"] == status for r in m["rows"])
+
+    await ann.expect("leaderboard", bob_is("disconnected"))
+    again = await connect(one.ws_url)
+    assert (await again.resume(room, bob.joined["token"]))["last_seq"] == 1
+    await ann.expect("leaderboard", bob_is("playing"))

@@ -1,0 +1,58 @@
+"""Who is connected, surviving crashes: a heartbeat per process and room.
+
+Each process counts its own connections in the room's presence hash and
+beats every ``period_s`` for the rooms it serves. A member counts as
+connected while some process with a fresh beat holds a connection of
+theirs; a process that was SIGKILLed stops beating, so after three
+periods its members show ``disconnected`` (unless they resumed
+elsewhere), and its stale counts are removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from redis.exceptions import RedisError
+
+__all__ = ["PresenceKeeper"]
+
+log = logging.getLogger(__name__)
+
+
+class PresenceKeeper:
+    def __init__(self, hub: Any, period_s: float) -> None:
+        self.hub = hub
+        self.period_s = period_s
+        hub.store.presence_stale_ms = int(period_s * 3 * 1000)
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="presence")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.period_s)  # a heartbeat is a clock, not an event
+            for code in list(self.hub.rooms):
+                try:
+                    await self.beat(code)
+                except (RedisError, OSError) as exc:
+                    log.warning("presence beat for %s failed: %s", code, exc)
+
+    async def beat(self, code: str) -> None:
+        live = await self.hub.store.beat(code)
+        local = self.hub.rooms.get(code)
+        if local is None:
+            return
+        for member in local.state.members:
+            if member.connected != (member.id in live):
+                await self.hub.set_connected(code, member.id, member.id in live)
