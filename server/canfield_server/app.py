@@ -32,7 +32,7 @@ from .pubsub import RoomBus
 from .ratelimit import RateLimiter, TokenBucket
 from .rooms import Limits
 from .store import RedisStore
-from .winnable import DealPool, solver_executor
+from .winnable import DealPool
 from .ws import WebSocketEndpoint
 
 __all__ = ["create_app", "web_root"]
@@ -87,7 +87,7 @@ def create_app(
         store = RedisStore(redis, settings.room_ttl_s, origin, url=settings.redis_url)
         pool = DealPool(
             redis,
-            solver_executor(settings.solver_workers),
+            settings.solver_workers,
             target=settings.pool_target,
             solve_timeout_s=settings.pool_solve_timeout_s,
             attempts=settings.pool_attempts,

@@ -28,7 +28,7 @@ import logging
 import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, NamedTuple, TypeVar
 
 from canfield import DealCode, Game
@@ -46,8 +46,10 @@ DRAW_MODES = (3, 1)
 
 #: how often an idle refill loop looks at the pools again (other processes take codes)
 _POLL_S = 2.0
-#: a worker may first finish the job it is on (at most one refill solve) before ours
-_QUEUE_MARGIN_S = 1.0
+#: slack past a job's own limit: the job a worker is on, a busy machine
+_QUEUE_MARGIN_S = 5.0
+#: a fresh worker process first starts and imports the engine (slow on a busy machine)
+_STARTUP_S = 15.0
 #: how long the end of a race waits for a par still being solved
 _PAR_WAIT_S = 1.0
 #: par solves in flight per process; past it a deal's par stays unknown
@@ -109,7 +111,7 @@ class DealPool:
     def __init__(
         self,
         redis: Any,
-        executor: Executor,
+        workers: int = 1,
         *,
         target: int = 20,
         solve_timeout_s: float = 1.0,
@@ -119,7 +121,9 @@ class DealPool:
         ttl_s: int = 6 * 3600,
     ) -> None:
         self.redis = redis
-        self.executor = executor
+        self.workers = workers
+        #: started lazily by the first job (no refill, no hint: no process)
+        self.executor = solver_executor(workers)
         #: proven codes kept per draw mode
         self.target = target
         #: one solve for the pool: winnable deals are won in milliseconds, so a
@@ -135,11 +139,31 @@ class DealPool:
         self._task: asyncio.Task[None] | None = None
         self._pars: dict[str, asyncio.Task[int | None]] = {}
         self._hinting: set[str] = set()
+        #: no job has come back from the current workers yet
+        self._cold = True
+
+    def _limit(self, timeout_s: float) -> float:
+        """How long a job may take: its own limit, the queue, a worker's start."""
+        return timeout_s + self.solve_timeout_s + _QUEUE_MARGIN_S + _STARTUP_S * self._cold
 
     async def _work(self, fn: Callable[..., T], *args: Any, timeout_s: float) -> T:
-        """Run ``fn`` in a worker; ``TimeoutError`` past its own limit plus the queue."""
-        future = asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
-        return await asyncio.wait_for(future, timeout_s + self.solve_timeout_s + _QUEUE_MARGIN_S)
+        """Run ``fn`` in a worker; ``TimeoutError`` past its own limit plus the queue.
+
+        A worker that died (killed, out of memory) breaks the executor: the
+        caller gets ``unavailable`` and the next job starts fresh workers.
+        """
+        loop = asyncio.get_running_loop()
+        try:
+            future = loop.run_in_executor(self.executor, fn, *args)
+            result = await asyncio.wait_for(future, self._limit(timeout_s))
+        except BrokenExecutor:
+            log.warning("solver workers died; starting new ones")
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = solver_executor(self.workers)
+            self._cold = True
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the solver restarted; try again") from None
+        self._cold = False
+        return result
 
     # ------------------------------------------------------------ pool
 
@@ -158,7 +182,7 @@ class DealPool:
         added = 0
         lock = keys.pool_lock(draw)
         while await self.size(draw) < self.target:
-            held_s = int(self.solve_timeout_s + _QUEUE_MARGIN_S) + 5
+            held_s = int(self._limit(self.solve_timeout_s)) + 1
             if not await self.redis.set(lock, self.owner, nx=True, ex=held_s):
                 break
             try:
@@ -276,7 +300,7 @@ class DealPool:
         for task in list(self._pars.values()):
             task.cancel()
         # a solve under way is abandoned, not awaited: stopping stays quick
-        for process in list(getattr(self.executor, "_processes", {}).values()):
+        for process in list((getattr(self.executor, "_processes", None) or {}).values()):
             process.terminate()
         self.executor.shutdown(wait=False, cancel_futures=True)
 

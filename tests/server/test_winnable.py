@@ -17,8 +17,8 @@ from canfield import DealCode, Game, Move
 from canfield.solver import WINNABLE, replay, solve
 from canfield_server import keys
 from canfield_server import rooms as R
-from canfield_server.protocol import SettingsMsg
-from canfield_server.winnable import DealPool, Proven, solver_executor
+from canfield_server.protocol import ProtocolError, SettingsMsg
+from canfield_server.winnable import DealPool, Proven
 
 #: a short countdown, a tiny pool: quick tests
 ENV = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "2"}
@@ -70,7 +70,7 @@ def test_practice_is_a_setting_the_host_turns_on() -> None:
 @pytest.fixture
 async def pool(redis_server):  # noqa: ANN001, ANN201
     client = aioredis.from_url(redis_server.url)
-    deal_pool = DealPool(client, solver_executor(1), target=3, solve_timeout_s=1.0)
+    deal_pool = DealPool(client, 1, target=3, solve_timeout_s=1.0)
     yield deal_pool
     await deal_pool.close()
     await client.aclose()
@@ -89,7 +89,7 @@ async def test_refill_fills_each_mode_to_its_target_with_winnable_codes(pool) ->
 
 async def test_refills_racing_for_one_mode_do_not_overfill(pool, redis_server) -> None:  # noqa: ANN001
     client = aioredis.from_url(redis_server.url)
-    other = DealPool(client, solver_executor(1), target=3, solve_timeout_s=1.0)
+    other = DealPool(client, 1, target=3, solve_timeout_s=1.0)
     try:
         added = await asyncio.gather(pool.refill(1), other.refill(1), pool.refill(1))
         assert await pool.size(1) == 3
@@ -241,3 +241,17 @@ async def test_hints_are_refused_in_races(server_factory, connect) -> None:  # n
     assert refused["type"] == "error" and refused["code"] == "not-allowed"
     ack = await ann.request("ack", type="move", seq=1, move="S")
     assert ack["type"] == "ack" and ack["seq"] == 1  # nothing else changed
+
+
+async def test_a_dead_worker_is_replaced(pool) -> None:  # noqa: ANN001
+    await pool.solve_par(EASY_DRAW3)  # a worker is running now
+    for process in list(pool.executor._processes.values()):
+        process.kill()
+        process.join()
+    with pytest.raises(ProtocolError) as refused:  # the next job learns the worker died
+        for _ in range(3):
+            await pool.hint("room:player", Game.deal(EASY_DRAW3).to_dict())
+    assert refused.value.code == "unavailable"
+    move = await pool.hint("room:player", Game.deal(EASY_DRAW3).to_dict())
+    assert move is not None
+    Game.deal(EASY_DRAW3).push(Move.parse(move))  # a legal first move
