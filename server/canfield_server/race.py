@@ -188,7 +188,9 @@ class PlayerRace:
 
 
 _USEFUL_CACHE: dict[tuple, bool] = {}
-_USEFUL_CACHE_MAX = 65536
+#: about 1 KB a position: this bounds the cache near 16 MB (65,536 let a
+#: long soak grow the process by ~65 MB before the first clear)
+_USEFUL_CACHE_MAX = 16384
 
 
 def useful(game: Game) -> bool:
