@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import math
 import multiprocessing
+import os
 import queue as queue_mod
 import resource
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -75,6 +77,8 @@ class PhaseResult:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     rss_mb: dict[int, float] = field(default_factory=dict)
+    #: CPU seconds each server process used inside the window
+    cpu_s: dict[int, float] = field(default_factory=dict)
     stopped_players: int = 0
 
     def merge(self, part: WorkerResult) -> None:
@@ -158,13 +162,41 @@ def _run_phase(
             on_ready()
         start_at.value = time.time() + 0.2
         go.set()
+        window = start_at.value + cfg.warmup_s
+        meter = threading.Thread(
+            target=_measure_cpu, args=(pids, window, window + cfg.seconds, result), daemon=True
+        )
+        meter.start()
         _collect(messages, jobs, cfg, pids, result, progress)
+        meter.join(cfg.warmup_s + cfg.seconds + 5)
     finally:
         for proc in procs:
             proc.join(10)
             if proc.is_alive():
                 proc.terminate()
     return result
+
+
+def _measure_cpu(pids: list[int], begin: float, end: float, result: PhaseResult) -> None:
+    """CPU seconds of each server inside the window: a figure the noise of a shared
+    machine moves much less than throughput (moves per CPU-second)."""
+    time.sleep(max(0.0, begin - time.time()))
+    before = [cpu_seconds(pid) for pid in pids]
+    time.sleep(max(0.0, end - time.time()))
+    for index, pid in enumerate(pids):
+        after = cpu_seconds(pid)
+        if after is not None and before[index] is not None:
+            result.cpu_s[index] = after - before[index]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _await_ready(messages: Any, count: int, result: PhaseResult, progress: Any) -> None:
@@ -229,6 +261,12 @@ def _summary(result: PhaseResult) -> dict[str, Any]:
         "leaderboard_p50_ms": _round(percentile(result.leaderboard_ms, 50)),
         "leaderboard_p99_ms": _round(percentile(result.leaderboard_ms, 99)),
         "server_rss_mb": _round(sum(result.rss_mb.values())) if result.rss_mb else None,
+        "server_cpu_pct": _round(100 * sum(result.cpu_s.values()) / result.seconds)
+        if result.cpu_s
+        else None,
+        "moves_per_cpu_s": round(sum(result.acked.values()) / sum(result.cpu_s.values()), 1)
+        if sum(result.cpu_s.values()) > 0
+        else None,
         "errors": result.errors,
         "sent": result.sent,
         "acked": sum(result.acked.values()),
@@ -240,6 +278,9 @@ def _summary(result: PhaseResult) -> dict[str, Any]:
                 "ack_p50_ms": _round(percentile(result.ack_ms.get(i, []), 50)),
                 "ack_p99_ms": _round(percentile(result.ack_ms.get(i, []), 99)),
                 "rss_mb": _round(result.rss_mb.get(i)),
+                "cpu_pct": _round(100 * result.cpu_s[i] / result.seconds)
+                if i in result.cpu_s
+                else None,
             }
             for i, url in enumerate(result.urls)
         ],
@@ -295,6 +336,11 @@ def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -
             out["baseline_ack_p50_ms"] = _round(percentile(base.all_ack_ms(), 50))
             out["baseline_ack_p99_ms"] = _round(percentile(base.all_ack_ms(), 99))
             out["baseline_errors"] = base.errors
+            summary = _summary(base)
+            out["baseline_cpu_pct"] = summary["server_cpu_pct"]
+            out["baseline_moves_per_cpu_s"] = summary["moves_per_cpu_s"]
+            if out["moves_per_cpu_s"] and summary["moves_per_cpu_s"]:
+                out["cpu_ratio"] = round(out["moves_per_cpu_s"] / summary["moves_per_cpu_s"], 3)
             out["error_samples"] += [f"baseline: {e}" for e in base.error_samples[:10]]
             out["ratio"] = round(ours.moves_per_s / base.moves_per_s, 3) if base.acked else None
     return out
@@ -344,6 +390,10 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value:,}{unit}"
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else format(value, ".0%")
+
+
 def format_table(out: dict[str, Any]) -> str:
     """The figures as a plain-text table."""
     if "idle_connections" in out:
@@ -366,8 +416,13 @@ def format_table(out: dict[str, Any]) -> str:
         f"{'leaderboard p50 ms':24}{_fmt(out['leaderboard_p50_ms']):>12}",
         f"{'leaderboard p99 ms':24}{_fmt(out['leaderboard_p99_ms']):>12}",
         f"{'server RSS MB':24}{_fmt(out['server_rss_mb']):>12}",
+        f"{'server CPU %':24}{_fmt(out['server_cpu_pct']):>12}"
+        f"{_fmt(out.get('baseline_cpu_pct')):>12}",
+        f"{'moves per CPU-second':24}{_fmt(out['moves_per_cpu_s']):>12}"
+        f"{_fmt(out.get('baseline_moves_per_cpu_s')):>12}",
         f"{'errors':24}{out['errors']:>12}{_fmt(out.get('baseline_errors')):>12}",
-        f"{'ours / baseline':24}{(format(out['ratio'], '.0%') if out.get('ratio') else '-'):>12}",
+        f"{'ours / baseline':24}{_pct(out.get('ratio')):>12}",
+        f"{'  per CPU-second':24}{_pct(out.get('cpu_ratio')):>12}",
     ]
     if len(out["per_process"]) > 1:
         lines.append("per process:")
@@ -375,7 +430,7 @@ def format_table(out: dict[str, Any]) -> str:
             lines.append(
                 f"  {proc['url']:<28} {_fmt(proc['moves_per_s'])} moves/s, ack p50 "
                 f"{_fmt(proc['ack_p50_ms'])} ms, p99 {_fmt(proc['ack_p99_ms'])} ms, "
-                f"RSS {_fmt(proc['rss_mb'])} MB"
+                f"RSS {_fmt(proc['rss_mb'])} MB, CPU {_fmt(proc['cpu_pct'])}%"
             )
     for sample in out.get("error_samples", []):
         lines.append(f"error: {sample}")
