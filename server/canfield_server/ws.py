@@ -37,7 +37,18 @@ ABUSE_REFUSALS = 20
 class WsPeer:
     """One connection: identity in the room, and its outgoing queue."""
 
-    __slots__ = ("asgi_send", "ip", "room", "member_id", "role", "_queue", "_wake", "_closing")
+    __slots__ = (
+        "asgi_send",
+        "ip",
+        "room",
+        "member_id",
+        "role",
+        "_queue",
+        "_wake",
+        "_closing",
+        "_sending",
+        "replying",
+    )
 
     def __init__(self, asgi_send: Send, ip: str | None = None) -> None:
         self.asgi_send = asgi_send
@@ -49,6 +60,10 @@ class WsPeer:
         self._queue: deque[str] = deque()
         self._wake = asyncio.Event()
         self._closing: tuple[int, str] | None = None
+        #: a drain is writing to the socket (the writer task or ``flush``)
+        self._sending = False
+        #: the reader is answering a message and will ``flush`` the replies itself
+        self.replying = False
 
     def send(self, text: str) -> None:
         if self._closing:
@@ -57,7 +72,29 @@ class WsPeer:
             self.close(1008, "too slow: messages piled up")
             return
         self._queue.append(text)
-        self._wake.set()
+        if not self.replying:
+            self._wake.set()
+
+    async def flush(self) -> None:
+        """Send what is queued from the reader itself: a reply costs no task switch."""
+        self.replying = False
+        if self._sending or self._closing:
+            self._wake.set()
+            return
+        await self._drain()
+
+    async def _drain(self) -> None:
+        send, queue = self.asgi_send, self._queue
+        self._sending = True
+        try:
+            while queue:
+                await send({"type": "websocket.send", "text": queue.popleft()})
+        except (OSError, RuntimeError):
+            self._closing = self._closing or (1006, "gone")  # the client went away
+        finally:
+            self._sending = False
+            if self._closing:
+                self._wake.set()  # the writer sends the close, after every frame
 
     def close(self, code: int, reason: str) -> None:
         self._closing = self._closing or (code, reason)  # the first reason is the one sent
@@ -65,13 +102,13 @@ class WsPeer:
 
     async def writer(self) -> None:
         send = self.asgi_send
-        queue = self._queue
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                while queue:
-                    await send({"type": "websocket.send", "text": queue.popleft()})
+                if self._sending:  # a flush is draining; it wakes us again if needed
+                    continue
+                await self._drain()
                 if self._closing:
                     code, reason = self._closing
                     await send({"type": "websocket.close", "code": code, "reason": reason})
@@ -152,6 +189,7 @@ class WebSocketEndpoint:
                 except ProtocolError as exc:
                     peer.send(encode(error(exc)).decode())
                     continue
+                peer.replying = True
                 try:
                     await hub.handle(peer, msg)
                 except Exception:  # never let one message kill the connection
@@ -159,6 +197,7 @@ class WebSocketEndpoint:
                     peer.send(
                         _err(E.INTERNAL, "the server failed on that message; nothing applied")
                     )
+                await peer.flush()
         finally:
             metrics.client_disconnected()
             try:
