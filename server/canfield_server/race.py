@@ -187,7 +187,7 @@ class PlayerRace:
         return race
 
 
-_USEFUL_CACHE: dict[tuple, bool] = {}
+_USEFUL_CACHE: dict[bytes, bool] = {}
 #: about 1 KB a position: this bounds the cache near 16 MB (65,536 let a
 #: long soak grow the process by ~65 MB before the first clear)
 _USEFUL_CACHE_MAX = 16384
@@ -200,14 +200,16 @@ def useful(game: Game) -> bool:
     for move in game.legal_moves():
         if move.dst == "F" or move.src == "R":
             return True
-    key = (
-        game.draw,
-        game.base_rank,
-        tuple(game.reserve),
-        tuple(map(tuple, game.tableau)),
-        tuple(pile[-1] if pile else -1 for pile in game.foundations),
-        tuple(game.stock),
-        tuple(game.waste),
+    # the whole position as bytes (cards 0..51, 254 an empty foundation, 255 between piles)
+    key = b"\xff".join(
+        [
+            bytes((game.draw, game.base_rank)),
+            bytes(game.reserve),
+            *(bytes(col) for col in game.tableau),
+            bytes(pile[-1] if pile else 254 for pile in game.foundations),
+            bytes(game.stock),
+            bytes(game.waste),
+        ]
     )
     found = _USEFUL_CACHE.get(key)
     if found is None:
