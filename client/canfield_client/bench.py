@@ -63,23 +63,14 @@ class BenchConfig:
 
 
 @dataclass
-class PhaseResult:
-    """Merged worker results of one load phase."""
+class PhaseResult(WorkerResult):
+    """Merged worker results of one load phase (``wid`` unused)."""
 
-    urls: list[str]
-    seconds: float
-    players: int = 0
-    acked: dict[int, int] = field(default_factory=dict)
-    ack_ms: dict[int, list[float]] = field(default_factory=dict)
-    leaderboard_ms: list[float] = field(default_factory=list)
-    sent: int = 0
-    acked_total: int = 0
-    errors: int = 0
-    error_samples: list[str] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
+    seconds: float = 1.0
     rss_mb: dict[int, float] = field(default_factory=dict)
     #: CPU seconds each server process used inside the window
     cpu_s: dict[int, float] = field(default_factory=dict)
-    stopped_players: int = 0
 
     def merge(self, part: WorkerResult) -> None:
         for server, count in part.acked.items():
@@ -155,7 +146,7 @@ def _run_phase(
     procs = [ctx.Process(target=run_worker, args=(job, messages, go, start_at)) for job in jobs]
     for proc in procs:
         proc.start()
-    result = PhaseResult(urls=urls, seconds=cfg.seconds)
+    result = PhaseResult(wid=-1, urls=urls, seconds=cfg.seconds)
     try:
         _await_ready(messages, len(jobs), result, progress)
         if on_ready:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Coroutine
+from typing import Any
 
 import msgspec
 
@@ -70,23 +72,23 @@ async def run_bot(
         else:
             await client.join(room, name)
         while races is None or played < races:
-            started = asyncio.ensure_future(client.wait_started())
-            closed = asyncio.ensure_future(client.closed.wait())
-            await asyncio.wait({started, closed}, return_when=asyncio.FIRST_COMPLETED)
-            started.cancel()
-            closed.cancel()
-            if client.closed.is_set():
+            if not await _unless_closed(client, client.wait_started()):
                 break
             try:
                 await race_once(client, strategy, pace_s, rng)
             except ConnectionLost:
                 break
             played += 1
-            finished = asyncio.ensure_future(client.wait_finished())
-            closed = asyncio.ensure_future(client.closed.wait())
-            await asyncio.wait({finished, closed}, return_when=asyncio.FIRST_COMPLETED)
-            finished.cancel()
-            closed.cancel()
-            if client.closed.is_set():
+            if not await _unless_closed(client, client.wait_finished()):
                 break
     return played
+
+
+async def _unless_closed(client: RaceClient, waiting: Coroutine[Any, Any, Any]) -> bool:
+    """Wait for ``waiting`` or the connection's end; False if the connection ended."""
+    task = asyncio.ensure_future(waiting)
+    closed = asyncio.ensure_future(client.closed.wait())
+    await asyncio.wait({task, closed}, return_when=asyncio.FIRST_COMPLETED)
+    task.cancel()
+    closed.cancel()
+    return not client.closed.is_set()

@@ -84,6 +84,24 @@ def next_move(game: Game) -> Move | None:
     return DRAW if (game.stock or game.waste) else None
 
 
+class _Pacer:
+    """When each move goes: at once (closed loop) or on a per-player schedule."""
+
+    def __init__(self, job: Job, rng: random.Random) -> None:
+        self.interval = 1.0 / job.rate_per_player if job.rate_per_player else 0.0
+        self.due = job.start_at + rng.random() * self.interval
+
+    async def next(self, end: float) -> float | None:
+        """Wait for the next send time; the wall time now, or None past ``end``."""
+        if self.interval:
+            delay = self.due - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            self.due += self.interval
+        now = time.time()
+        return None if now >= end else now
+
+
 class _Stats:
     """Counters shared by a worker's players."""
 
@@ -95,6 +113,13 @@ class _Stats:
 
     def in_window(self, wall: float) -> bool:
         return self.window_start <= wall < self.window_end
+
+    def acked(self, server: int, counted: bool, latency_ms: float) -> None:
+        result = self.result
+        result.acked_total += 1
+        if counted:
+            result.acked[server] = result.acked.get(server, 0) + 1
+            result.ack_ms.setdefault(server, []).append(latency_ms)
 
     def error(self, text: str) -> None:
         self.result.errors += 1
@@ -118,19 +143,9 @@ class _Player:
 
     async def run(self, stats: _Stats, rng: random.Random) -> None:
         job = stats.job
-        interval = 1.0 / job.rate_per_player if job.rate_per_player else 0.0
-        due = job.start_at + (rng.random() * interval if interval else 0.0)
-        end = stats.window_end
+        pacer = _Pacer(job, rng)
         result = stats.result
-        while True:
-            if interval:
-                delay = due - time.time()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                due += interval
-            now = time.time()
-            if now >= end:
-                return
+        while (now := await pacer.next(stats.window_end)) is not None:
             move = next_move(self.game)
             if move is None or self.game.is_won:
                 result.stopped_players += 1
@@ -139,6 +154,7 @@ class _Player:
             text = move.text()
             self.sent.append(now)
             counted = stats.in_window(now)
+            result.sent += counted
             t0 = time.perf_counter()
             try:
                 future = await self.client.send_action(lambda seq, m=text: MoveMsg(seq=seq, move=m))
@@ -147,15 +163,10 @@ class _Player:
                 stats.error(f"{type(exc).__name__}: {exc}")
                 return
             latency = (time.perf_counter() - t0) * 1000
-            if counted:
-                result.sent += 1
             if isinstance(answer, Error):
                 stats.error(f"{answer.code}: {answer.message}")
                 return
-            result.acked_total += 1
-            if counted:
-                result.acked[self.server] = result.acked.get(self.server, 0) + 1
-                result.ack_ms.setdefault(self.server, []).append(latency)
+            stats.acked(self.server, counted, latency)
 
     def watch(self, other: _Player, stats: _Stats) -> None:
         """Time ``other``'s moves as they appear in this player's leaderboards."""
@@ -233,36 +244,23 @@ async def _baseline_player(url: str, server: int, stats: _Stats, rng: random.Ran
     job = stats.job
     decode = msgspec.json.Decoder(_Seq).decode
     encode = msgspec.json.Encoder().encode
-    interval = 1.0 / job.rate_per_player if job.rate_per_player else 0.0
     result = stats.result
     async with connect(url, compression=None) as ws:
         await stats_ready(stats)
-        due = job.start_at + (rng.random() * interval if interval else 0.0)
+        pacer = _Pacer(job, rng)
         seq = 0
-        while True:
-            if interval:
-                delay = due - time.time()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                due += interval
-            now = time.time()
-            if now >= stats.window_end:
-                return
+        while (now := await pacer.next(stats.window_end)) is not None:
             seq += 1
             counted = stats.in_window(now)
+            result.sent += counted
             t0 = time.perf_counter()
             await ws.send(encode(MoveMsg(seq=seq, move="S")).decode())
             reply = decode(await ws.recv())
             latency = (time.perf_counter() - t0) * 1000
-            if counted:
-                result.sent += 1
             if reply.seq != seq:
                 stats.error(f"baseline echoed seq {reply.seq}, expected {seq}")
                 return
-            result.acked_total += 1
-            if counted:
-                result.acked[server] = result.acked.get(server, 0) + 1
-                result.ack_ms.setdefault(server, []).append(latency)
+            stats.acked(server, counted, latency)
 
 
 _gate: dict[str, Any] = {}
