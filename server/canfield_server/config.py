@@ -45,8 +45,8 @@ class Settings:
     solver_workers: int = 1
     #: proven winnable deal codes kept per draw mode (0: no background refill)
     pool_target: int = 20
-    #: one pool solve; a code not won by then is skipped
-    pool_solve_timeout_s: float = 1.0
+    #: one pool solve; a code not won by then is skipped (most wins take milliseconds)
+    pool_solve_timeout_s: float = 0.25
     #: codes tried at once when a pool is empty and a race starts
     pool_attempts: int = 8
     #: a par solve (from the start of a race); past it par is unknown

@@ -50,6 +50,10 @@ _POLL_S = 2.0
 _QUEUE_MARGIN_S = 5.0
 #: a fresh worker process first starts and imports the engine (slow on a busy machine)
 _STARTUP_S = 15.0
+#: one solve per code when a race waits for a proven deal (a pool solve may be shorter)
+_DEMAND_SOLVE_S = 1.0
+#: workers run below the server's priority: the event loop comes first
+_WORKER_NICENESS = 10
 #: how long the end of a race waits for a par still being solved
 _PAR_WAIT_S = 1.0
 #: par solves in flight per process; past it a deal's par stays unknown
@@ -75,11 +79,21 @@ class Proven(NamedTuple):
 
 def solver_executor(workers: int) -> ProcessPoolExecutor:
     """Worker processes started fresh (``spawn``): no copy of the server's
-    event loop, sockets or threads ends up in a child."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    event loop, sockets or threads ends up in a child. They start with the
+    first job, so a server that never solves never starts one."""
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_lower_priority,
+    )
 
 
 # ---------------------------------------------------------------- in the workers
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError):
+        os.nice(_WORKER_NICENESS)
 
 
 def _prove_random(draw: int, timeout_s: float, attempts: int) -> tuple[str, int] | None:
@@ -204,13 +218,14 @@ class DealPool:
             proven = Proven.from_entry(raw)
         else:
             found = None
+            per_code = max(self.solve_timeout_s, _DEMAND_SOLVE_S)
             with contextlib.suppress(TimeoutError):
                 found = await self._work(
                     _prove_random,
                     draw,
-                    self.solve_timeout_s,
+                    per_code,
                     self.attempts,
-                    timeout_s=self.solve_timeout_s * self.attempts,
+                    timeout_s=per_code * self.attempts,
                 )
             if found is None:
                 raise ProtocolError(
