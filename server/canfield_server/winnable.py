@@ -128,9 +128,9 @@ class DealPool:
         workers: int = 1,
         *,
         target: int = 20,
-        solve_timeout_s: float = 1.0,
+        solve_timeout_s: float = 0.25,
         attempts: int = 8,
-        par_timeout_s: float = 5.0,
+        par_timeout_s: float = 2.0,
         hint_timeout_s: float = 1.0,
         ttl_s: int = 6 * 3600,
     ) -> None:
