@@ -249,6 +249,10 @@ class Hub:
             metrics.set_rooms(len(self.rooms))
             if self.bus:
                 await self.bus.unsubscribe(local.code)
+            try:
+                await self.store.serve_room(local.code, False)
+            except (RedisError, OSError):
+                pass  # the next beat of the room's other processes forgets us
 
     async def set_connected(self, code: str, member_id: str, connected: bool) -> None:
         """Show a member as connected or not (the presence heartbeat's verdict)."""
@@ -388,9 +392,16 @@ class Hub:
         if local is None:
             local = self.rooms[code] = LocalRoom(record)
             metrics.set_rooms(len(self.rooms))
-            if self.bus:
-                await self.bus.subscribe(code)
-            await self._sync(local, record)
+            try:
+                if self.bus:
+                    await self.bus.subscribe(code)
+                await self.store.serve_room(code)
+                await self._sync(local, record)
+            except BaseException:
+                del self.rooms[code]
+                if self.bus:
+                    await self.bus.unsubscribe(code)
+                raise
         else:
             self._apply_room(local, record.ver, record.state, record.deal, record.final)
         return local
@@ -408,6 +419,7 @@ class Hub:
 
     async def resync(self) -> None:
         for local in list(self.rooms.values()):
+            await self.store.serve_room(local.code)
             record = await self.store.load_room(local.code)
             if record is not None:
                 await self._sync(local, record)

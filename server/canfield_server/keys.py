@@ -11,6 +11,7 @@ key                             type    holds
 ``cf:{CODE}:tokens``            hash    sha256(token) -> member id
 ``cf:{CODE}:presence``          hash    member id -> live connection count
 ``cf:{CODE}:rows``              hash    member id -> leaderboard row JSON
+``cf:{CODE}:servers``           hash    process origin -> ms of its last beat (who serves the room)
 ``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
 ``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
 ``cf:{CODE}:events``            chan    room events for every server process
@@ -31,6 +32,7 @@ __all__ = [
     "tokens",
     "presence",
     "rows",
+    "servers",
     "player",
     "log",
     "channel",
@@ -52,6 +54,10 @@ def tokens(code: str) -> str:
 
 def presence(code: str) -> str:
     return f"cf:{{{code}}}:presence"
+
+
+def servers(code: str) -> str:
+    return f"cf:{{{code}}}:servers"
 
 
 def rows(code: str) -> str:

@@ -17,11 +17,12 @@ __all__ = ["MOVE", "SAVE_ROOM", "FINISH", "Scripts"]
 #: to the event log, store the snapshot and the leaderboard row, count the
 #: player done (ending the race when all are), refresh TTLs, publish.
 #: KEYS[1] room  KEYS[2] tokens  KEYS[3] presence  KEYS[4] rows
-#: KEYS[5] player hash  KEYS[6] player log
+#: KEYS[5] player hash  KEYS[6] player log  KEYS[7] servers of the room
 #: ARGV[1] race number  ARGV[2] base seq (the seq the caller's board is at)
 #: ARGV[3] log entry  ARGV[4] snapshot  ARGV[5] member id  ARGV[6] row JSON
 #: ARGV[7] done flag ('1': this action won or gave up)  ARGV[8] ttl seconds
-#: ARGV[9] channel  ARGV[10] event payload
+#: ARGV[9] channel  ARGV[10] event payload  ARGV[11] the calling process's origin
+#: (the event is published only when another process serves the room)
 #: Returns {1, finished} applied (finished=1: this action ended the race),
 #: {0, seq} the stored seq differs from the base (reload), {-1, phase} no race.
 MOVE = """
@@ -45,8 +46,11 @@ if ARGV[7] == '1' then
     finished = 1
   end
 end
-for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ARGV[8]) end
-redis.call('PUBLISH', ARGV[9], ARGV[10])
+for i = 1, 7 do redis.call('EXPIRE', KEYS[i], ARGV[8]) end
+local servers = redis.call('HLEN', KEYS[7])
+if servers > 1 or (servers == 1 and redis.call('HEXISTS', KEYS[7], ARGV[11]) == 0) then
+  redis.call('PUBLISH', ARGV[9], ARGV[10])
+end
 return {1, finished}
 """
 

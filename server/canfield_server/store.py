@@ -237,14 +237,31 @@ class RedisStore:
             _, _, _, table = await pipe.execute()
         return _live_counts(table, self.presence_stale_ms).get(member_id, 0)
 
+    async def serve_room(self, code: str, serving: bool = True) -> None:
+        """Say this process serves a room (or no longer does): moves publish their
+        rows to the room's channel only while another process serves it too."""
+        if serving:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(keys.servers(code), self.origin, _now_ms())
+                pipe.expire(keys.servers(code), self.ttl_s)
+                await pipe.execute()
+        else:
+            await self.redis.hdel(keys.servers(code), self.origin)
+
     async def beat(self, code: str) -> set[str]:
         """This process's heartbeat for a room; returns the members connected to
         live processes, and forgets the counts of processes gone silent."""
+        now = _now_ms()
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", _now_ms())
+            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", now)
             pipe.expire(keys.presence(code), self.ttl_s)
             pipe.hgetall(keys.presence(code))
-            _, _, table = await pipe.execute()
+            pipe.hset(keys.servers(code), self.origin, now)
+            pipe.hgetall(keys.servers(code))
+            _, _, table, _, servers = await pipe.execute()
+        gone = [o for o, at in servers.items() if int(at) < now - self.presence_stale_ms]
+        if gone:
+            await self.redis.hdel(keys.servers(code), *gone)
         live = _live_counts(table, self.presence_stale_ms)
         origins = _live_origins(table, self.presence_stale_ms)
         dead = [
@@ -284,6 +301,7 @@ class RedisStore:
                 *keys.room_keys(code),
                 keys.player(code, member_id),
                 keys.log(code, member_id),
+                keys.servers(code),
             ],
             args=[
                 race,
@@ -296,6 +314,7 @@ class RedisStore:
                 self.ttl_s,
                 keys.channel(code),
                 event,
+                self.origin,
             ],
         )
         return int(status), value.decode() if isinstance(value, bytes) else int(value)
