@@ -25,6 +25,8 @@ __all__ = ["run_bot", "race_once"]
 
 #: errors that end this bot's race (it finished, the race ended, ...)
 _RACE_OVER = {"done", "wrong-phase", "not-player", "not-in-room"}
+#: errors after which the same board may be tried again shortly
+_TRY_AGAIN = {"unavailable", "rate-limited"}
 
 
 async def race_once(
@@ -33,6 +35,7 @@ async def race_once(
     """Play the current race until won, stuck (gives up) or over."""
     rng = rng or random.Random()
     strategy.reset()
+    setbacks = 0
     while client.finished is None and client.board is not None and not client.board.won:
         game = game_from_view(msgspec.to_builtins(client.board))
         move = strategy.choose(game)
@@ -48,6 +51,10 @@ async def race_once(
         except ServerError as exc:
             if exc.code in _RACE_OVER:
                 return
+            if exc.code in _TRY_AGAIN and setbacks < 20:
+                setbacks += 1
+                await asyncio.sleep(0.1 * setbacks)
+                continue
             raise
 
 

@@ -7,10 +7,11 @@ sent it, other replies to the one request waiting, and room, countdown,
 start, leaderboard and finish news to state and subscribers.
 
 Board actions carry sequence numbers the client numbers itself. When the
-socket drops with an action in flight, the action retries: the client
-reconnects, resumes with its token, and the ``last_seq`` in ``joined``
-says whether the server applied it; it is sent again only if not. So an
-action is applied exactly once either way.
+socket drops (or the server says ``reconnect`` and goes away), the client
+reconnects with backoff and resumes with its token; an action that was in
+flight then learns from the ``last_seq`` in ``joined`` whether the server
+applied it, and is sent again only if not. So an action is applied
+exactly once either way. ``closed`` is set only when resuming fails.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from canfield_server.protocol import (
     Ping,
     Pong,
     Ready,
+    Reconnect,
     Resume,
     RoomMsg,
     RoomSettings,
@@ -98,10 +100,19 @@ _Reply = type | tuple[type, ...]
 class RaceClient:
     """One connection (one player or spectator). Use ``async with``."""
 
-    def __init__(self, url: str, *, open_timeout: float = 10.0, reply_timeout: float = 10.0):
+    def __init__(
+        self,
+        url: str,
+        *,
+        open_timeout: float = 10.0,
+        reply_timeout: float = 10.0,
+        resume_attempts: int = 8,
+    ) -> None:
         self.url = url
         self.open_timeout = open_timeout
         self.reply_timeout = reply_timeout
+        #: reconnect-and-resume tries after a lost connection (0: never)
+        self.resume_attempts = resume_attempts
         self.ws: ClientConnection | None = None
         self.room: str | None = None
         self.player_id: str | None = None
@@ -125,6 +136,12 @@ class RaceClient:
         self._finished_event = asyncio.Event()
         self._room_changed = asyncio.Condition()
         self.closed = asyncio.Event()
+        self._closing = False
+        #: connections made so far; the revival below serves one lost connection
+        self._generation = 0
+        self._revival: asyncio.Task[Joined] | None = None
+        self._revival_of = 0
+        self._retry_s = 0.2
 
     # ------------------------------------------------------------ connection
 
@@ -132,11 +149,15 @@ class RaceClient:
         self.ws = await connect(
             self.url, open_timeout=self.open_timeout, max_size=2**20, compression=None
         )
+        self._generation += 1
         self.closed.clear()
         self._reader = asyncio.create_task(self._read(self.ws))
         return self
 
     async def close(self) -> None:
+        self._closing = True
+        if self._revival is not None:
+            self._revival.cancel()
         if self.ws is not None:
             await self.ws.close()
         if self._reader is not None:
@@ -163,13 +184,68 @@ class RaceClient:
             pass
         finally:
             if ws is self.ws:
-                self.closed.set()
                 lost = ConnectionLost("connection closed")
                 for future in self._pending.values():
                     if not future.done():
                         future.set_exception(lost)
                 if self._waiter and not self._waiter[1].done():
                     self._waiter[1].set_exception(lost)
+                reviving = self._revival is not None and not self._revival.done()
+                if self.token and not self._closing and self.resume_attempts > 0:
+                    if not reviving:
+                        self._revival_of = self._generation
+                        self._revival = asyncio.create_task(self._revive())
+                elif not reviving:
+                    self._give_up()
+
+    def _give_up(self) -> None:
+        self.closed.set()
+        self._end_subscriptions()
+
+    async def _revive(self) -> Joined:
+        """Reconnect with backoff and resume the seat; the ``joined`` reply."""
+        delay = self._retry_s
+        for _ in range(self.resume_attempts):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+            board_seen = asyncio.Event()
+
+            def on_board(msg: Any, seen: asyncio.Event = board_seen) -> None:
+                if isinstance(msg, BoardMsg):
+                    seen.set()
+
+            self.on_message.append(on_board)
+            try:
+                await self.connect()
+                joined = await self.resume()
+                if joined.state.phase == "racing":
+                    await asyncio.wait_for(board_seen.wait(), self.reply_timeout)
+                return joined
+            except ServerError:
+                self._give_up()  # the seat is gone (room expired, token refused)
+                raise
+            except (OSError, ConnectionLost, TimeoutError, websockets.WebSocketException):
+                continue
+            finally:
+                self.on_message.remove(on_board)
+        self._give_up()
+        raise ConnectionLost(f"could not resume after {self.resume_attempts} attempts")
+
+    async def _revived(self, generation: int) -> Joined:
+        """The resume that follows the loss of connection ``generation``."""
+        revival = self._revival
+        if revival is None or self._revival_of < generation:
+            # the socket still looks open (a reply timed out): cut it, so the
+            # reader starts the revival
+            if self.ws is not None:
+                self.ws.transport.abort()
+            if self._reader is not None:
+                with contextlib.suppress(Exception):
+                    await self._reader
+            revival = self._revival
+            if revival is None:
+                raise ConnectionLost("connection closed")
+        return await asyncio.shield(revival)
 
     def _dispatch(self, msg: Any) -> None:
         for callback in self.on_message:
@@ -203,6 +279,8 @@ class RaceClient:
             self._started_event.set()
         elif isinstance(msg, BoardMsg):
             self.board = msg.board
+        elif isinstance(msg, Reconnect):
+            self._retry_s = max(msg.retry_ms / 1000, 0.05)
         elif isinstance(msg, Finished):
             self.finished = msg
             self._finished_event.set()
@@ -330,16 +408,19 @@ class RaceClient:
             for attempt in range(retries + 1):
                 future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
                 self._pending[seq] = future
+                generation = self._generation
                 try:
                     await self._send(message)
                     answer = await asyncio.wait_for(future, self.reply_timeout)
                 except (ConnectionLost, TimeoutError):
                     self._pending.pop(seq, None)
-                    if attempt == retries or self.token is None:
+                    if attempt == retries or self.token is None or not self.resume_attempts:
                         raise
-                    applied = await self._reconnect(seq)
-                    if applied is not None:
-                        return applied
+                    joined = await self._revived(generation)
+                    if joined.last_seq >= seq:  # it was applied: do not send it again
+                        assert self.board is not None
+                        return Ack(seq=seq, move="", board=self.board, duplicate=True)
+                    self.seq = seq
                     continue
                 if isinstance(answer, Error):
                     if answer.code == "seq-gap" and answer.last_seq is not None:
@@ -349,31 +430,6 @@ class RaceClient:
                     raise ServerError(answer)
                 return answer
             raise ConnectionLost("unreachable")  # pragma: no cover
-
-    async def _reconnect(self, seq: int) -> Ack | None:
-        """Reconnect and resume; an ``Ack`` if action ``seq`` was already applied."""
-        old = self.ws
-        if old is not None:
-            old.transport.abort()
-        board_seen = asyncio.Event()
-
-        def on_board(msg: Any) -> None:
-            if isinstance(msg, BoardMsg):
-                board_seen.set()
-
-        self.on_message.append(on_board)
-        try:
-            await self.connect()
-            joined = await self.resume()
-            if joined.last_seq >= seq:
-                if joined.state.phase == "racing":
-                    await asyncio.wait_for(board_seen.wait(), self.reply_timeout)
-                assert self.board is not None
-                return Ack(seq=seq, move="", board=self.board, duplicate=True)
-            self.seq = seq
-            return None
-        finally:
-            self.on_message.remove(on_board)
 
     # ------------------------------------------------------------ leaderboard
 

@@ -149,9 +149,9 @@ async def test_server_errors_carry_the_code(server) -> None:  # noqa: ANN001
 async def test_leaderboard_stream_shows_other_players(server) -> None:  # noqa: ANN001
     host, player = await _room_with_player(server.ws_url)
     try:
-        await player.move("S")
         seen: list[Leaderboard] = []
         host.on_leaderboard.append(seen.append)
+        await player.move("S")
         await _until_row(host, player.player_id or "", lambda r: r.moves == 1)
         assert seen, "the callback saw the leaderboard"
         assert {row.name for row in seen[-1].rows} == {"Host", "Player"}
@@ -199,3 +199,27 @@ async def test_bot_command_joins_by_share_link_and_races(server) -> None:  # noq
     assert command.returncode == 0, output.decode()
     assert "raced 1 race(s)" in output.decode()
     assert {row.name: row.status for row in finished.standings}["Cli"] == "won"
+
+
+async def test_a_bot_resumes_when_its_server_restarts(server) -> None:  # noqa: ANN001
+    """SIGKILL the server mid-race: the bot and the host reconnect, resume, finish."""
+    async with RaceClient(server.ws_url) as host:
+        joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
+        bot = asyncio.create_task(
+            run_bot(server.ws_url, joined.room, "Robo", pace_s=0.02, strength="normal", races=1)
+        )
+        await host.wait_room(lambda s: len(s.members) == 2)
+        await host.start()
+        await host.wait_started(10)
+        robo = next(m.id for m in host.state.members if m.name == "Robo")
+        await _until_row(host, robo, lambda r: r.moves >= 5, timeout=30)
+        await asyncio.to_thread(server.restart)
+        await host.give_up()  # over a resumed connection
+        assert await asyncio.wait_for(bot, 120) == 1
+        finished = await host.wait_finished(30)
+    rows = {row.name: row for row in finished.standings}
+    assert rows["Robo"].status == "won"
+    game = Game.deal(finished.deal)
+    for text in finished.replays[robo]:
+        game.push(Move.parse(text))
+    assert game.is_won
