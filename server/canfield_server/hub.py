@@ -40,6 +40,7 @@ from .protocol import (
     Join,
     Joined,
     Leaderboard,
+    Member,
     MoveMsg,
     Ping,
     Pong,
@@ -241,18 +242,23 @@ class Hub:
                 await self._mutate(local.code, lambda s: R.set_connected(s, member_id, False))
         except (RedisError, OSError) as exc:
             log.warning("presence update lost: %s", exc)
-        if not local.peers and self.rooms.get(local.code) is local:
-            local.cancel_timers()
-            if local.flush_handle:
-                local.flush_handle.cancel()
-            del self.rooms[local.code]
-            metrics.set_rooms(len(self.rooms))
-            if self.bus:
-                await self.bus.unsubscribe(local.code)
-            try:
-                await self.store.serve_room(local.code, False)
-            except (RedisError, OSError):
-                pass  # the next beat of the room's other processes forgets us
+        await self._drop_if_empty(local)
+
+    async def _drop_if_empty(self, local: LocalRoom) -> None:
+        """Forget a room no connection here needs any more."""
+        if local.peers or self.rooms.get(local.code) is not local:
+            return
+        local.cancel_timers()
+        if local.flush_handle:
+            local.flush_handle.cancel()
+        del self.rooms[local.code]
+        metrics.set_rooms(len(self.rooms))
+        if self.bus:
+            await self.bus.unsubscribe(local.code)
+        try:
+            await self.store.serve_room(local.code, False)
+        except (RedisError, OSError):
+            pass  # the next beat of the room's other processes forgets us
 
     async def set_connected(self, code: str, member_id: str, connected: bool) -> None:
         """Show a member as connected or not (the presence heartbeat's verdict)."""
@@ -346,15 +352,41 @@ class Hub:
 
     async def _enter(self, peer: Peer, record: RoomRecord, member_id: str, token: str) -> None:
         """Seat a connection: local room, presence, ``joined`` and what it missed."""
-        code = record.state.room
         local = await self._local(record)
+        try:
+            await self._seat(peer, local, record, member_id, token)
+        except BaseException:
+            # nothing half-done: the connection is in no room, the room not kept for it
+            local.peers.discard(peer)
+            peer.room = peer.member_id = peer.role = None
+            await self._drop_if_empty(local)
+            raise
+
+    async def _seat(
+        self, peer: Peer, local: LocalRoom, record: RoomRecord, member_id: str, token: str
+    ) -> None:
+        code = local.code
         me = R.member(local.state, member_id) or R.member(record.state, member_id)
         assert me is not None
+        count = await self.store.presence(code, member_id, +1)
+        try:
+            await self._seated(peer, local, me, count, token)
+        except BaseException:
+            try:
+                await self.store.presence(code, member_id, -1)
+            except (RedisError, OSError):
+                pass  # Redis unreachable: this count may stay one too high
+            raise
+
+    async def _seated(
+        self, peer: Peer, local: LocalRoom, me: Member, count: int, token: str
+    ) -> None:
+        code, member_id = local.code, me.id
+        if count >= 1 and not me.connected:
+            await self._mutate(code, lambda s: R.set_connected(s, member_id, True))
         peer.room, peer.member_id, peer.role = code, member_id, me.role
         event(log, "member.joined", room=code, player=member_id, role=me.role)
         local.peers.add(peer)
-        if await self.store.presence(code, member_id, +1) >= 1 and not me.connected:
-            await self._mutate(code, lambda s: R.set_connected(s, member_id, True))
         last_seq = 0
         race = None
         state = local.state
