@@ -60,6 +60,8 @@ class BenchConfig:
     #: pids of targeted servers, to read their memory
     server_pids: list[int] = field(default_factory=list)
     appendfsync: str = "always"
+    #: with ``servers``: the Redis they use, so the baseline can run against it
+    redis_url: str | None = None
 
 
 @dataclass
@@ -286,7 +288,7 @@ def _round(value: float | None) -> float | None:
 def _servers(cfg: BenchConfig) -> Iterator[tuple[list[str], list[int], str | None]]:
     """The targets: given URLs, or our own Redis plus ``cfg.processes`` servers."""
     if cfg.servers:
-        yield cfg.servers, cfg.server_pids, None
+        yield cfg.servers, cfg.server_pids, cfg.redis_url
         return
     with tempfile.TemporaryDirectory(prefix="canfield-bench-") as tmp:
         root = Path(tmp)

@@ -32,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--idle", type=int, default=0, metavar="N", help="connect N idle players; report RSS"
     )
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="with --server: the Redis it uses, to run the baseline against it too",
+    )
     parser.add_argument("--no-baseline", action="store_true", help="skip the baseline phase")
     parser.add_argument(
         "--appendfsync",
@@ -58,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         baseline=not args.no_baseline,
         idle=args.idle,
         appendfsync=args.appendfsync,
+        redis_url=args.redis_url,
     )
     if cfg.players < 1 or cfg.rooms < 1 or cfg.rooms > cfg.players or cfg.seconds <= 0:
         print("canfield-race bench: need players >= rooms >= 1 and seconds > 0", file=sys.stderr)
