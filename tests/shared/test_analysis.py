@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-from canfield import Game, Move
+from canfield import RANKS, Game, Move
 from canfield.analysis import has_useful_move
 
-RANKS = "A23456789TJQK"
-
-
-def stuck_with_a_stock() -> Game:
-    """All 52 cards; the tens are buried in the reserve, only the stock tap is legal."""
-    low = RANKS[:9]
-    return Game.from_layout(
-        foundations=[
-            [r + "C" for r in low],
-            [r + "D" for r in RANKS],
-            [r + "H" for r in RANKS],
-            [r + "S" for r in low],
-        ],
-        reserve=["TS", "TC", "KS"],
-        tableau=[["QC"], ["QS"], ["JS"], ["JC"]],
-        stock=["KC"],
-        draw=3,
-    )
+from tests.shared.test_solver import dead_position
 
 
 def back_and_forth(stock: tuple[str, ...] = ("7C", "KH")) -> Game:
@@ -43,7 +26,7 @@ def test_fresh_deal_has_a_useful_move() -> None:
 
 
 def test_stock_cycling_alone_is_not_useful() -> None:
-    game = stuck_with_a_stock()
+    game = dead_position()
     assert [m.text() for m in game.legal_moves()] == ["S"]
     assert not has_useful_move(game)
 
@@ -68,7 +51,7 @@ def test_has_useful_move_never_changes_the_game() -> None:
     before = game.to_dict()
     has_useful_move(game)
     assert game.to_dict() == before
-    dead = stuck_with_a_stock()
+    dead = dead_position()
     before = dead.to_dict()
     has_useful_move(dead)
     assert dead.to_dict() == before

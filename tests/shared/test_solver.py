@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from canfield import DealCode, Game, Move
+from canfield import RANKS, DealCode, Game, Move
 from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, hint, replay, solve
-
-RANKS = "A23456789TJQK"
 
 # deals the solver settles in milliseconds (both draw modes)
 QUICK_DEALS = [
