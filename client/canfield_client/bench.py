@@ -73,6 +73,10 @@ class PhaseResult(WorkerResult):
     rss_mb: dict[int, float] = field(default_factory=dict)
     #: CPU seconds each server process used inside the window
     cpu_s: dict[int, float] = field(default_factory=dict)
+    #: seconds its event loop was ready to run but waited for a CPU
+    wait_s: dict[int, float] = field(default_factory=dict)
+    #: CPU seconds the Redis server used inside the window (when the bench started it)
+    redis_cpu_s: float | None = None
 
     def merge(self, part: WorkerResult) -> None:
         for server, count in part.acked.items():
@@ -116,6 +120,7 @@ def _run_phase(
     pids: list[int],
     on_ready: Callable[[], None] | None = None,
     progress: Callable[[str], None] | None = None,
+    redis_pid: int | None = None,
 ) -> PhaseResult:
     """Run one load phase in ``cfg.workers`` processes and merge the results."""
     if progress is not None:
@@ -157,7 +162,9 @@ def _run_phase(
         go.set()
         window = start_at.value + cfg.warmup_s
         meter = threading.Thread(
-            target=_measure_cpu, args=(pids, window, window + cfg.seconds, result), daemon=True
+            target=_measure_cpu,
+            args=(pids, window, window + cfg.seconds, result, redis_pid),
+            daemon=True,
         )
         meter.start()
         _collect(messages, jobs, cfg, pids, result, progress)
@@ -170,16 +177,34 @@ def _run_phase(
     return result
 
 
-def _measure_cpu(pids: list[int], begin: float, end: float, result: PhaseResult) -> None:
-    """CPU seconds of each server inside the window: a figure the noise of a shared
-    machine moves much less than throughput (moves per CPU-second)."""
+def _measure_cpu(
+    pids: list[int], begin: float, end: float, result: PhaseResult, redis_pid: int | None
+) -> None:
+    """CPU seconds of each server (and Redis) inside the window: figures the noise
+    of a shared machine moves much less than throughput (moves per CPU-second)."""
     time.sleep(max(0.0, begin - time.time()))
-    before = [cpu_seconds(pid) for pid in pids]
+    redis0 = cpu_seconds(redis_pid) if redis_pid else None
+    before = [(cpu_seconds(pid), run_queue_seconds(pid)) for pid in pids]
     time.sleep(max(0.0, end - time.time()))
     for index, pid in enumerate(pids):
-        after = cpu_seconds(pid)
-        if after is not None and before[index] is not None:
-            result.cpu_s[index] = after - before[index]
+        cpu, wait = cpu_seconds(pid), run_queue_seconds(pid)
+        cpu0, wait0 = before[index]
+        if cpu is not None and cpu0 is not None:
+            result.cpu_s[index] = cpu - cpu0
+        if wait is not None and wait0 is not None:
+            result.wait_s[index] = wait - wait0
+    redis1 = cpu_seconds(redis_pid) if redis_pid else None
+    if redis0 is not None and redis1 is not None:
+        result.redis_cpu_s = redis1 - redis0
+
+
+def run_queue_seconds(pid: int) -> float | None:
+    """How long the process's main thread has waited, ready to run, for a CPU."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -257,6 +282,12 @@ def _summary(result: PhaseResult) -> dict[str, Any]:
         "server_cpu_pct": _round(100 * sum(result.cpu_s.values()) / result.seconds)
         if result.cpu_s
         else None,
+        "redis_cpu_pct": _round(100 * result.redis_cpu_s / result.seconds)
+        if result.redis_cpu_s is not None
+        else None,
+        "server_cpu_wait_pct": _round(100 * sum(result.wait_s.values()) / result.seconds)
+        if result.wait_s
+        else None,
         "moves_per_cpu_s": round(sum(result.acked.values()) / sum(result.cpu_s.values()), 1)
         if sum(result.cpu_s.values()) > 0
         else None,
@@ -285,10 +316,13 @@ def _round(value: float | None) -> float | None:
 
 
 @contextlib.contextmanager
-def _servers(cfg: BenchConfig) -> Iterator[tuple[list[str], list[int], str | None]]:
-    """The targets: given URLs, or our own Redis plus ``cfg.processes`` servers."""
+def _servers(
+    cfg: BenchConfig,
+) -> Iterator[tuple[list[str], list[int], str | None, int | None]]:
+    """The targets (URLs, pids, Redis URL and pid): given, or our own Redis plus
+    ``cfg.processes`` servers."""
     if cfg.servers:
-        yield cfg.servers, cfg.server_pids, cfg.redis_url
+        yield cfg.servers, cfg.server_pids, cfg.redis_url, None
         return
     with tempfile.TemporaryDirectory(prefix="canfield-bench-") as tmp:
         root = Path(tmp)
@@ -298,7 +332,8 @@ def _servers(cfg: BenchConfig) -> Iterator[tuple[list[str], list[int], str | Non
             for i in range(cfg.processes):
                 env = {**BENCH_ENV, "CANFIELD_MAX_PLAYERS_PER_ROOM": str(max(16, cfg.players))}
                 started.append(ServerProcess(redis.url, root / f"srv{i}", env=env).start())
-            yield [s.ws_url for s in started], [s.pid for s in started if s.pid], redis.url
+            pids = [s.pid for s in started if s.pid]
+            yield [s.ws_url for s in started], pids, redis.url, redis.process.pid
         finally:
             for server in started:
                 server.stop()
@@ -316,21 +351,23 @@ def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -
         "processes": len(cfg.servers) or cfg.processes,
         "workers": cfg.workers,
     }
-    with _servers(cfg) as (urls, pids, redis_url):
+    with _servers(cfg) as (urls, pids, redis_url, redis_pid):
         if cfg.idle:
             return out | _idle(cfg, urls, pids, progress)
-        ours = _run_phase("race", urls, cfg, pids, progress=progress)
+        ours = _run_phase("race", urls, cfg, pids, progress=progress, redis_pid=redis_pid)
         out |= _summary(ours)
         out["error_samples"] = ours.error_samples[:10]
         out["baseline_moves_per_s"] = None
         if cfg.baseline and redis_url:
-            base = _baseline(cfg, redis_url, len(urls), progress)
+            base = _baseline(cfg, redis_url, len(urls), progress, redis_pid)
             out["baseline_moves_per_s"] = round(base.moves_per_s, 1)
             out["baseline_ack_p50_ms"] = _round(percentile(base.all_ack_ms(), 50))
             out["baseline_ack_p99_ms"] = _round(percentile(base.all_ack_ms(), 99))
             out["baseline_errors"] = base.errors
             summary = _summary(base)
             out["baseline_cpu_pct"] = summary["server_cpu_pct"]
+            out["baseline_cpu_wait_pct"] = summary["server_cpu_wait_pct"]
+            out["baseline_redis_cpu_pct"] = summary["redis_cpu_pct"]
             out["baseline_moves_per_cpu_s"] = summary["moves_per_cpu_s"]
             if out["moves_per_cpu_s"] and summary["moves_per_cpu_s"]:
                 out["cpu_ratio"] = round(out["moves_per_cpu_s"] / summary["moves_per_cpu_s"], 3)
@@ -339,12 +376,15 @@ def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -
     return out
 
 
-def _baseline(cfg: BenchConfig, redis_url: str, processes: int, progress: Any) -> PhaseResult:
+def _baseline(
+    cfg: BenchConfig, redis_url: str, processes: int, progress: Any, redis_pid: int | None
+) -> PhaseResult:
     with tempfile.TemporaryDirectory(prefix="canfield-baseline-") as tmp:
         started = [BaselineProcess(redis_url, Path(tmp)).start() for _ in range(processes)]
         try:
             pids = [s.pid for s in started if s.pid]
-            return _run_phase("baseline", [s.ws_url for s in started], cfg, pids, progress=progress)
+            urls = [s.ws_url for s in started]
+            return _run_phase("baseline", urls, cfg, pids, progress=progress, redis_pid=redis_pid)
         finally:
             for server in started:
                 server.stop()
@@ -411,6 +451,10 @@ def format_table(out: dict[str, Any]) -> str:
         f"{'server RSS MB':24}{_fmt(out['server_rss_mb']):>12}",
         f"{'server CPU %':24}{_fmt(out['server_cpu_pct']):>12}"
         f"{_fmt(out.get('baseline_cpu_pct')):>12}",
+        f"{'Redis CPU %':24}{_fmt(out['redis_cpu_pct']):>12}"
+        f"{_fmt(out.get('baseline_redis_cpu_pct')):>12}",
+        f"{'server waiting for CPU %':24}{_fmt(out['server_cpu_wait_pct']):>12}"
+        f"{_fmt(out.get('baseline_cpu_wait_pct')):>12}",
         f"{'moves per CPU-second':24}{_fmt(out['moves_per_cpu_s']):>12}"
         f"{_fmt(out.get('baseline_moves_per_cpu_s')):>12}",
         f"{'errors':24}{out['errors']:>12}{_fmt(out.get('baseline_errors')):>12}",
