@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 
 import pytest
 from canfield import Game, Move
 from canfield.dealcode import DealCode
 from canfield_client.board import game_from_view
 from canfield_client.strategy import LEVELS, Strategy, play_out
+from canfield_client.study import study_codes
 
 DEALS = [DealCode.from_seed(seed * 7919 + 13, draw) for seed in range(12) for draw in (1, 3)]
 
@@ -104,3 +108,29 @@ def test_memory_stays_true_through_whole_games() -> None:
 def test_unknown_strength_is_refused() -> None:
     with pytest.raises(ValueError, match="strength"):
         Strategy("grandmaster")
+
+
+def test_study_command_counts_the_bots_wins(tmp_path) -> None:  # noqa: ANN001
+    codes = study_codes(4, 1, 7)
+    winnable = codes[:2]
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text(
+        "".join(json.dumps({"code": c, "result": "winnable"}) + "\n" for c in winnable)
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "canfield_server.cli", "bot", "--study", "4", "--draw", "1"]
+        + ["--seed", "7", "--strength", "normal", "--verdicts", str(verdicts), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    table = json.loads(done.stdout)
+    won = []
+    for index, code in enumerate(codes):
+        game = Game.deal(code)
+        play_out(game, Strategy("normal", random.Random(index)))
+        won.append(game.is_won)
+    assert table["deals"] == 4 and table["solver_winnable"] == 2
+    assert table["normal"]["won"] == sum(won)
+    assert table["normal"]["won_of_winnable"] == sum(won[:2])

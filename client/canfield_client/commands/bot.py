@@ -1,4 +1,9 @@
-"""``canfield-race bot ROOM-OR-LINK``: join a room and race as a bot."""
+"""``canfield-race bot ROOM-OR-LINK``: join a room and race as a bot.
+
+``canfield-race bot --study N`` instead plays N random deals offline at
+each strength (the deals of ``solve --study`` with the same seed) and
+prints how many it wins, beside the solver's verdicts when given.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,9 @@ from ..strategy import LEVELS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("room", metavar="ROOM-OR-LINK", help="room code or share link (…/r/CODE)")
+    parser.add_argument(
+        "room", metavar="ROOM-OR-LINK", nargs="?", help="room code or share link (…/r/CODE)"
+    )
     parser.add_argument(
         "--server",
         default=None,
@@ -20,13 +27,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pace", type=float, default=0.5, metavar="SECONDS", help="pause before each move"
     )
-    parser.add_argument("--strength", choices=sorted(LEVELS), default="normal")
+    parser.add_argument(
+        "--strength", choices=sorted(LEVELS), default=None, help="default: normal (study: all)"
+    )
     parser.add_argument(
         "--races", type=int, default=None, help="stop after this many races (default: stay)"
     )
+    study = parser.add_argument_group("study (instead of ROOM-OR-LINK)")
+    study.add_argument("--study", type=int, metavar="N", help="play N random deals offline")
+    study.add_argument("--draw", type=int, choices=(1, 3), default=3, help="draw mode")
+    study.add_argument("--seed", type=int, default=1, help="seed of solve --study's codes")
+    study.add_argument(
+        "--verdicts", metavar="FILE", help="solve --study --out FILE lines for the same deals"
+    )
+    study.add_argument("--jobs", type=int, default=1, help="worker processes")
+    study.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.study is not None:
+        return _study(args)
+    if not args.room:
+        print("canfield-race bot: give a room code or link (or --study N)")
+        return 2
     from ..bot import run_bot
 
     url = args.server or ws_url_from_link(args.room) or "ws://127.0.0.1:8000/ws"
@@ -34,7 +57,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         played = asyncio.run(
             run_bot(
-                url, room, args.name, pace_s=args.pace, strength=args.strength, races=args.races
+                url,
+                room,
+                args.name,
+                pace_s=args.pace,
+                strength=args.strength or "normal",
+                races=args.races,
             )
         )
     except ServerError as exc:
@@ -46,4 +74,23 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     print(f"raced {played} race(s) in room {room}")
+    return 0
+
+
+def _study(args: argparse.Namespace) -> int:
+    import json
+
+    from ..study import format_study, load_verdicts, play_deals, study_codes, study_table
+
+    if args.study < 1 or args.jobs < 1:
+        print("canfield-race bot: --study and --jobs must be at least 1")
+        return 2
+    codes = study_codes(args.study, args.draw, args.seed)
+    strengths = [args.strength] if args.strength else list(LEVELS)
+    verdicts = load_verdicts(args.verdicts) if args.verdicts else {}
+    table = study_table(codes, play_deals(codes, strengths, args.jobs), verdicts)
+    if args.json:
+        print(json.dumps({"draw": args.draw, "seed": args.seed, **table}))
+    else:
+        print(format_study(table, args.draw))
     return 0
