@@ -19,7 +19,7 @@ from canfield_server.commands.solve import study_codes
 
 from .strategy import LEVELS, Strategy, play_out
 
-__all__ = ["play_deals", "load_verdicts", "study_table"]
+__all__ = ["play_deals", "load_verdicts", "study_table", "format_study", "study_codes"]
 
 
 def _play(job: tuple[str, str, int]) -> tuple[bool, int]:
@@ -81,6 +81,3 @@ def format_study(table: dict[str, object], draw: int) -> str:
         text += f"   mean cards up {row['mean_on_foundations']}"
         lines.append(text)
     return "\n".join(lines)
-
-
-__all__ += ["format_study", "study_codes"]
