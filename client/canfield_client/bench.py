@@ -77,6 +77,8 @@ class PhaseResult(WorkerResult):
     wait_s: dict[int, float] = field(default_factory=dict)
     #: CPU seconds the Redis server used inside the window (when the bench started it)
     redis_cpu_s: float | None = None
+    #: CPU seconds of the load generator processes inside the window
+    loadgen_cpu_s: float | None = None
 
     def merge(self, part: WorkerResult) -> None:
         for server, count in part.acked.items():
@@ -163,7 +165,7 @@ def _run_phase(
         window = start_at.value + cfg.warmup_s
         meter = threading.Thread(
             target=_measure_cpu,
-            args=(pids, window, window + cfg.seconds, result, redis_pid),
+            args=(pids, window, window + cfg.seconds, result, redis_pid, [p.pid for p in procs]),
             daemon=True,
         )
         meter.start()
@@ -178,12 +180,18 @@ def _run_phase(
 
 
 def _measure_cpu(
-    pids: list[int], begin: float, end: float, result: PhaseResult, redis_pid: int | None
+    pids: list[int],
+    begin: float,
+    end: float,
+    result: PhaseResult,
+    redis_pid: int | None,
+    workers: list[int | None],
 ) -> None:
     """CPU seconds of each server (and Redis) inside the window: figures the noise
     of a shared machine moves much less than throughput (moves per CPU-second)."""
     time.sleep(max(0.0, begin - time.time()))
     redis0 = cpu_seconds(redis_pid) if redis_pid else None
+    load0 = [cpu_seconds(pid) for pid in workers if pid]
     before = [(cpu_seconds(pid), run_queue_seconds(pid)) for pid in pids]
     time.sleep(max(0.0, end - time.time()))
     for index, pid in enumerate(pids):
@@ -193,6 +201,9 @@ def _measure_cpu(
             result.cpu_s[index] = cpu - cpu0
         if wait is not None and wait0 is not None:
             result.wait_s[index] = wait - wait0
+    load1 = [cpu_seconds(pid) for pid in workers if pid]
+    if load0 and None not in load0 and None not in load1:
+        result.loadgen_cpu_s = sum(load1) - sum(load0)  # type: ignore[arg-type]
     redis1 = cpu_seconds(redis_pid) if redis_pid else None
     if redis0 is not None and redis1 is not None:
         result.redis_cpu_s = redis1 - redis0
@@ -285,6 +296,9 @@ def _summary(result: PhaseResult) -> dict[str, Any]:
         "redis_cpu_pct": _round(100 * result.redis_cpu_s / result.seconds)
         if result.redis_cpu_s is not None
         else None,
+        "loadgen_cpu_pct": _round(100 * result.loadgen_cpu_s / result.seconds)
+        if result.loadgen_cpu_s is not None
+        else None,
         "server_cpu_wait_pct": _round(100 * sum(result.wait_s.values()) / result.seconds)
         if result.wait_s
         else None,
@@ -368,6 +382,7 @@ def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -
             out["baseline_cpu_pct"] = summary["server_cpu_pct"]
             out["baseline_cpu_wait_pct"] = summary["server_cpu_wait_pct"]
             out["baseline_redis_cpu_pct"] = summary["redis_cpu_pct"]
+            out["baseline_loadgen_cpu_pct"] = summary["loadgen_cpu_pct"]
             out["baseline_moves_per_cpu_s"] = summary["moves_per_cpu_s"]
             if out["moves_per_cpu_s"] and summary["moves_per_cpu_s"]:
                 out["cpu_ratio"] = round(out["moves_per_cpu_s"] / summary["moves_per_cpu_s"], 3)
@@ -453,6 +468,8 @@ def format_table(out: dict[str, Any]) -> str:
         f"{_fmt(out.get('baseline_cpu_pct')):>12}",
         f"{'Redis CPU %':24}{_fmt(out['redis_cpu_pct']):>12}"
         f"{_fmt(out.get('baseline_redis_cpu_pct')):>12}",
+        f"{'load generator CPU %':24}{_fmt(out['loadgen_cpu_pct']):>12}"
+        f"{_fmt(out.get('baseline_loadgen_cpu_pct')):>12}",
         f"{'server waiting for CPU %':24}{_fmt(out['server_cpu_wait_pct']):>12}"
         f"{_fmt(out.get('baseline_cpu_wait_pct')):>12}",
         f"{'moves per CPU-second':24}{_fmt(out['moves_per_cpu_s']):>12}"
