@@ -353,6 +353,7 @@ class Hub:
     async def _enter(self, peer: Peer, record: RoomRecord, member_id: str, token: str) -> None:
         """Seat a connection: local room, presence, ``joined`` and what it missed."""
         local = await self._local(record)
+        local.peers.add(peer)  # at once: a leaving connection must not drop the room meanwhile
         try:
             await self._seat(peer, local, record, member_id, token)
         except BaseException:
@@ -386,7 +387,6 @@ class Hub:
             await self._mutate(code, lambda s: R.set_connected(s, member_id, True))
         peer.room, peer.member_id, peer.role = code, member_id, me.role
         event(log, "member.joined", room=code, player=member_id, role=me.role)
-        local.peers.add(peer)
         last_seq = 0
         race = None
         state = local.state
