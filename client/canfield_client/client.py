@@ -142,6 +142,7 @@ class RaceClient:
         self._revival: asyncio.Task[Joined] | None = None
         self._revival_of = 0
         self._retry_s = 0.2
+        self._last_seq_sent: int | None = None
 
     # ------------------------------------------------------------ connection
 
@@ -250,8 +251,11 @@ class RaceClient:
     def _dispatch(self, msg: Any) -> None:
         for callback in self.on_message:
             callback(msg)
-        if isinstance(msg, Ack | Error) and msg.seq is not None and msg.seq in self._pending:
-            future = self._pending.pop(msg.seq)
+        seq = msg.seq if isinstance(msg, Ack | Error) else None
+        if isinstance(msg, Error) and seq is None and self._last_seq_sent in self._pending:
+            seq = self._last_seq_sent
+        if seq is not None and seq in self._pending:
+            future = self._pending.pop(seq)
             if not future.done():
                 future.set_result(msg)
             if isinstance(msg, Ack):
@@ -304,6 +308,8 @@ class RaceClient:
     async def _send(self, message: msgspec.Struct) -> None:
         if self.ws is None:
             raise ConnectionLost("not connected")
+        # a refusal without seq (rate-limited) answers the frame sent last
+        self._last_seq_sent = getattr(message, "seq", None)
         try:
             await self.ws.send(encode(message).decode())
         except websockets.ConnectionClosed as exc:

@@ -223,3 +223,27 @@ async def test_a_bot_resumes_when_its_server_restarts(server) -> None:  # noqa: 
     for text in finished.replays[robo]:
         game.push(Move.parse(text))
     assert game.is_won
+
+
+async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(server_factory) -> None:  # noqa: ANN001
+    server = server_factory(env={"CANFIELD_RATE_PER_S": "2", "CANFIELD_RATE_BURST": "6"})
+    host, player = await _room_with_player(server.ws_url)
+    try:
+        acked = 0
+        with pytest.raises(ServerError) as info:
+            for _ in range(10):  # the burst runs out within these
+                await asyncio.wait_for(player.move("S"), 5)  # an answer, not a timeout
+                acked += 1
+        assert info.value.code == "rate-limited"
+        assert player.seq == acked  # the refused move took no sequence number
+        for _ in range(40):  # tokens come back at 2 a second
+            try:
+                ack = await player.move("S")
+                break
+            except ServerError as exc:
+                assert exc.code == "rate-limited"
+                await asyncio.sleep(0.1)
+        assert ack.seq == acked + 1 and not ack.duplicate
+    finally:
+        await host.close()
+        await player.close()
