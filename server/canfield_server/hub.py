@@ -660,7 +660,17 @@ class Hub:
             log.warning("time limit of %s not applied: %s", code, exc)
 
     async def _finalize(self, code: str, race_no: int) -> None:
-        """Write and announce the results of a finished race, once."""
+        """Write and announce the results of a finished race, once; retried while
+        Redis is unreachable (the race is over in Redis already, the results must follow)."""
+        for attempt in range(8):
+            try:
+                await self._write_results(code, race_no)
+                return
+            except (RedisError, OSError) as exc:
+                log.warning("results of %s not written yet: %s", code, exc)
+                await asyncio.sleep(min(0.2 * 2**attempt, 5.0))  # back off: Redis is down
+
+    async def _write_results(self, code: str, race_no: int) -> None:
         for _ in range(16):
             record = await self.store.load_room(code)
             if record is None or record.state.race != race_no or record.final:
