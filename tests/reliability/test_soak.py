@@ -17,6 +17,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 
+import pytest
 from canfield_client.bot import race_once, run_bot
 from canfield_client.client import RaceClient
 from canfield_client.strategy import Strategy
@@ -98,6 +99,7 @@ def gauge(http_url: str, name: str) -> float | None:
     return None
 
 
+@pytest.mark.timeout(SOAK_S * 2 + 120)  # a long soak outlives the suite's default timeout
 async def test_bots_in_many_rooms_for_a_while_zero_errors_and_flat_memory(server_factory) -> None:  # noqa: ANN001
     srv = server_factory(env=SOAK_ENV)
     rss_start = srv.rss_mb()
@@ -105,16 +107,19 @@ async def test_bots_in_many_rooms_for_a_while_zero_errors_and_flat_memory(server
     began = time.monotonic()
     deadline = began + SOAK_S
     load = asyncio.gather(*(slot_loop(srv.ws_url, s, deadline, totals) for s in range(ROOMS)))
-    await asyncio.sleep(SOAK_S / 3)  # the warm-up is a span of time, not an event
-    rss_warm = srv.rss_mb()
+    series: list[float] = []
+    while not load.done():  # RSS every tenth of the run, for the report
+        await asyncio.wait({load}, timeout=SOAK_S / 10)
+        series.append(round(srv.rss_mb() or 0.0, 1))
     await load
+    rss_warm = series[min(2, len(series) - 1)]  # after ~a third: warm-up is a span of time
     elapsed = time.monotonic() - began
     rss_end = srv.rss_mb()
     print(
         f"\nsoak: {elapsed:.0f} s, {ROOMS} rooms at once, {totals.rooms} rooms made, "
         f"{totals.races} races, {totals.actions} board actions, {len(totals.errors)} errors; "
         f"server RSS start {rss_start:.1f} MB, after warm-up {rss_warm:.1f} MB, "
-        f"end {rss_end:.1f} MB"
+        f"end {rss_end:.1f} MB; every {SOAK_S / 10:.0f} s: {series}"
     )
     assert totals.errors == []
     assert totals.races >= ROOMS * RACES  # every slot got through at least one room
