@@ -25,6 +25,7 @@ import msgspec
 import websockets
 from canfield_server.protocol import (
     Ack,
+    AddBot,
     Board,
     BoardMsg,
     Countdown,
@@ -355,6 +356,10 @@ class RaceClient:
 
     async def ready(self, ready: bool = True) -> RoomMsg:
         return await self._request(Ready(ready=ready), RoomMsg)
+
+    async def add_bot(self, strength: str | None = None, pace_s: float | None = None) -> RoomMsg:
+        """Host, in the lobby: the server starts a bot that joins the room."""
+        return await self._request(AddBot(strength=strength, pace_s=pace_s), RoomMsg)
 
     async def start(self) -> Countdown | Started:
         return await self._request(Start(), (Countdown, Started))

@@ -247,3 +247,18 @@ async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(server_factory) ->
     finally:
         await host.close()
         await player.close()
+
+
+async def test_a_host_adds_a_bot_that_races(server) -> None:  # noqa: ANN001
+    async with RaceClient(server.ws_url) as host:
+        await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
+        await host.add_bot(strength="strong", pace_s=0)
+        state = await host.wait_room(lambda s: len(s.members) == 2, 30)
+        bot_name = next(m.name for m in state.members if m.name != "Host")
+        await host.start()
+        await host.wait_started(10)
+        await host.give_up()
+        finished = await host.wait_finished(120)
+    rows = {row.name: row for row in finished.standings}
+    assert rows[bot_name].status == "won"
+    assert rows[bot_name].on_foundations == 52
