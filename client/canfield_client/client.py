@@ -98,6 +98,11 @@ def ws_url_from_link(text: str) -> str | None:
 _Reply = type | tuple[type, ...]
 
 
+def _collect(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 class RaceClient:
     """One connection (one player or spectator). Use ``async with``."""
 
@@ -197,6 +202,8 @@ class RaceClient:
                     if not reviving:
                         self._revival_of = self._generation
                         self._revival = asyncio.create_task(self._revive())
+                        # nobody may wait for it (an idle client): still collect its end
+                        self._revival.add_done_callback(_collect)
                 elif not reviving:
                     self._give_up()
 
