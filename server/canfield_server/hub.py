@@ -319,9 +319,11 @@ class Hub:
             )
         code = R.normalize_room_code(msg.room)
         member_id, token = R.new_member_id(), R.new_token()
+        local = self.rooms.get(code)
+        bot = local is not None and msg.name.strip() in local.bot_names  # one we launched
         for _ in range(16):
             record = await self._load(code)
-            state = R.add_member(record.state, member_id, msg.name, msg.role, self.limits)
+            state = R.add_member(record.state, member_id, msg.name, msg.role, self.limits, bot)
             ver = await self.store.save_room(
                 record.ver, state, token=(R.token_hash(token), member_id)
             )
@@ -330,8 +332,7 @@ class Hub:
                 break
         else:
             raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
-        local = self.rooms.get(code)
-        if local is not None and msg.name.strip() in local.bot_names:
+        if bot and local is not None:
             local.bot_names.discard(msg.name.strip())
         await self._enter(peer, record, member_id, token)
 

@@ -179,9 +179,15 @@ def create_room(
 
 
 def add_member(
-    state: RoomState, member_id: str, name: str, role: str, limits: Limits = DEFAULT_LIMITS
+    state: RoomState,
+    member_id: str,
+    name: str,
+    role: str,
+    limits: Limits = DEFAULT_LIMITS,
+    bot: bool = False,
 ) -> RoomState:
-    """A newcomer. Players join in the lobby or after a race; spectators any time."""
+    """A newcomer. Players join in the lobby or after a race; spectators any time.
+    ``bot``: a bot the host added (shown as one)."""
     text = clean_name(name)
     if role == "player":
         if state.phase in ("countdown", "racing"):
@@ -194,7 +200,7 @@ def add_member(
         raise ProtocolError(ErrorCode.ROOM_FULL, "the room has no more spectator seats")
     if any(m.name.casefold() == text.casefold() for m in state.members):
         raise ProtocolError(ErrorCode.BAD_NAME, f"{text!r} is taken in this room")
-    new = Member(id=member_id, name=text, role=role)  # type: ignore[arg-type]
+    new = Member(id=member_id, name=text, role=role, bot=bot)  # type: ignore[arg-type]
     return msgspec.structs.replace(state, members=[*state.members, new])
 
 

@@ -350,3 +350,17 @@ async def test_players_of_a_crashed_process_show_disconnected_elsewhere(
     again = await connect(one.ws_url)
     assert (await again.resume(room, bob.joined["token"]))["last_seq"] == 1
     await ann.expect("leaderboard", bob_is("playing"))
+
+
+async def test_the_host_adds_a_bot_that_joins_and_races(fast_server, connect) -> None:  # noqa: ANN001
+    ann = await connect(fast_server.ws_url)
+    await ann.create("Ann", deal=DEAL)
+    await ann.send(type="add_bot", pace_s=0.05, strength="easy")
+    seated = await ann.expect("room", lambda m: len(m["members"]) == 2)
+    bot = next(m for m in seated["members"] if m["name"] != "Ann")
+    assert bot["bot"] and bot["role"] == "player" and bot["name"].startswith("Bot")
+    await ann.send(type="start")
+    await ann.expect("started")
+    await ann.expect(
+        "leaderboard", lambda m: any(r["id"] == bot["id"] and r["moves"] >= 3 for r in m["rows"])
+    )
