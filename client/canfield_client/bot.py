@@ -58,7 +58,7 @@ async def race_once(
             raise
 
 
-async def run_bot(
+def run_bot(
     ws_url: str,
     room: str,
     name: str = "Bot",
@@ -68,10 +68,29 @@ async def run_bot(
     token: str | None = None,
     races: int | None = None,
     seed: int | None = None,
-) -> int:
-    """Join ``room`` (or resume with ``token``) and race; returns races played."""
+) -> Coroutine[Any, Any, int]:
+    """Join ``room`` (or resume with ``token``) and race; returns races played.
+
+    The options are checked at once (``ValueError``), before anything
+    connects; the returned coroutine does the racing.
+    """
     rng = random.Random(seed)
     strategy = Strategy(strength, rng)
+    if not pace_s >= 0:
+        raise ValueError(f"pace must be 0 or more seconds, not {pace_s!r}")
+    return _race_in_room(ws_url, room, name, strategy, pace_s, token, races, rng)
+
+
+async def _race_in_room(
+    ws_url: str,
+    room: str,
+    name: str,
+    strategy: Strategy,
+    pace_s: float,
+    token: str | None,
+    races: int | None,
+    rng: random.Random,
+) -> int:
     played = 0
     async with RaceClient(ws_url) as client:
         if token:

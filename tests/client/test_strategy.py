@@ -11,6 +11,7 @@ import pytest
 from canfield import Game, Move
 from canfield.dealcode import DealCode
 from canfield_client.board import game_from_view
+from canfield_client.bot import run_bot
 from canfield_client.strategy import LEVELS, Strategy, play_out
 from canfield_client.study import study_codes
 
@@ -134,3 +135,10 @@ def test_study_command_counts_the_bots_wins(tmp_path) -> None:  # noqa: ANN001
     assert table["deals"] == 4 and table["solver_winnable"] == 2
     assert table["normal"]["won"] == sum(won)
     assert table["normal"]["won_of_winnable"] == sum(won[:2])
+
+
+def test_run_bot_refuses_bad_options_before_connecting() -> None:
+    with pytest.raises(ValueError, match="strength"):
+        run_bot("ws://127.0.0.1:9/ws", "ABC234", strength="grandmaster")
+    with pytest.raises(ValueError, match="pace"):
+        run_bot("ws://127.0.0.1:9/ws", "ABC234", pace_s=-1)
