@@ -85,9 +85,10 @@ REDIS_ERRORS = Counter(
 )
 INSTANCE = Info("canfield_instance", "Which server process this is.", registry=REGISTRY)
 
-# both outcomes exist from the start, so a scrape shows 0 rather than nothing
-for _outcome in ("accepted", "rejected"):
-    MOVES.labels(_outcome)
+# both outcomes exist from the start, so a scrape shows 0 rather than nothing;
+# bound once, as ``.labels()`` per message is a dict lookup under a lock
+_ACCEPTED = MOVES.labels("accepted")
+_REJECTED = MOVES.labels("rejected")
 
 
 def set_instance(name: str) -> None:
@@ -108,7 +109,7 @@ def set_rooms(count: int) -> None:
 
 def move_done(accepted: bool, seconds: float) -> None:
     """One board action answered: ``accepted`` is an ack, else an error."""
-    MOVES.labels("accepted" if accepted else "rejected").inc()
+    (_ACCEPTED if accepted else _REJECTED).inc()
     MOVE_LATENCY.observe(seconds)
 
 
