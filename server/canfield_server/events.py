@@ -25,6 +25,8 @@ class RoomEvent(msgspec.Struct, tag_field="k", tag="room"):
     ver: int
     state: RoomState
     deal: str | None = None
+    #: the member the host removed by this change (their connections are told so)
+    kicked: str | None = None
 
 
 class RowEvent(msgspec.Struct, tag_field="k", tag="row"):

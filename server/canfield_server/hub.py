@@ -26,6 +26,7 @@ from .events import FinishedEvent, RoomEvent, RowEvent, unpack
 from .leaderboard import ranked
 from .logs import event
 from .protocol import (
+    CLOSE_KICKED,
     VERSION,
     Ack,
     AddBot,
@@ -39,7 +40,11 @@ from .protocol import (
     HintMsg,
     Join,
     Joined,
+    Kick,
+    Kicked,
     Leaderboard,
+    Leave,
+    Left,
     Member,
     MoveMsg,
     Ping,
@@ -182,6 +187,8 @@ class Hub:
             Undo: self._action,
             GiveUp: self._action,
             Hint: self._hint,
+            Leave: self._leave,
+            Kick: self._kick,
         }
 
     # ------------------------------------------------------------ plumbing
@@ -237,6 +244,10 @@ class Hub:
         local.peers.discard(peer)
         member_id = peer.member_id
         event(log, "member.left", room=local.code, player=member_id)
+        await self._count_out(local, member_id)
+
+    async def _count_out(self, local: LocalRoom, member_id: str | None) -> None:
+        """One connection of a member is gone from this process: presence, then the room."""
         try:
             if member_id and await self.store.presence(local.code, member_id, -1) <= 0:
                 await self._mutate(local.code, lambda s: R.set_connected(s, member_id, False))
@@ -471,8 +482,13 @@ class Hub:
         change: Callable[[RoomState], RoomState | tuple[RoomState, DealCode]],
         *,
         new_race: bool = False,
+        revoke: str | None = None,
+        kicked: str | None = None,
     ) -> RoomState:
-        """Apply a room rule and compare-and-set it in Redis, retrying on conflict."""
+        """Apply a room rule and compare-and-set it in Redis, retrying on conflict.
+
+        ``revoke``: a member whose seat the change removes (their tokens go
+        with it, in the same script); ``kicked``: the host removed them."""
         local = self.rooms.get(code)
         record = RoomRecord(local.state, local.ver, local.deal) if local else None
         for _ in range(16):
@@ -484,11 +500,16 @@ class Hub:
                 return state
             racers = [m.id for m in R.players(state)] if new_race else None
             ver = await self.store.save_room(
-                record.ver, state, deal=str(deal) if deal else None, new_race=racers
+                record.ver,
+                state,
+                deal=str(deal) if deal else None,
+                new_race=racers,
+                revoke=revoke,
+                kicked=kicked,
             )
             if ver is not None:
                 if local is not None:
-                    self._apply_room(local, ver, state, str(deal) if deal else None)
+                    self._apply_room(local, ver, state, str(deal) if deal else None, kicked=kicked)
                 return state
             record = None
         raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
@@ -557,6 +578,38 @@ class Hub:
         local.bot_names.add(name)
         self.spawn(coro)
 
+    # ------------------------------------------------------------ leaving for good
+
+    async def _leave(self, peer: Peer, msg: Leave) -> None:
+        """The member goes for good; their connections here get ``left`` (``_apply_room``)."""
+        local = self._room_of(peer)
+        member_id = peer.member_id or ""
+        await self._remove(local, member_id, lambda s: R.remove_member(s, member_id))
+
+    async def _kick(self, peer: Peer, msg: Kick) -> None:
+        """The host removes another member; their connections get ``kicked``, then close."""
+        local = self._room_of(peer)
+        host_id = peer.member_id or ""
+        target = R.check_kick(local.state, host_id, msg.player_id)  # refused before any change
+        await self._remove(local, target.id, lambda s: R.kick(s, host_id, target.id), kicked=True)
+
+    async def _remove(
+        self,
+        local: LocalRoom,
+        member_id: str,
+        change: Callable[[RoomState], RoomState],
+        kicked: bool = False,
+    ) -> None:
+        """A racer first gives up (the race can end without them), then the seat and
+        its tokens go in one compare-and-set; every process drops its connections."""
+        me = R.member(local.state, member_id)
+        if me is not None and me.role == "player" and local.state.phase == "racing":
+            await self._give_up_for(local, member_id)
+        event(log, "member.removed", room=local.code, player=member_id, kicked=kicked)
+        await self._mutate(
+            local.code, change, revoke=member_id, kicked=member_id if kicked else None
+        )
+
     # ------------------------------------------------------------ board actions
 
     async def _action(self, peer: Peer, msg: MoveMsg | Tap | Undo | GiveUp) -> None:
@@ -587,37 +640,76 @@ class Hub:
                         f"expected seq {race.seq + 1}, got {msg.seq}",
                         last_seq=race.seq,
                     )
-                base = race.seq
-                entry = race.apply(msg, now - (state.starts_at or now))
-                me = R.member(state, member_id)
-                row = race.row(member_id, me.name if me else "?")
-                row_json = _row_encoder.encode(row)
-                event = self.store.origin + b' {"k":"row","row":' + row_json + b"}"
-                slot.race = None  # until Redis confirms, the local board is not trusted
-                status, value = await self.store.apply(
-                    local.code,
-                    member_id,
-                    state.race,
-                    base,
-                    entry,
-                    race.snapshot(),
-                    row_json,
-                    race.done,
-                    event,
-                )
-                if status == 1:
-                    slot.race = race
-                    self.moves_applied += 1
+                entry = await self._commit(local, member_id, slot, race, msg, now)
+                if entry is not None:
                     peer.send(encode(Ack(seq=msg.seq, move=entry, board=race.board())).decode())
-                    local.rows[member_id] = row
-                    self._mark_dirty(local)
-                    if value == 1:
-                        self.spawn(self._finalize(local.code, state.race))
                     return
-                if status == -1:
-                    raise ProtocolError(E.WRONG_PHASE, "this race is over")
                 # another connection of this player moved first: reload and look again
             raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
+
+    async def _commit(
+        self,
+        local: LocalRoom,
+        member_id: str,
+        slot: _Slot,
+        race: PlayerRace,
+        msg: MoveMsg | Tap | Undo | GiveUp,
+        now: int,
+    ) -> str | None:
+        """Apply one action to ``race`` and store it (the MOVE script, under the slot's
+        lock): its log entry, or None when Redis holds a newer board (reload, retry)."""
+        state = local.state
+        base = race.seq
+        entry = race.apply(msg, now - (state.starts_at or now))
+        me = R.member(state, member_id)
+        row = race.row(member_id, me.name if me else "?")
+        row_json = _row_encoder.encode(row)
+        event = self.store.origin + b' {"k":"row","row":' + row_json + b"}"
+        slot.race = None  # until Redis confirms, the local board is not trusted
+        status, value = await self.store.apply(
+            local.code,
+            member_id,
+            state.race,
+            base,
+            entry,
+            race.snapshot(),
+            row_json,
+            race.done,
+            event,
+        )
+        if status == 1:
+            slot.race = race
+            self.moves_applied += 1
+            local.rows[member_id] = row
+            self._mark_dirty(local)
+            if value == 1:
+                self.spawn(self._finalize(local.code, state.race))
+            return entry
+        if status == -1:
+            raise ProtocolError(E.WRONG_PHASE, "this race is over")
+        return None
+
+    async def _give_up_for(self, local: LocalRoom, member_id: str) -> None:
+        """Lock a racer's result as given up (they leave, or the host removes them):
+        ``give_up`` at their next seq, counted done like any give up. Nothing to do
+        when no race is on or their race is over already."""
+        slot = local.slot(member_id)
+        async with slot.lock:
+            for _ in range(4):
+                if local.state.phase != "racing":
+                    return
+                race = slot.race or await self._load_race(local, member_id, slot)
+                if race.done:
+                    return
+                try:
+                    give_up = GiveUp(seq=race.seq + 1)
+                    if await self._commit(local, member_id, slot, race, give_up, now_ms()):
+                        return
+                except ProtocolError as exc:
+                    if exc.code == E.WRONG_PHASE:
+                        return  # the race ended meanwhile: nothing left to lock
+                    raise
+            raise ProtocolError(E.UNAVAILABLE, "that board is busy; try again")
 
     async def _hint(self, peer: Peer, msg: Hint) -> None:
         """The solver's next move for this player's board: practice rooms only."""
@@ -676,8 +768,9 @@ class Hub:
             record = await self.store.load_room(code)
             if record is None or record.state.race != race_no or record.final:
                 return
-            racers = [m.id for m in R.players(record.state)]
             rows = await self.store.rows(code)
+            # a racer who left mid-race has a row (their give up) but no seat
+            racers = list(dict.fromkeys([*rows, *(m.id for m in R.players(record.state))]))
             deal = record.deal or ""
             for m in R.players(record.state):
                 if m.id not in rows:
@@ -714,7 +807,7 @@ class Hub:
         elif isinstance(event, FinishedEvent):
             self._apply_room(local, event.ver, event.state, None, bytes(event.final))
         elif isinstance(event, RoomEvent):
-            self._apply_room(local, event.ver, event.state, event.deal)
+            self._apply_room(local, event.ver, event.state, event.deal, kicked=event.kicked)
 
     def _apply_room(
         self,
@@ -725,14 +818,18 @@ class Hub:
         final: bytes | None = None,
         *,
         force: bool = False,
+        kicked: str | None = None,
     ) -> None:
-        """Adopt a newer room state and tell every local connection what changed."""
+        """Adopt a newer room state and tell every local connection what changed.
+
+        ``kicked``: the member the host removed by this change."""
         if ver <= local.ver and not force:
             return
         old = local.state
         local.state, local.ver = state, max(ver, local.ver)
         if deal:
             local.deal = deal
+        self._unseat_removed(local, kicked)
         local.broadcast(encode(_room_msg(state)).decode())
         new_race = state.race != old.race or (force and state.phase == "racing")
         if state.phase == "racing" and new_race:
@@ -750,6 +847,23 @@ class Hub:
                 local.broadcast(final.decode())
         elif state.phase == "racing" and _presence(old) != _presence(state):
             self._mark_dirty(local)
+
+    def _unseat_removed(self, local: LocalRoom, kicked: str | None) -> None:
+        """Connections whose seat is gone leave the room: ``left``, or ``kicked`` and
+        closed. Synchronous, so the socket's own detach finds no room to count out."""
+        seated = {m.id for m in local.state.members}
+        gone = [p for p in local.peers if p.member_id and p.member_id not in seated]
+        for peer in gone:
+            member_id = peer.member_id
+            local.peers.discard(peer)
+            peer.room = peer.member_id = peer.role = None
+            if member_id == kicked:
+                text = "the host removed you from the room"
+                peer.send(encode(Kicked(room=local.code, message=text)).decode())
+                peer.close(CLOSE_KICKED, "removed by the host")
+            else:
+                peer.send(encode(Left(room=local.code)).decode())
+            self.spawn(self._count_out(local, member_id))
 
     def _begin(self, local: LocalRoom, fresh: bool) -> None:
         """A race was started: countdown now, the deal at ``starts_at``, the end timer."""

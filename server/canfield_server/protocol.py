@@ -38,6 +38,8 @@ __all__ = [
     "AddBot",
     "Ping",
     "Hint",
+    "Leave",
+    "Kick",
     "ClientMessage",
     "BOARD_ACTIONS",
     "ReserveView",
@@ -60,6 +62,9 @@ __all__ = [
     "Pong",
     "Reconnect",
     "HintMsg",
+    "Left",
+    "Kicked",
+    "CLOSE_KICKED",
     "ServerMessage",
     "encode",
     "decode_client",
@@ -87,6 +92,7 @@ class ErrorCode:
     UNKNOWN_TYPE = "unknown-type"
     UNSUPPORTED_VERSION = "unsupported-version"
     NOT_IN_ROOM = "not-in-room"
+    UNKNOWN_PLAYER = "unknown-player"
     ALREADY_IN_ROOM = "already-in-room"
     UNKNOWN_ROOM = "unknown-room"
     BAD_TOKEN = "bad-token"
@@ -226,6 +232,16 @@ class Hint(_Client, tag="hint"):
     """The solver's next move for my board (practice rooms only; no ``seq``)."""
 
 
+class Leave(_Client, tag="leave"):
+    """Leave the room for good: the seat goes (mid-race, the player gives up first)."""
+
+
+class Kick(_Client, tag="kick"):
+    """The host removes a member: their seat goes (mid-race, they give up first)."""
+
+    player_id: str
+
+
 ClientMessage = (
     Hello
     | Create
@@ -242,6 +258,8 @@ ClientMessage = (
     | AddBot
     | Ping
     | Hint
+    | Leave
+    | Kick
 )
 
 #: messages that act on a player's board and carry ``seq``
@@ -407,6 +425,23 @@ class Reconnect(_Server, tag="reconnect"):
     retry_ms: int = 500
 
 
+class Left(_Server, tag="left"):
+    """This seat left the room (reply to ``leave``); the connection stays open, in no room."""
+
+    room: str
+
+
+#: the WebSocket close code after ``kicked``
+CLOSE_KICKED = 4001
+
+
+class Kicked(_Server, tag="kicked"):
+    """The host removed this seat; the connection is closed next (``CLOSE_KICKED``)."""
+
+    room: str
+    message: str
+
+
 ServerMessage = (
     Welcome
     | Joined
@@ -421,6 +456,8 @@ ServerMessage = (
     | Pong
     | Reconnect
     | HintMsg
+    | Left
+    | Kicked
 )
 
 # ---------------------------------------------------------------- codecs

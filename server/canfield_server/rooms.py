@@ -45,6 +45,9 @@ __all__ = [
     "finish_race",
     "rematch",
     "set_connected",
+    "remove_member",
+    "check_kick",
+    "kick",
     "players",
     "member",
     "public_settings",
@@ -285,3 +288,40 @@ def set_connected(state: RoomState, member_id: str, connected: bool) -> RoomStat
     if me is None or me.connected == connected:
         return state
     return _replace_member(state, msgspec.structs.replace(me, connected=connected))
+
+
+def remove_member(state: RoomState, member_id: str) -> RoomState:
+    """A member leaves for good: their seat goes (no ghost fills the lobby).
+
+    A leaving host hands the role to the earliest-joined remaining player
+    (a person before a bot; a spectator only when no player is left).
+    """
+    if member(state, member_id) is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"no member {member_id!r} in this room")
+    members = [m for m in state.members if m.id != member_id]
+    host_id = state.host_id
+    if host_id == member_id:
+        heirs = sorted(
+            members, key=lambda m: (m.role != "player", m.bot)
+        )  # stable: join order within each kind
+        host_id = heirs[0].id if heirs else ""
+    return msgspec.structs.replace(state, members=members, host_id=host_id)
+
+
+def check_kick(state: RoomState, host_id: str, target_id: str) -> Member:
+    """Who the host may remove: any other member of the room."""
+    _require_host(state, host_id, "remove members")
+    if target_id == host_id:
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED, "the host cannot remove themselves: leave instead"
+        )
+    target = member(state, target_id)
+    if target is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"no member {target_id[:16]!r} in this room")
+    return target
+
+
+def kick(state: RoomState, host_id: str, target_id: str) -> RoomState:
+    """The host removes another member's seat (in any phase)."""
+    check_kick(state, host_id, target_id)
+    return remove_member(state, target_id)

@@ -60,7 +60,8 @@ return {1, finished}
 #: ARGV[1] expected ver ('0': the room must not exist yet)  ARGV[2] ttl seconds
 #: ARGV[3] channel  ARGV[4] payload ('' publishes nothing; '{ver}' in it
 #: becomes the new ver)  ARGV[5] '1' clears rows  ARGV[6] token hash ('' none)
-#: ARGV[7] token's member id  ARGV[8..] field, value pairs for the room hash
+#: ARGV[7] token's member id  ARGV[8] a member id whose tokens are revoked ('' none:
+#: a removed seat's tokens stop opening it)  ARGV[9..] field, value pairs for the room hash
 #: Returns the new ver, or -1 when ver moved on (reload and retry).
 SAVE_ROOM = """
 local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '0')
@@ -76,9 +77,15 @@ end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[2], ARGV[6], ARGV[7])
 end
+if ARGV[8] ~= '' then
+  local tokens = redis.call('HGETALL', KEYS[2])
+  for i = 1, #tokens, 2 do
+    if tokens[i + 1] == ARGV[8] then redis.call('HDEL', KEYS[2], tokens[i]) end
+  end
+end
 ver = ver + 1
-if #ARGV >= 8 then
-  redis.call('HSET', KEYS[1], 'ver', ver, unpack(ARGV, 8))
+if #ARGV >= 9 then
+  redis.call('HSET', KEYS[1], 'ver', ver, unpack(ARGV, 9))
 else
   redis.call('HSET', KEYS[1], 'ver', ver)
 end

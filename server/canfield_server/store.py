@@ -165,11 +165,15 @@ class RedisStore:
         token: tuple[str, str] | None = None,
         new_race: list[str] | None = None,
         final: bytes | None = None,
+        revoke: str | None = None,
+        kicked: str | None = None,
     ) -> int | None:
         """Compare-and-set the room and publish it; None when someone else saved first.
 
         ``new_race`` lists the player ids whose last race is cleared (start
-        and rematch); ``final`` marks the race finished with its results.
+        and rematch); ``final`` marks the race finished with its results;
+        ``revoke``: a member whose tokens are deleted (their seat is gone);
+        ``kicked``: the member the host removed (the event says so).
         """
         code = state.room
         fields: list[bytes | str | int] = [
@@ -191,7 +195,7 @@ class RedisStore:
             fields += ["final", final]
             event = FinishedEvent(ver=-1, state=state, final=msgspec.Raw(final))
         else:
-            event = RoomEvent(ver=-1, state=state, deal=deal)
+            event = RoomEvent(ver=-1, state=state, deal=deal, kicked=kicked)
         token_hash, token_id = token or ("", "")
         ver = await self.scripts.save_room(
             keys=[*keys.room_keys(code), *extra_keys],
@@ -203,6 +207,7 @@ class RedisStore:
                 "1" if new_race is not None else "0",
                 token_hash,
                 token_id,
+                revoke or "",
                 *fields,
             ],
         )
