@@ -91,6 +91,11 @@ const STRINGS = {
     code_needed: "Type the room code.",
     room_gone: "That room is gone or the link is old.",
     keys: "Keys: Space draws, U or Ctrl+Z undoes.",
+    leave: "Leave",
+    sure_leave: "Sure? Leave (you give up)",
+    remove: "Remove",
+    remove_who: "Remove {name} from the room",
+    kicked: "The host removed you from the room.",
   },
   hr: {
     title: "Canfield utrka",
@@ -181,6 +186,11 @@ const STRINGS = {
     code_needed: "Upiši šifru sobe.",
     room_gone: "Te sobe više nema ili je poveznica stara.",
     keys: "Tipke: razmak vuče, U ili Ctrl+Z poništava.",
+    leave: "Napusti",
+    sure_leave: "Sigurno? Napusti (odustaješ)",
+    remove: "Ukloni",
+    remove_who: "Ukloni {name} iz sobe",
+    kicked: "Domaćin te uklonio iz sobe.",
   },
 };
 

@@ -8,9 +8,11 @@ import { t } from "./i18n.js";
 const COLUMNS = ["rank", "player", "score", "cards", "moves", "status", "time"];
 
 export class Leaderboard {
-  /** raceClock: () => ms since the race started, or null (no race running). */
-  constructor(root, raceClock = () => null) {
+  /** raceClock: () => ms since the race started, or null (no race running);
+   * remove: {can(row), send(row)} - a "remove" button on the rows it allows (the host's). */
+  constructor(root, raceClock = () => null, remove = null) {
     this.raceClock = raceClock;
+    this.remove = remove;
     this.rows = new Map();
     this.data = null;
     this.me = null;
@@ -70,6 +72,17 @@ export class Leaderboard {
     tr.bar = h("span", { class: "fill" });
     tr.count = h("span", { class: "num" });
     tr.cells_.cards.append(h("span", { class: "bar" }, tr.bar), tr.count);
+    tr.name = h("span");
+    tr.cells_.player.append(tr.name);
+    if (this.remove) {
+      tr.kick = h("button", {
+        type: "button",
+        class: "quiet kick",
+        hidden: true,
+        onclick: () => tr.row && this.remove.send(tr.row),
+      });
+      tr.cells_.player.append(tr.kick);
+    }
     return tr;
   }
 
@@ -78,7 +91,13 @@ export class Leaderboard {
     tr.row = row;
     tr.dataset.status = row.status;
     setText(c.rank, row.rank);
-    setText(c.player, row.name);
+    setText(tr.name, row.name);
+    if (tr.kick) {
+      const shown = this.remove.can(row);
+      tr.kick.hidden = !shown;
+      setText(tr.kick, shown ? t("remove") : ""); // a hidden button adds no text to the cell
+      tr.kick.setAttribute("aria-label", t("remove_who", { name: row.name }));
+    }
     setText(c.score, row.score);
     setText(tr.count, row.on_foundations);
     const width = `${Math.round((row.on_foundations / 52) * 100)}%`;

@@ -63,6 +63,9 @@ export class Lobby {
     if (member.id === room.host_id) li.append(h("span", { class: "badge", text: t("host") }));
     if (member.bot) li.append(h("span", { class: "badge", text: t("bot") }));
     if (member.id === this.me.id) li.append(h("span", { class: "badge you", text: t("you") }));
+    if (room.host_id === this.me.id && member.id !== this.me.id && room.phase === "lobby") {
+      li.append(this.removeButton(member));
+    }
     if (member.role === "player") {
       li.append(
         h("span", {
@@ -72,6 +75,18 @@ export class Lobby {
       );
     }
     return li;
+  }
+
+  /** The host's button that takes another member's seat away. */
+  removeButton(member) {
+    return h("button", {
+      type: "button",
+      class: "quiet kick",
+      text: t("remove"),
+      title: t("remove_who", { name: member.name }),
+      "aria-label": t("remove_who", { name: member.name }),
+      onclick: () => this.send({ type: "kick", player_id: member.id }),
+    });
   }
 
   /** Build the form once per language, then only refresh values (never while typing). */

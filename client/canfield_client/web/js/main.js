@@ -63,8 +63,14 @@ function flash(text) {
 const home = new Home(request);
 const lobby = new Lobby((msg) => conn.send(msg), flash);
 const results = new Results((msg) => conn.send(msg), flash);
-const leaderboard = new Leaderboard($("#race-lb"), () =>
-  state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null,
+const leaderboard = new Leaderboard(
+  $("#race-lb"),
+  () => (state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null),
+  {
+    // the host may remove a player who is gone (their board locks as given up)
+    can: (row) => isHost() && row.status === "disconnected" && row.id !== state.me?.id,
+    send: (row) => conn.send({ type: "kick", player_id: row.id }),
+  },
 );
 const board = new BoardView($("#board"), {
   onMove: (move) => act("move", { move }),
@@ -151,6 +157,29 @@ $("#give-up").addEventListener("click", (e) => {
 });
 $("#undo").addEventListener("click", () => act("undo"));
 
+// Leave for good: at once from the lobby and the results; a racer still playing clicks twice
+let leaveArmed = null;
+function leave(e) {
+  const button = e.currentTarget;
+  if (state.view === "race" && state.me?.role === "player" && !isDone() && !leaveArmed) {
+    button.textContent = t("sure_leave");
+    leaveArmed = setTimeout(() => {
+      leaveArmed = null;
+      button.textContent = t("leave");
+    }, 3000);
+    return;
+  }
+  clearTimeout(leaveArmed);
+  leaveArmed = null;
+  button.textContent = t("leave");
+  if (!conn.send({ type: "leave" }) && state.room) {
+    // no link: forget the seat here; the server shows it away until the host removes it
+    clearSeat(state.room);
+    goHome();
+  }
+}
+for (const button of document.querySelectorAll("button.leave")) button.addEventListener("click", leave);
+
 document.addEventListener("keydown", (e) => {
   if (state.view !== "race") return;
   const tag = e.target.tagName;
@@ -187,6 +216,7 @@ function applyRoom(room) {
     lobby.render(room, state.me);
     showView("lobby");
   } else if (room.phase === "racing") {
+    if (state.leaderboard) leaderboard.update(state.leaderboard, state.me?.id); // the host may have changed
     if (room.starts_at && !state.startedAt) state.startedAt = room.starts_at;
     if ("ends_at" in room) state.endsAt = room.ends_at;
     showView("race");
@@ -278,6 +308,20 @@ conn.on("finished", (msg) => {
   if (state.roomState) state.roomState = { ...state.roomState, phase: "finished" };
   showResults();
 });
+
+/** Our seat is gone (we left, or the host removed us): forget it and go home. */
+function seatGone(msg, text = "") {
+  clearSeat(msg.room);
+  pending = outbox = null;
+  Object.assign(state, { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null });
+  state.roomState = null;
+  actions.reset(0);
+  leaderboard.clear();
+  goHome(null, text);
+}
+
+conn.on("left", (msg) => seatGone(msg));
+conn.on("kicked", (msg) => seatGone(msg, t("kicked")));
 
 conn.on("error", (msg) => {
   if (pending) {
