@@ -3,6 +3,7 @@
 ``create_app(settings)`` builds everything; ``extra_routes`` (or an
 optional ``canfield_server.metrics`` module exposing ``ROUTES``) adds
 routes such as ``/metrics`` without touching this file's internals.
+``/ws`` is served in front of Starlette (``WebSocketFirst``): the hot path.
 """
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ from importlib import resources
 
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.datastructures import State
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import metrics
 from .cluster import redis_client
 from .config import Settings
 from .hub import Hub
-from .instance import InstanceHeader
+from .instance import InstanceHeader, instance_header
 from .presence import PresenceKeeper
 from .pubsub import RoomBus
 from .ratelimit import RateLimiter, TokenBucket
@@ -35,7 +38,7 @@ from .store import RedisStore
 from .winnable import DealPool
 from .ws import WebSocketEndpoint
 
-__all__ = ["create_app", "web_root"]
+__all__ = ["WebSocketFirst", "create_app", "web_root"]
 
 log = logging.getLogger(__name__)
 
@@ -62,12 +65,38 @@ def _optional_routes() -> list[BaseRoute]:
     return list(routes)
 
 
+class WebSocketFirst:
+    """Hands ``/ws`` straight to its endpoint, everything else to the Starlette app.
+
+    Starlette's middleware wraps the ASGI ``send`` of a WebSocket for its
+    whole life, so every frame sent (acks, leaderboards) would pass through
+    extra coroutine layers; the endpoint needs none of them (it adds the
+    instance header to its handshake itself and catches its own errors).
+    """
+
+    def __init__(self, app: Starlette, path: str, endpoint: ASGIApp) -> None:
+        self.app = app
+        self.path = path
+        self.endpoint = endpoint
+
+    @property
+    def state(self) -> State:
+        return self.app.state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"] == self.path:
+            scope["app"] = self.app  # where the endpoint finds the hub
+            await self.endpoint(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+
 def create_app(
     settings: Settings,
     *,
     extra_routes: Sequence[BaseRoute] = (),
     rate_limiter: Callable[[], RateLimiter] | None = None,
-) -> Starlette:
+) -> WebSocketFirst:
     limiter_factory = rate_limiter or (
         lambda: TokenBucket(settings.rate_per_s, settings.rate_burst)
     )
@@ -133,6 +162,7 @@ def create_app(
         max_frame_bytes=settings.max_frame_bytes,
         allowed_origins=settings.allowed_origins,
         limiter_factory=limiter_factory,
+        accept_headers=(instance_header(settings.instance),),
     )
 
     root = web_root()
@@ -144,7 +174,6 @@ def create_app(
 
     routes: list[BaseRoute] = [
         Route("/healthz", healthz),
-        WebSocketRoute("/ws", ws),
         Route("/r/{code}", share_link),
         *extra_routes,
         *_optional_routes(),
@@ -154,4 +183,5 @@ def create_app(
     else:
         routes.append(Route("/", share_link))
     middleware = [Middleware(InstanceHeader, instance=settings.instance)]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    return WebSocketFirst(app, "/ws", ws)

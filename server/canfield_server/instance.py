@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["HEADER", "InstanceHeader"]
+__all__ = ["HEADER", "InstanceHeader", "instance_header"]
 
 HEADER = "x-canfield-instance"
 
 _FIRST = {"http": "http.response.start", "websocket": "websocket.accept"}
+
+
+def instance_header(instance: str) -> tuple[bytes, bytes]:
+    """The header as an ASGI (name, value) pair."""
+    return HEADER.encode(), instance.encode()
 
 
 class InstanceHeader:
@@ -21,7 +26,7 @@ class InstanceHeader:
 
     def __init__(self, app: ASGIApp, instance: str) -> None:
         self.app = app
-        self.header = (HEADER.encode(), instance.encode())
+        self.header = instance_header(instance)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         first = _FIRST.get(scope["type"])

@@ -142,10 +142,14 @@ class WebSocketEndpoint:
         max_frame_bytes: int,
         allowed_origins: tuple[str, ...],
         limiter_factory: Callable[[], RateLimiter],
+        accept_headers: tuple[tuple[bytes, bytes], ...] = (),
     ) -> None:
         self.max_frame_bytes = max_frame_bytes
         self.allowed_origins = allowed_origins
         self.limiter_factory = limiter_factory
+        #: headers of the handshake's answer (the app may serve ``/ws`` outside
+        #: the middleware that would add them)
+        self.accept_headers = list(accept_headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
@@ -153,7 +157,7 @@ class WebSocketEndpoint:
         if not _origin_allowed(scope, self.allowed_origins):
             await send({"type": "websocket.close", "code": 1008, "reason": "origin not allowed"})
             return
-        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.accept", "headers": self.accept_headers})
         client = scope.get("client")
         await self._serve(scope["app"].state.hub, receive, send, client[0] if client else None)
 
