@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 import websockets
 from canfield_server import rooms as R
-from canfield_server.protocol import CLOSE_KICKED, Kick, Leave, ProtocolError, decode_client
+from canfield_server.protocol import CLOSE_KICKED, Kick, Leave, decode_client
 
 from tests.server.test_race_live import DEAL, lobby, play, start
+from tests.server.test_room_logic import code_of
 
 
 def room() -> R.RoomState:
@@ -20,12 +21,6 @@ def room() -> R.RoomState:
     state = R.add_member(state, "eve", "Eve", "spectator")
     state = R.add_member(state, "bob", "Bob", "player", bot=True)
     return R.add_member(state, "cy", "Cy", "player")
-
-
-def code_of(call) -> str:  # noqa: ANN001
-    with pytest.raises(ProtocolError) as info:
-        call()
-    return info.value.code
 
 
 # ---------------------------------------------------------------- the rules
