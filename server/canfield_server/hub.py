@@ -397,6 +397,9 @@ class Hub:
         code, member_id = local.code, me.id
         if count >= 1 and not me.connected:
             await self._mutate(code, lambda s: R.set_connected(s, member_id, True))
+        if R.member(local.state, member_id) is None:
+            # the seat was removed (leave, kick) while this connection was taking it
+            raise ProtocolError(E.BAD_TOKEN, "that seat was removed from the room")
         peer.room, peer.member_id, peer.role = code, member_id, me.role
         event(log, "member.joined", room=code, player=member_id, role=me.role)
         last_seq = 0
@@ -732,13 +735,13 @@ class Hub:
         peer.send(encode(HintMsg(move=move)).decode())
 
     async def _load_race(self, local: LocalRoom, member_id: str, slot: _Slot) -> PlayerRace:
-        seq, snap = await self.store.load_player(local.code, member_id)
+        snap, log = await self.store.load_player(local.code, member_id)
+        if local.deal is None:
+            record = await self._load(local.code)
+            local.deal = record.deal
         if snap is not None:
-            race = PlayerRace.from_snapshot(snap)
+            race = PlayerRace.from_snapshot(snap, local.deal or "", log)
         else:
-            if local.deal is None:
-                record = await self._load(local.code)
-                local.deal = record.deal
             race = PlayerRace.fresh(local.deal or "")
         slot.race = race
         return race
@@ -857,6 +860,7 @@ class Hub:
             member_id = peer.member_id
             local.peers.discard(peer)
             peer.room = peer.member_id = peer.role = None
+            event(log, "member.unseated", room=local.code, player=member_id)
             if member_id == kicked:
                 text = "the host removed you from the room"
                 peer.send(encode(Kicked(room=local.code, message=text)).decode())

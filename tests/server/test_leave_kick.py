@@ -202,3 +202,22 @@ async def test_a_leaving_host_hands_the_room_to_the_earliest_joined_player(
     await bob.send(type="start")  # the new host's powers work
     for client in (bob, cy):
         await client.expect("started")
+
+
+async def test_the_host_removes_a_bot_it_added(
+    fast_server,
+    connect,  # noqa: ANN001
+) -> None:
+    ann = await connect(fast_server.ws_url)
+    code = (await ann.create("Ann", deal=DEAL))["room"]
+    await ann.send(type="add_bot", pace_s=0.05, strength="easy")
+    seated = await ann.expect("room", lambda m: len(m["members"]) == 2)
+    bot = next(m for m in seated["members"] if m["bot"])
+    await ann.send(type="kick", player_id=bot["id"])
+    assert members(await ann.expect("room", lambda m: len(m["members"]) == 1)) == {"Ann"}
+    assert (await ann.request("pong", type="ping", t=1))["type"] == "pong"
+    log = fast_server.log_path.read_text(errors="replace")
+    # a connection that took the seat was let go; one still taking it was refused
+    seated = f"member.joined room={code} player={bot['id']}" in log
+    assert not seated or f"member.unseated room={code} player={bot['id']}" in log
+    assert "handler failed" not in log
