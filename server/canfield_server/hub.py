@@ -735,13 +735,13 @@ class Hub:
         peer.send(encode(HintMsg(move=move)).decode())
 
     async def _load_race(self, local: LocalRoom, member_id: str, slot: _Slot) -> PlayerRace:
-        seq, snap = await self.store.load_player(local.code, member_id)
+        snap, log = await self.store.load_player(local.code, member_id)
+        if local.deal is None:
+            record = await self._load(local.code)
+            local.deal = record.deal
         if snap is not None:
-            race = PlayerRace.from_snapshot(snap)
+            race = PlayerRace.from_snapshot(snap, local.deal or "", log)
         else:
-            if local.deal is None:
-                record = await self._load(local.code)
-                local.deal = record.deal
             race = PlayerRace.fresh(local.deal or "")
         slot.race = race
         return race

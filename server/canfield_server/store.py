@@ -284,9 +284,13 @@ class RedisStore:
 
     # ------------------------------------------------------------ players
 
-    async def load_player(self, code: str, member_id: str) -> tuple[int, bytes | None]:
-        seq, snap = await self.redis.hmget(keys.player(code, member_id), "seq", "snap")
-        return int(seq or 0), snap
+    async def load_player(self, code: str, member_id: str) -> tuple[bytes | None, list[str]]:
+        """A player's snapshot and log, read together (the log rebuilds the board)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hget(keys.player(code, member_id), "snap")
+            pipe.lrange(keys.log(code, member_id), 0, -1)
+            snap, log = await pipe.execute()
+        return snap, [e.decode() for e in log]
 
     async def apply(
         self,

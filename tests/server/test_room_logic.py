@@ -142,15 +142,15 @@ def test_presence_changes_only_when_it_changes() -> None:
 
 def test_an_illegal_move_is_refused_with_the_rule_and_changes_nothing() -> None:
     race = PlayerRace.fresh(DEAL)
-    before = race.snapshot()
+    before = (race.snapshot(), race.game.to_dict())
     with pytest.raises(ProtocolError) as info:
         race.apply(MoveMsg(seq=1, move="R-F"), 10)
     assert info.value.code == "illegal-move" and info.value.rule
-    assert race.snapshot() == before and race.seq == 0
+    assert (race.snapshot(), race.game.to_dict()) == before and race.seq == 0
     assert code_of(lambda: race.apply(MoveMsg(seq=1, move="X-9"), 10)) == "bad-move"
     assert code_of(lambda: race.apply(Undo(seq=1), 10)) == "nothing-to-undo"
     assert code_of(lambda: race.apply(Tap(seq=1, card="ZZ"), 10)) == "bad-card"
-    assert race.snapshot() == before
+    assert (race.snapshot(), race.game.to_dict()) == before
 
 
 def test_moves_taps_undo_and_give_up_build_a_log_that_replays() -> None:
@@ -169,13 +169,19 @@ def test_moves_taps_undo_and_give_up_build_a_log_that_replays() -> None:
     assert replay(DEAL, [*log, "G"]) == race.game
 
 
-def test_a_snapshot_restores_the_exact_board_and_bookkeeping() -> None:
+def test_a_snapshot_and_the_log_restore_the_exact_board_and_bookkeeping() -> None:
     race = PlayerRace.fresh(DEAL)
-    for seq, move in enumerate(["S", "4-2", "S"], start=1):
-        race.apply(MoveMsg(seq=seq, move=move), seq * 10)
-    back = PlayerRace.from_snapshot(race.snapshot())
-    assert back.game == race.game and back.board() == race.board()
-    assert (back.seq, back.moves, back.status, back.reached) == (3, 3, "playing", race.reached)
+    log = [race.apply(MoveMsg(seq=seq, move=m), seq * 10) for seq, m in enumerate(["S", "4-2"], 1)]
+    snap = race.snapshot()
+    log += [race.apply(Undo(seq=3), 30), race.apply(MoveMsg(seq=4, move="S"), 40)]
+    back = PlayerRace.from_snapshot(race.snapshot(), DEAL, log)
+    assert back.game == race.game and back.board() == race.board()  # undo history included
+    assert (back.seq, back.moves, back.status, back.reached) == (4, 3, "playing", race.reached)
+    # a log longer than the snapshot (read with an older snapshot) replays only its part
+    older = PlayerRace.from_snapshot(snap, DEAL, log)
+    assert older.seq == 2 and older.game == replay(DEAL, log[:2])
+    with pytest.raises(ValueError):
+        PlayerRace.from_snapshot(race.snapshot(), DEAL, log[:3])
 
 
 def test_the_board_shows_no_stock_card_and_no_reserve_card_under_its_top() -> None:
