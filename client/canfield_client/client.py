@@ -36,7 +36,11 @@ from canfield_server.protocol import (
     Hello,
     Join,
     Joined,
+    Kick,
+    Kicked,
     Leaderboard,
+    Leave,
+    Left,
     MoveMsg,
     Ping,
     Pong,
@@ -142,6 +146,8 @@ class RaceClient:
         self._finished_event = asyncio.Event()
         self._room_changed = asyncio.Condition()
         self.closed = asyncio.Event()
+        #: the ``kicked`` notice when the host removed this seat
+        self.kicked: Kicked | None = None
         self._closing = False
         #: connections made so far; the revival below serves one lost connection
         self._generation = 0
@@ -293,6 +299,10 @@ class RaceClient:
             self.board = msg.board
         elif isinstance(msg, Reconnect):
             self._retry_s = max(msg.retry_ms / 1000, 0.05)
+        elif isinstance(msg, Left | Kicked):
+            # the seat is gone for good: never try to resume it
+            self.token = None
+            self.kicked = msg if isinstance(msg, Kicked) else None
         elif isinstance(msg, Finished):
             self.finished = msg
             self._finished_event.set()
@@ -367,6 +377,14 @@ class RaceClient:
     async def add_bot(self, strength: str | None = None, pace_s: float | None = None) -> RoomMsg:
         """Host, in the lobby: the server starts a bot that joins the room."""
         return await self._request(AddBot(strength=strength, pace_s=pace_s), RoomMsg)
+
+    async def leave(self) -> Left:
+        """Leave the room for good (mid-race, the player gives up first)."""
+        return await self._request(Leave(), Left)
+
+    async def kick(self, player_id: str) -> RoomMsg:
+        """Host: remove a member; the answer is the room without them."""
+        return await self._request(Kick(player_id=player_id), RoomMsg)
 
     async def start(self) -> Countdown | Started:
         return await self._request(Start(), (Countdown, Started))

@@ -262,3 +262,29 @@ async def test_a_host_adds_a_bot_that_races(server) -> None:  # noqa: ANN001
     rows = {row.name: row for row in finished.standings}
     assert rows[bot_name].status == "won"
     assert rows[bot_name].on_foundations == 52
+
+
+async def test_leave_and_kick_free_seats_and_stop_resuming(server) -> None:  # noqa: ANN001
+    async with RaceClient(server.ws_url) as host:
+        joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
+        guest = await RaceClient(server.ws_url).connect()
+        leaver = await RaceClient(server.ws_url).connect()
+        guest_seat = await guest.join(joined.room, "Guest")
+        await leaver.join(joined.room, "Leaver")
+        await host.wait_room(lambda s: len(s.members) == 3)
+
+        left = await leaver.leave()
+        assert left.room == joined.room and leaver.token is None
+        await host.wait_room(lambda s: {m.name for m in s.members} == {"Host", "Guest"})
+
+        await host.kick(guest_seat.player_id)
+        await asyncio.wait_for(guest.closed.wait(), 10)
+        assert guest.kicked is not None and guest.token is None
+        state = await host.wait_room(lambda s: len(s.members) == 1)
+        assert [m.name for m in state.members] == ["Host"]
+
+        async with RaceClient(server.ws_url, resume_attempts=0) as ghost:
+            with pytest.raises(ServerError) as refused:
+                await ghost.resume(joined.room, guest_seat.token)
+            assert refused.value.code == "bad-token"
+        await leaver.close()

@@ -31,6 +31,7 @@ TYPES = [
     "give_up",
     "rematch",
     "add_bot",
+    "kick",  # "leave" is left out: it legitimately ends the fuzzing seat
     "ping",
 ]
 FIELDS = [
@@ -158,6 +159,8 @@ def _wellformed(rng: random.Random) -> dict[str, Any]:
         msg |= {"room": odd(), "token": odd()}
     elif kind == "ready":
         msg["ready"] = rng.random() < 0.5
+    elif kind == "kick":
+        msg["player_id"] = odd()
     elif kind == "add_bot":
         msg |= {"strength": odd(), "pace_s": rng.choice(HUGE_NUMBERS)}
     elif kind == "hello":
