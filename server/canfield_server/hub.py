@@ -23,7 +23,7 @@ from redis.exceptions import RedisError
 from . import metrics
 from . import rooms as R
 from .events import FinishedEvent, RoomEvent, RowEvent, unpack
-from .leaderboard import ranked
+from .leaderboard import Pace, ranked
 from .logs import event
 from .protocol import (
     CLOSE_KICKED,
@@ -56,6 +56,7 @@ from .protocol import (
     Resume,
     RoomMsg,
     RoomState,
+    Row,
     SettingsMsg,
     Start,
     Started,
@@ -125,6 +126,10 @@ class LocalRoom:
         self.rows: dict[str, StoredRow] = {}
         self.last_flush = 0.0
         self.flush_handle: asyncio.TimerHandle | None = None
+        #: loop time the pending flush is due (its lateness paces the next ones)
+        self.flush_due = 0.0
+        #: the rows the last leaderboard showed (an unchanged one is not sent again)
+        self.shown: list[Row] | None = None
         self.timers: list[asyncio.TimerHandle] = []
         self.bot_names: set[str] = set()
 
@@ -164,7 +169,7 @@ class Hub:
         self.max_rooms_per_ip = max_rooms_per_ip
         self.room_misses = PerAddress(ROOM_MISSES_PER_S, ROOM_MISSES_BURST)
         self.countdown_s = countdown_s
-        self.flush_interval = 1.0 / leaderboard_hz if leaderboard_hz > 0 else 0.0
+        self.pace = Pace(1.0 / leaderboard_hz if leaderboard_hz > 0 else 0.0)
         self.limits = limits
         self.bot_url = bot_url
         self.rooms: dict[str, LocalRoom] = {}
@@ -930,26 +935,40 @@ class Hub:
     # ------------------------------------------------------------ leaderboard
 
     def _mark_dirty(self, local: LocalRoom) -> None:
-        """Coalesce: at most ``leaderboard_hz`` broadcasts a second per room."""
+        """Coalesce: at most ``leaderboard_hz`` broadcasts a second per room (fewer
+        while the event loop runs late, see ``Pace``)."""
         if local.flush_handle is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, local.last_flush + self.flush_interval - loop.time())
-        local.flush_handle = loop.call_later(delay, self._flush, local)
+        now = loop.time()
+        delay = max(0.0, local.last_flush + self.pace.interval - now)
+        local.flush_due = now + delay
+        local.flush_handle = loop.call_later(delay, self._flush, local, True)
 
-    def _flush(self, local: LocalRoom) -> None:
+    def _flush(self, local: LocalRoom, timed: bool = False) -> None:
+        """Broadcast the leaderboard now; ``timed`` (the coalescing timer) skips one
+        whose rows are those shown last."""
+        now = asyncio.get_running_loop().time()
         if local.flush_handle is not None:
+            if timed:
+                self.pace.late(now - local.flush_due)
             local.flush_handle.cancel()
             local.flush_handle = None
-        local.last_flush = asyncio.get_running_loop().time()
+        local.last_flush = now
         if local.rows and local.peers:
-            local.broadcast(self._leaderboard_text(local))
+            rows = self._ranked(local)
+            if timed and rows == local.shown:
+                return
+            local.shown = rows
+            local.broadcast(encode(Leaderboard(rows=rows, server_time=now_ms())).decode())
+
+    def _ranked(self, local: LocalRoom) -> list[Row]:
+        connected = {m.id for m in local.state.members if m.connected}
+        return ranked(local.rows.values(), connected)
 
     def _leaderboard_text(self, local: LocalRoom) -> str:
         """Ranked rows, encoded once for every connection of the room."""
-        connected = {m.id for m in local.state.members if m.connected}
-        rows = ranked(local.rows.values(), connected)
-        return encode(Leaderboard(rows=rows, server_time=now_ms())).decode()
+        return encode(Leaderboard(rows=self._ranked(local), server_time=now_ms())).decode()
 
 
 def _presence(state: RoomState) -> tuple[bool, ...]:

@@ -12,7 +12,12 @@ from collections.abc import Container, Iterable
 from .protocol import Row
 from .race import StoredRow
 
-__all__ = ["rank_key", "ranked"]
+__all__ = ["Pace", "rank_key", "ranked"]
+
+#: a busy loop may stretch the leaderboard interval up to this many times the set one
+MAX_STRETCH = 2.5
+#: seconds of interval added per second of loop lateness
+LAG_WEIGHT = 2.0
 
 
 def rank_key(row: StoredRow) -> tuple:
@@ -41,3 +46,26 @@ def ranked(rows: Iterable[StoredRow], connected: Container[str] | None = None) -
             )
         )
     return out
+
+
+class Pace:
+    """How long a room's leaderboard waits: the set interval, stretched while the
+    event loop runs late. A loop that is behind sends fewer, fuller leaderboards
+    (each one a socket write per member) instead of falling further behind; an
+    idle one keeps the set rate. ``late`` is fed the lateness of each flush timer.
+    """
+
+    __slots__ = ("base", "longest", "lag")
+
+    def __init__(self, interval: float) -> None:
+        self.base = interval
+        self.longest = interval * MAX_STRETCH
+        #: smoothed lateness of the flush timers, seconds
+        self.lag = 0.0
+
+    def late(self, seconds: float) -> None:
+        self.lag += (max(0.0, seconds) - self.lag) * 0.2
+
+    @property
+    def interval(self) -> float:
+        return min(self.longest, self.base + LAG_WEIGHT * self.lag)
