@@ -39,6 +39,8 @@ BENCH_ENV = {
     "CANFIELD_MAX_ROOMS_PER_IP": "1000000",
     "CANFIELD_COUNTDOWN_S": "0.2",
     "CANFIELD_LOG_JSON": "false",
+    # no solver worker filling the winnable-deal pool beside the measured load
+    "CANFIELD_POOL_TARGET": "0",
 }
 
 
