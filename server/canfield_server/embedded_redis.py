@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from . import children
+
 __all__ = ["EmbeddedRedis", "redis_server_binary", "free_port", "RedisStartError"]
 
 
@@ -167,18 +169,10 @@ class EmbeddedRedis:
 
     def kill(self) -> None:
         """SIGKILL, as a crash would (for fault tests)."""
-        if self.process and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(5)
+        children.kill(self.process)
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        children.stop(self.process)
         if self.process and self.process.stderr:
             self.process.stderr.close()
         self.process = None

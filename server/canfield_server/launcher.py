@@ -8,13 +8,13 @@ launch one, wait for ``/healthz``, read its memory, and stop it.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+from . import children
 from .embedded_redis import free_port
 
 __all__ = ["ServerProcess", "BaselineProcess"]
@@ -97,18 +97,10 @@ class ServerProcess:
 
     def kill(self) -> None:
         """SIGKILL: a crash, no shutdown code runs."""
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(10)
+        children.kill(self.process)
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        children.stop(self.process)
 
     def restart(self) -> ServerProcess:
         self.kill()

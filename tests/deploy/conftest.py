@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from canfield_client.client import RaceClient
+from canfield_server import children
 from canfield_server.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
 from canfield_server.instance import HEADER
 from canfield_server.protocol import RoomSettings
@@ -249,13 +250,7 @@ class NginxProcess:
         return "\n".join(parts)
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        children.stop(self.process)
 
 
 @pytest.fixture
