@@ -223,11 +223,14 @@ class Game:
 
         The stock and waste together always keep the original stock order
         minus the cards played, so their split point says all about them.
+        Foundations count per suit, not per slot: which slot a suit happened
+        to open changes nothing about what can be played.
         """
+        piles = self.foundations
         return (
             len(self.reserve),
             tuple(tuple(col) for col in self.tableau),
-            tuple(len(pile) for pile in self.foundations),
+            tuple(len(piles[slot]) if slot >= 0 else 0 for slot in self.suit_slot),
             len(self.waste),
         )
 

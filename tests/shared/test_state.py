@@ -80,3 +80,19 @@ def test_card_text_parsing() -> None:
     for bad in ("", "1S", "7", "7HH", "ZZ"):
         with pytest.raises(InvalidCardError):
             parse_card(bad)
+
+
+def test_position_key_counts_foundations_per_suit_not_per_slot() -> None:
+    spades_second = Game.from_layout(
+        foundations=[["7H"], ["7S"], [], []], tableau=[["KC"], [], [], []], base_rank="7"
+    )
+    clubs_second = Game.from_layout(
+        foundations=[["7H"], ["7C"], [], []], tableau=[["KS"], [], [], []], base_rank="7"
+    )
+    clubs_third = Game.from_layout(
+        foundations=[["7H"], [], ["7C"], []], tableau=[["KS"], [], [], []], base_rank="7"
+    )
+    # same counts per slot, different suits home: different positions
+    assert spades_second.position_key() != clubs_second.position_key()
+    # the same suits home in other slots: the same position
+    assert clubs_second.position_key() == clubs_third.position_key()
