@@ -34,6 +34,8 @@ from canfield_server.protocol import (
     Finished,
     GiveUp,
     Hello,
+    Hint,
+    HintMsg,
     Join,
     Joined,
     Kick,
@@ -425,6 +427,10 @@ class RaceClient:
 
     async def give_up(self) -> Ack:
         return await self._action(lambda seq: GiveUp(seq=seq))
+
+    async def hint(self) -> HintMsg:
+        """The solver's next move for my board (practice rooms only; it changes nothing)."""
+        return await self._request(Hint(), HintMsg)
 
     async def send_action(self, build: Callable[[int], msgspec.Struct]) -> asyncio.Future[Any]:
         """Send one board action now and return the future of its ack or error

@@ -19,6 +19,8 @@ from canfield_server.protocol import Leaderboard, MoveMsg, RoomSettings
 
 #: a Draw 1 deal the normal bot wins (tests/client/test_strategy.py)
 WINNABLE = "CF1-D1-AAAAAAN"
+#: a Draw 3 deal the solver wins in milliseconds (tests/server/test_winnable.py)
+EASY_DRAW3 = "CF1-D3-AAADKOH"
 
 
 async def _until_row(
@@ -288,3 +290,26 @@ async def test_leave_and_kick_free_seats_and_stop_resuming(server) -> None:  # n
                 await ghost.resume(joined.room, guest_seat.token)
             assert refused.value.code == "bad-token"
         await leaver.close()
+
+
+async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(server) -> None:  # noqa: ANN001
+    async with RaceClient(server.ws_url) as host:
+        await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3, practice=True))
+        await host.start()
+        await host.wait_started(10)
+        hint = await host.hint()
+        assert hint.move is not None
+        Game.deal(EASY_DRAW3).push(Move.parse(hint.move))  # legal on the fresh deal
+        ack = await host.move(hint.move)
+        assert ack.seq == 1 and ack.move == hint.move
+
+
+async def test_a_hint_in_a_race_is_not_allowed(server) -> None:  # noqa: ANN001
+    async with RaceClient(server.ws_url) as host:
+        await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3))
+        await host.start()
+        await host.wait_started(10)
+        with pytest.raises(ServerError) as refused:
+            await host.hint()
+        assert refused.value.code == "not-allowed"
+        assert (await host.move("S")).seq == 1  # nothing changed: the first seq is still free
