@@ -18,6 +18,11 @@ __all__ = ["ServerProcess", "need", "IN_CI"]
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
+# Servers started by tests keep no winnable-deal pool unless a test asks for
+# one (tests/server/test_winnable.py does): a solver worker per server
+# process would only compete for the two cores with the test at hand.
+os.environ.setdefault("CANFIELD_POOL_TARGET", "0")
+
 
 def need(condition: bool, reason: str) -> None:
     """Skip locally, fail in CI, when a required outside part is missing."""
