@@ -32,9 +32,10 @@ on a deal code and send the ``SolveResult`` back.
 
 from __future__ import annotations
 
+import random
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .cards import BUILDS_ON
@@ -71,6 +72,16 @@ _RANK_TAKEBACK = 5
 _RANK_DRAW = 6
 
 _BIG = 1 << 30
+
+#: ``solve``'s portfolio: the plain search alone first, then shaken probes
+#: of growing size taking turns with it, the plain search getting
+#: ``_PLAIN_SHARE`` nodes for each probe node
+_FIRST_NODES = 20_000
+_PROBE_NODES = 4_000
+_PROBE_GROWTH = 1.15
+_PLAIN_SHARE = 1.5
+#: how often a probe puts another move first
+_SHAKE = 0.3
 
 _WASTE_UP = Move(WASTE, 0, 1, FOUNDATION, 0)
 _WASTE_TO = [Move(WASTE, 0, 1, TABLEAU, j) for j in range(4)]
@@ -365,48 +376,113 @@ def search(
     a node limit or the ``deadline`` (a ``time.process_time`` value) stops
     it early with neither ``found`` nor ``exhausted``.
     """
-    work = game.copy()
-    work.history = deque()  # unbounded: a line can be longer than the undo limit
-    if goal(work):
-        return SearchOutcome(True, False, [], 0)
-    seen = _Seen(work.draw)
-    seen.add(position_key(work), work)
-    owing: set[tuple] = set()
-    path: list[tuple[int, Move]] = []
-    frames: list[list[tuple[int, Move]]] = [_children(work, takebacks)]
-    nodes = 0
-    limit = node_limit if node_limit is not None else -1
-    clock = time.process_time
-    push, pop = work.push, work.pop
-    while frames:
-        moves = frames[-1]
-        if not moves:
-            frames.pop()
-            if path:
-                for _ in range(path.pop()[0] + 1):
-                    pop()
-            continue
-        step = moves.pop()
-        taps, move = step
-        duty = _duty_of(work, move)
-        for _ in range(taps):
-            push(DRAW)
-        push(move)
-        nodes += 1
-        if nodes == limit or (
-            deadline is not None and nodes % _CLOCK_EVERY == 0 and clock() >= deadline
-        ):
-            return SearchOutcome(False, False, [], nodes)
+    run = _Run(game, goal, takebacks)
+    run.advance(_BIG if node_limit is None else node_limit, deadline)
+    return run.outcome()
+
+
+class _Run:
+    """One depth-first search that can be paused and resumed.
+
+    It keeps its transposition table between calls of ``advance``, so a
+    search given its time in slices does exactly what one long call would.
+    With ``shake`` (a seeded ``random.Random``) it now and then tries a
+    move from further down the order first: a different but still
+    complete search.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        goal: Callable[[Game], bool],
+        takebacks: bool,
+        shake: random.Random | None = None,
+    ) -> None:
+        self.nodes = 0
+        self.found: list[Move] | None = None
+        self.exhausted = False
+        self._steps = self._walk(game, goal, takebacks, shake)
+        self._stop = 0
+        next(self._steps)
+
+    @property
+    def done(self) -> bool:
+        return self.found is not None or self.exhausted
+
+    def advance(self, nodes: int, deadline: float | None = None) -> None:
+        """Search ``nodes`` more positions at most, or until ``deadline``."""
+        end = self.nodes + nodes
+        clock = time.process_time
+        while not self.done and self.nodes < end:
+            if deadline is not None and self.nodes and clock() >= deadline:
+                return
+            self._stop = min(end, self.nodes + _CLOCK_EVERY)
+            try:
+                next(self._steps)
+            except StopIteration:
+                pass
+
+    def outcome(self) -> SearchOutcome:
+        if self.found is not None:
+            return SearchOutcome(True, False, self.found, self.nodes)
+        return SearchOutcome(False, self.exhausted, [], self.nodes)
+
+    def _walk(
+        self,
+        game: Game,
+        goal: Callable[[Game], bool],
+        takebacks: bool,
+        shake: random.Random | None,
+    ) -> Iterator[None]:
+        """The search itself; it pauses (yields) when ``self._stop`` nodes are reached."""
+        work = game.copy()
+        work.history = deque()  # unbounded: a line can be longer than the undo limit
+        yield
         if goal(work):
+            self.found = []
+            return
+        seen = _Seen(work.draw)
+        seen.add(position_key(work), work)
+        owing: set[tuple] = set()
+        path: list[tuple[int, Move]] = []
+        frames: list[list[tuple[int, Move]]] = [_children(work, takebacks)]
+        nodes = 0
+        push, pop = work.push, work.pop
+        while frames:
+            moves = frames[-1]
+            if not moves:
+                frames.pop()
+                if path:
+                    for _ in range(path.pop()[0] + 1):
+                        pop()
+                continue
+            step = moves.pop()
+            taps, move = step
+            duty = _duty_of(work, move)
+            for _ in range(taps):
+                push(DRAW)
+            push(move)
+            nodes += 1
+            if nodes == self._stop:
+                self.nodes = nodes
+                yield
+            if goal(work):
+                path.append(step)
+                self.nodes = nodes
+                self.found = _expand(path)
+                return
+            if not _visit(seen, owing, work, duty):
+                for _ in range(taps + 1):
+                    pop()
+                continue
             path.append(step)
-            return SearchOutcome(True, False, _expand(path), nodes)
-        if not _visit(seen, owing, work, duty):
-            for _ in range(taps + 1):
-                pop()
-            continue
-        path.append(step)
-        frames.append(_children(work, takebacks, duty))
-    return SearchOutcome(False, True, [], nodes)
+            children = _children(work, takebacks, duty)
+            if shake is not None and len(children) > 1 and shake.random() < _SHAKE:
+                pick = shake.randrange(len(children))
+                children[-1], children[pick] = children[pick], children[-1]
+            frames.append(children)
+        self.nodes = nodes
+        self.exhausted = True
 
 
 def _visit(seen: _Seen, owing: set[tuple], game: Game, duty: Duty | None) -> tuple | None:
@@ -461,12 +537,33 @@ def solve(
     start = time.process_time()
     game = _as_game(game_or_code)
     deadline = None if timeout_s is None else start + timeout_s
-    outcome = search(game, _is_won, takebacks=takebacks, node_limit=node_limit, deadline=deadline)
+    limit = _BIG if node_limit is None else node_limit
+    plain = _Run(game, _is_won, takebacks)
+    plain.advance(min(_FIRST_NODES, limit), deadline)
+    spent = plain.nodes
+    line = plain.found
+    probe_nodes = float(_PROBE_NODES)
+    seed = 0
+    while line is None and not plain.exhausted and spent < limit:
+        if deadline is not None and time.process_time() >= deadline:
+            break
+        seed += 1
+        probe = _Run(game, _is_won, takebacks, random.Random(seed))
+        probe.advance(min(int(probe_nodes), limit - spent), deadline)
+        spent += probe.nodes
+        if probe.found is not None and replay(game, [m.text() for m in probe.found]).is_won:
+            line = probe.found
+            break
+        before = plain.nodes
+        plain.advance(min(int(probe_nodes * _PLAIN_SHARE), limit - spent), deadline)
+        spent += plain.nodes - before
+        line = plain.found
+        probe_nodes *= _PROBE_GROWTH
     seconds = time.process_time() - start
-    if outcome.found:
-        return SolveResult(WINNABLE, [m.text() for m in outcome.moves], seconds, outcome.nodes)
-    verdict = NOT_WINNABLE if outcome.exhausted else UNKNOWN
-    return SolveResult(verdict, [], seconds, outcome.nodes)
+    if line is not None:
+        return SolveResult(WINNABLE, [m.text() for m in line], seconds, spent)
+    verdict = NOT_WINNABLE if plain.exhausted else UNKNOWN
+    return SolveResult(verdict, [], seconds, spent)
 
 
 def hint(game: Game, timeout_s: float = 1.0) -> Move | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from canfield import RANKS, DealCode, Game, Move
-from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, hint, replay, solve
+from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, _is_won, hint, replay, search, solve
 
 # deals the solver settles in milliseconds (both draw modes)
 QUICK_DEALS = [
@@ -96,6 +96,30 @@ def test_node_limit_gives_unknown() -> None:
     result = solve("CF1-D3-AAACNDD", timeout_s=None, node_limit=50)
     assert result.result == UNKNOWN
     assert result.nodes == 50
+
+
+def test_a_probe_wins_a_deal_the_plain_search_does_not_win_in_the_same_nodes() -> None:
+    # the plain search alone needs about 93,000 nodes for this deal
+    code = "CF1-D3-PBOZAEC"
+    assert not search(Game.deal(code), _is_won, node_limit=25_000).found
+    result = solve(code, timeout_s=None, node_limit=25_000)
+    assert result.result == WINNABLE
+    assert result.nodes <= 25_000
+    assert replay(code, result.moves).is_won
+
+
+def test_same_limits_give_the_same_answer() -> None:
+    first = solve("CF1-D3-PBOZAEC", timeout_s=None, node_limit=25_000)
+    again = solve("CF1-D3-PBOZAEC", timeout_s=None, node_limit=25_000)
+    assert (first.result, first.moves, first.nodes) == (again.result, again.moves, again.nodes)
+
+
+def test_paused_plain_search_still_proves_a_loss() -> None:
+    # proven lost by the plain search alone in about 27,000 nodes, so here it
+    # is paused and resumed around shaken probes before it completes
+    result = solve("CF1-D3-KOKRUDP", timeout_s=None, node_limit=200_000)
+    assert result.result == NOT_WINNABLE
+    assert result.nodes > 27_000
 
 
 def test_solver_never_changes_the_game_it_is_given() -> None:
