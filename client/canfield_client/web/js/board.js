@@ -5,9 +5,10 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { backEl, cardEl, slotEl } from "./cards.js";
-import { legalTargets, moveText, runLength } from "./rules.js";
+import { foundationSlot, legalTargets, moveText, parseMove, runLength } from "./rules.js";
 
 const DRAG_THRESHOLD = 6;
+const HINT_MS = 2500;
 
 export class BoardView {
   /** handlers: {onMove(text), onTap(card), onDraw()}; all optional for a read-only board. */
@@ -21,6 +22,7 @@ export class BoardView {
     this.pending = null; // dropped, waiting for the server
     this.deferred = null; // a board that arrived mid-drag
     this.baseSuit = null; // the suit that owns foundation 1 (learnt from the deal)
+    this.hintTimer = null;
     if (this.interactive) {
       root.addEventListener("pointerdown", (e) => this.pointerDown(e));
       root.addEventListener("keydown", (e) => this.keyDown(e));
@@ -172,6 +174,53 @@ export class BoardView {
       const fan = n > 1 ? Math.min(ch * 0.27, Math.max(ch * 0.14, (room - ch) / (n - 1))) : 0;
       col.style.setProperty("--fan", `${fan}px`);
     }
+  }
+
+  // ------------------------------------------------------------ hints
+
+  /**
+   * Light up a hinted move's card (or the stock) and its target pile for a
+   * moment; false when the move names nothing on this board. A re-render
+   * (the board changed) drops the marks, as the hint may no longer apply.
+   */
+  showHint(text) {
+    this.clearHint();
+    const move = parseMove(text);
+    const grid = this.root.firstElementChild;
+    if (!move || !grid || !this.board) return false;
+    const from = this.hintSource(grid, move.src);
+    if (!from) return false;
+    const marks = [from];
+    if (move.dst === "F") {
+      const slot = foundationSlot(this.board.foundations, this.board.start_rank, from.dataset.card, this.baseSuit);
+      const piles = [...grid.querySelectorAll(".foundation")];
+      marks.push(...(slot >= 0 ? [piles[slot]] : piles));
+    } else if (move.dst) {
+      marks.push(grid.querySelector(`[data-drop="${move.dst}"]`));
+    }
+    from.classList.add("hint-from");
+    for (const el of marks.slice(1)) el?.classList.add("hint-to");
+    this.hintTimer = setTimeout(() => this.clearHint(), HINT_MS);
+    return true;
+  }
+
+  /** The element a hinted move starts from: the stock, or the card it picks up. */
+  hintSource(grid, src) {
+    if (src.pile === "S") return grid.querySelector(".stock");
+    const pile = {
+      R: () => grid.querySelector(".reserve"),
+      W: () => grid.querySelector(".waste"),
+      F: () => grid.querySelectorAll(".foundation")[src.index],
+      T: () => grid.querySelectorAll(".column")[src.index],
+    }[src.pile]();
+    const cards = pile ? [...pile.querySelectorAll(".card[data-card]")] : [];
+    return cards[cards.length - src.count] || null;
+  }
+
+  clearHint() {
+    clearTimeout(this.hintTimer);
+    this.hintTimer = null;
+    for (const el of this.root.querySelectorAll(".hint-from, .hint-to")) el.classList.remove("hint-from", "hint-to");
   }
 
   // ------------------------------------------------------------ pointer input

@@ -5,6 +5,8 @@ import { $, copyText, h } from "./dom.js";
 import { t } from "./i18n.js";
 
 const LIMITS_MIN = [0, 1, 2, 3, 5, 10, 15, 20, 30, 60];
+/** On/off settings, shown as checkboxes when the server's settings carry them. */
+const CHECKS = ["winnable_only", "practice"];
 
 export class Lobby {
   /** send(msg): to the server; flash(text): a short message. */
@@ -92,9 +94,10 @@ export class Lobby {
   /** Build the form once per language, then only refresh values (never while typing). */
   renderSettings(settings, isHost) {
     const form = this.form;
-    const key = `${document.documentElement.lang}:${"winnable_only" in settings}`;
+    const checks = CHECKS.filter((name) => name in settings);
+    const key = `${document.documentElement.lang}:${checks.join(",")}`;
     if (form.dataset.built !== key) {
-      form.replaceChildren(...this.settingsFields("winnable_only" in settings));
+      form.replaceChildren(...this.settingsFields(checks));
       form.dataset.built = key;
     }
     for (const el of form.elements) el.disabled = !isHost;
@@ -113,10 +116,11 @@ export class Lobby {
     code.disabled = !isHost || form.elements.deal_kind.value !== "code";
     form.elements.time_limit.value = String(Math.round((settings.time_limit_s || 0) / 60));
     if (!form.elements.time_limit.value) form.elements.time_limit.value = "0";
-    if (form.elements.winnable_only) form.elements.winnable_only.checked = Boolean(settings.winnable_only);
+    for (const name of checks) form.elements[name].checked = Boolean(settings[name]);
   }
 
-  settingsFields(withWinnable) {
+  /** checks: the on/off settings this server knows (CHECKS, each labelled by its own name). */
+  settingsFields(checks) {
     const radio = (name, value, label, extra) =>
       h("label", { class: "choice" }, h("input", { type: "radio", name, value }), h("span", { text: label }), extra);
     const fields = [
@@ -156,10 +160,8 @@ export class Lobby {
         ),
       ),
     ];
-    if (withWinnable) {
-      fields.push(
-        h("label", { class: "check" }, h("input", { type: "checkbox", name: "winnable_only" }), h("span", { text: t("winnable_only") })),
-      );
+    for (const name of checks) {
+      fields.push(h("label", { class: "check" }, h("input", { type: "checkbox", name }), h("span", { text: t(name) })));
     }
     return fields;
   }
@@ -176,7 +178,7 @@ export class Lobby {
     else if (name === "time_limit") {
       const minutes = Number(event.target.value);
       msg = { time_limit_s: minutes ? minutes * 60 : null };
-    } else if (name === "winnable_only") msg = { winnable_only: event.target.checked };
+    } else if (CHECKS.includes(name)) msg = { [name]: event.target.checked };
     else if (kind === "random") msg = { deal: "random" };
     else if (code.value.trim()) msg = { deal: code.value.trim() };
     else code.focus();

@@ -92,6 +92,15 @@ function isDone() {
   return Boolean(state.board?.won) || row?.status === "gave_up" || row?.status === "won";
 }
 
+const isPractice = () => Boolean(state.roomState?.settings?.practice);
+
+// one hint at a time (the server refuses a second while the first is solved)
+let hintAsked = 0;
+function askHint() {
+  if (!isPlaying() || !isPractice() || Date.now() - hintAsked < 5000) return;
+  if (conn.send({ type: "hint" })) hintAsked = Date.now();
+}
+
 const isHost = () => Boolean(state.me && state.roomState?.host_id === state.me.id);
 
 function goHome(linkedRoom = null, error = "") {
@@ -112,6 +121,8 @@ function renderRace() {
   const b = state.board;
   $("#score").textContent = b ? b.score : "0";
   $("#undo").disabled = !b?.can_undo || isDone();
+  $("#hint").hidden = !isPractice() || state.me?.role !== "player";
+  $("#hint").disabled = isDone();
   $("#give-up").disabled = isDone();
   const note = $("#race-note");
   let text = "";
@@ -156,6 +167,7 @@ $("#give-up").addEventListener("click", (e) => {
   }, 3000);
 });
 $("#undo").addEventListener("click", () => act("undo"));
+$("#hint").addEventListener("click", askHint);
 
 // Leave for good: at once from the lobby and the results; a racer still playing clicks twice
 let leaveArmed = null;
@@ -194,6 +206,8 @@ document.addEventListener("keydown", (e) => {
     act("undo");
   } else if ((e.key === "u" || e.key === "U") && !e.ctrlKey && !e.metaKey && !e.altKey) {
     act("undo");
+  } else if ((e.key === "h" || e.key === "H") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    askHint();
   }
 });
 
@@ -297,6 +311,12 @@ conn.on("ack", (msg) => {
   renderRace();
 });
 
+conn.on("hint", (msg) => {
+  hintAsked = 0;
+  if (state.view !== "race") return;
+  if (!msg.move || !board.showHint(msg.move)) flash(t("no_hint"));
+});
+
 conn.on("leaderboard", (msg) => {
   state.leaderboard = msg;
   leaderboard.update(msg, state.me?.id);
@@ -324,6 +344,7 @@ conn.on("left", (msg) => seatGone(msg));
 conn.on("kicked", (msg) => seatGone(msg, t("kicked")));
 
 conn.on("error", (msg) => {
+  if (!msg.seq) hintAsked = 0; // a refused hint (or anything else) frees the button
   if (pending) {
     const req = pending;
     pending = null;

@@ -71,3 +71,21 @@ export function moveText(source, target) {
   const to = target === "F" ? "F" : String(Number(target.slice(1)) + 1);
   return `${from}-${to}`;
 }
+
+/**
+ * A move's text (docs/moves.md: S, R-F, W-3, 2:3-4, F1-3) as
+ * {src: {pile, index, count}, dst}: dst is "F", "T0".."T3", or null for S.
+ * Null for text it cannot read.
+ */
+export function parseMove(text) {
+  const m = /^\s*(?:(S)|(R|W)|F([1-4])|([1-4])(?::(\d+))?)(?:-(F|[1-4]))?\s*$/i.exec(text || "");
+  if (!m) return null;
+  if (m[1]) return m[6] ? null : { src: { pile: "S", index: 0, count: 0 }, dst: null };
+  if (!m[6]) return null;
+  let src;
+  if (m[2]) src = { pile: m[2].toUpperCase(), index: 0, count: 1 };
+  else if (m[3]) src = { pile: "F", index: Number(m[3]) - 1, count: 1 };
+  else src = { pile: "T", index: Number(m[4]) - 1, count: Number(m[5] || 1) };
+  const dst = m[6].toUpperCase() === "F" ? "F" : `T${Number(m[6]) - 1}`;
+  return { src, dst };
+}
