@@ -56,6 +56,8 @@ def test_a_hint_lights_up_a_move_the_player_can_make(browser, fast_server) -> No
     host.click("#start")
     wait_board(host)
     expect(host.locator("#hint")).to_be_visible()
+    expect(watcher.locator("#view-race")).to_be_visible()
+    expect(watcher.locator("#hint")).to_be_hidden()  # a spectator has no board to hint
     host.keyboard.press("h")
     lit = host.locator("#board .hint-from")
     expect(lit).to_have_count(1)
@@ -79,3 +81,39 @@ def test_a_hint_lights_up_a_move_the_player_can_make(browser, fast_server) -> No
     goal = ".foundation" if move.dst == "F" else f'[data-drop="T{move.dst_index}"]'
     expect(host.locator(f"#board {goal} .card[data-card='{picked}']")).to_have_count(1)
     expect(host.locator("#board .hint-from")).to_have_count(0)  # the new board has no stale hint
+
+
+def engine_reading(text: str) -> list | None:
+    """How the engine reads a move text, in parseMove's shape (None: malformed)."""
+    try:
+        move = Move.parse(text)
+    except ValueError:
+        return None
+    if move.src == "S":
+        return ["S", 0, 0, None]
+    dst = "F" if move.dst == "F" else f"T{move.dst_index}"
+    return [move.src, move.src_index, move.count, dst]
+
+
+def test_the_page_reads_move_texts_as_the_engine_does(browser, static_url) -> None:  # noqa: ANN001
+    sources = ["S", "R", "W", *(f"F{i}" for i in range(1, 5))]
+    sources += [f"{i}:{n}" for i in range(1, 5) for n in (2, 3, 13)] + ["1", "4"]
+    texts = ["S", " w-f ", "2:3-4", *(f"{s}-{t}" for s in sources for t in "F1234")]
+    expected = {text: engine_reading(text) for text in texts}
+    engine_ok = [text for text, reading in expected.items() if reading is not None]
+    assert {"S", "R-F", "W-3", "2:3-4", "F1-3"} <= set(engine_ok)
+    page = browser.new_page()
+    page.goto(static_url + "/app.css")  # any page of the same origin, to import modules
+    read = page.evaluate(
+        """async (texts) => {
+            const { parseMove } = await import('/js/rules.js');
+            return texts.map((text) => {
+                const m = parseMove(text);
+                return m && [m.src.pile, m.src.index, m.src.count, m.dst];
+            });
+        }""",
+        engine_ok + ["", "X-1", "S-1", "5-1", "R"],
+    )
+    page.close()
+    assert read[: len(engine_ok)] == [expected[text] for text in engine_ok]
+    assert read[len(engine_ok) :] == [None] * 5  # not moves: nothing lights up
