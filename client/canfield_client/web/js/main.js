@@ -17,6 +17,8 @@ const ACTION_ERRORS = new Set([
   "rate-limited", "unavailable", "not-player", "wrong-phase",
 ]);
 const TRANSIENT = new Set(["unavailable", "rate-limited"]);
+// what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
+const HINT_ERRORS = new Set(["not-allowed", "wrong-phase", "not-player", "unavailable"]);
 
 const conn = new Connection();
 const actions = new Actions((msg) => conn.send(msg));
@@ -344,7 +346,12 @@ conn.on("left", (msg) => seatGone(msg));
 conn.on("kicked", (msg) => seatGone(msg, t("kicked")));
 
 conn.on("error", (msg) => {
-  if (!msg.seq) hintAsked = 0; // a refused hint (or anything else) frees the button
+  if (hintAsked && !msg.seq && HINT_ERRORS.has(msg.code)) {
+    hintAsked = 0; // the hint was refused: say why, never fail a move for it
+    flash(msg.message);
+    return;
+  }
+  if (!msg.seq) hintAsked = 0;
   if (pending) {
     const req = pending;
     pending = null;
