@@ -17,10 +17,24 @@ from pathlib import Path
 from . import children
 from .embedded_redis import free_port
 
-__all__ = ["ServerProcess", "BaselineProcess"]
+__all__ = ["LoopbackEndpoint", "ServerProcess", "BaselineProcess"]
 
 
-class ServerProcess:
+class LoopbackEndpoint:
+    """Something listening on ``self.port`` of 127.0.0.1: its page and WebSocket URLs."""
+
+    port: int
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+
+class ServerProcess(LoopbackEndpoint):
     """One real ``canfield-race serve`` process on a free loopback port."""
 
     def __init__(
@@ -38,14 +52,6 @@ class ServerProcess:
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = data_dir / f"server-{self.port}.log"
-
-    @property
-    def http_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
 
     @property
     def pid(self) -> int | None:

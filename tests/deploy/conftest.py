@@ -25,6 +25,7 @@ from canfield_client.client import RaceClient
 from canfield_server import children
 from canfield_server.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
 from canfield_server.instance import HEADER
+from canfield_server.launcher import LoopbackEndpoint
 from canfield_server.protocol import RoomSettings
 
 from tests.conftest import need
@@ -199,7 +200,7 @@ http {{
 """
 
 
-class NginxProcess:
+class NginxProcess(LoopbackEndpoint):
     """Debian's nginx as a foreground child, proxying to loopback servers."""
 
     def __init__(self, base_dir: Path, upstream_ports: list[int]) -> None:
@@ -209,14 +210,6 @@ class NginxProcess:
         self.conf = self.dir / "nginx.conf"
         self.conf.write_text(loopback_nginx_config(self.dir, self.port, upstream_ports))
         self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def http_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
 
     def command(self, *extra: str) -> list[str]:
         return [str(NGINX), "-p", str(self.dir), "-c", str(self.conf), "-e", "stderr", *extra]
