@@ -80,6 +80,7 @@ _FIRST_NODES = 20_000
 _PROBE_NODES = 4_000
 _PROBE_GROWTH = 1.15
 _PLAIN_SHARE = 1.5
+_FINDER_SHARE = 1.0
 #: how often a probe puts another move first
 _SHAKE = 0.3
 
@@ -244,73 +245,109 @@ def _talon_reach(game: Game) -> list[tuple[int, int]]:
     return reach
 
 
-Duty = tuple[int, int, int]
+#: What a move leaves the next one to do (see ``_duty_of``): a tag, then facts.
+Duty = tuple[int, ...]
+_OWE_COLUMN = 0  # (tag, card uncovered, card joined or -1, cards moved)
+_OWE_BUILD = 1  # (tag, card): build on this card
+_OWE_SUIT = 2  # (tag, suit): play the next card of this suit up
+#: a child: (stock taps first, the move, the duty it leaves or None)
+Child = tuple[int, Move, "Duty | None"]
 
 
-def _duty_of(game: Game, move: Move) -> Duty | None:
-    """The follow-up owed by a column-to-column move that leaves its column.
+def _duty_of(game: Game, move: Move, card: int, stock_duties: bool) -> Duty | None:
+    """What the move after ``move`` (of ``card``) must do, or None; ``game`` is before it.
 
-    Such a move only uncovers a card (``exposed``) and joins the run to
-    the card it lands on (``joint``, -1 for an empty column). Any winning
-    line can put it off until just before that card or that join is used,
-    so the very next move must use one of them (or be a safe play).
+    A column-to-column move that leaves cards behind only uncovers a card
+    and joins its run to the card it lands on (-1: an empty column); any
+    winning line can put it off until just before that card or that join
+    is used, so the very next move must use one of them.
+
+    With ``stock_duties`` (Draw 1 only, where every stock card stays in
+    reach) a stock card played onto a column must be built on at once,
+    and one played up (not the last of its suit) must be followed by the
+    next card of its suit. That finds wins far sooner but is not a proof:
+    a stock card and a column move can both wait for the same later move,
+    and only one of them can go just before it. So it is for finding wins,
+    never for ``not winnable``.
     """
-    if move.src != TABLEAU or move.dst != TABLEAU:
-        return None
-    col = game.tableau[move.src_index]
-    if move.count >= len(col):
-        return None
-    target = game.tableau[move.dst_index]
-    return (col[-move.count - 1], target[-1] if target else -1, move.count)
+    src = move.src
+    if src == TABLEAU:
+        if move.dst != TABLEAU:
+            return None
+        col = game.tableau[move.src_index]
+        if move.count >= len(col):
+            return None
+        target = game.tableau[move.dst_index]
+        return (_OWE_COLUMN, col[-move.count - 1], target[-1] if target else -1, move.count)
+    if stock_duties and src == WASTE:
+        if move.dst == TABLEAU:
+            return (_OWE_BUILD, card)
+        if ((card >> 2) - game.base_rank) % 13 != 12:
+            return (_OWE_SUIT, card & 3)
+    return None
 
 
-def _duty_columns(game: Game, duty: Duty) -> tuple[int, int, int]:
-    """(column uncovered, column joined or -1, cards moved) for a duty."""
-    exposed, joint, moved = duty
+def _demand(game: Game, duty: Duty) -> tuple[int, int, int, int]:
+    """A duty in terms of this position: (tag, column or suit, column joined, cards moved)."""
+    tag = duty[0]
+    if tag == _OWE_SUIT:
+        return (tag, duty[1], -1, 0)
+    if tag == _OWE_BUILD:
+        for j, col in enumerate(game.tableau):
+            if col and col[-1] == duty[1]:
+                return (tag, j, -1, 0)
+        return (tag, -1, -1, 0)
+    _, exposed, joint, moved = duty
     src = dst = -1
     for j, col in enumerate(game.tableau):
         if col and col[-1] == exposed:
             src = j
         elif joint >= 0 and len(col) > moved and col[-moved - 1] == joint:
             dst = j
-    return src, dst, moved
+    return (tag, src, dst, moved)
 
 
-def _children(game: Game, takebacks: bool, duty: Duty | None = None) -> list[tuple[int, Move]]:
-    """Moves worth trying here as (stock taps first, move), best last.
+def _pays(demand: tuple[int, int, int, int], move: Move, card: int) -> bool:
+    """Whether ``move`` (moving ``card``) does what the duty behind ``demand`` asks."""
+    tag, where, joined, moved = demand
+    if tag == _OWE_SUIT:
+        return move.dst == FOUNDATION and card & 3 == where
+    if move.dst == TABLEAU and move.dst_index == where:
+        return True
+    if tag == _OWE_BUILD or move.src != TABLEAU:
+        return False
+    return move.src_index == where or (move.src_index == joined and move.count > moved)
+
+
+def _children(
+    game: Game, takebacks: bool, duty: Duty | None = None, stock_duties: bool = False
+) -> list[Child]:
+    """Moves worth trying here, best last, each with the duty it leaves.
 
     Stock taps only ever matter for the waste card they bring up, so a
     tap is never a move of its own: each waste card in reach is offered
-    as "tap k times, then play it". With a ``duty`` (see ``_duty_of``)
-    only moves that use the uncovered card or the join are kept, unless a
-    safe play is found.
+    as "tap k times, then play it". With a ``duty`` only moves that do
+    what it asks are kept, unless a safe play is found (made at once).
     """
     counts: list[int] | None = None
-    ranked: list[tuple[int, int, int, Move]] = []
+    ranked: list[tuple[int, int, int, Move, Duty | None]] = []
     tableau = game.tableau
+    draw1 = game.draw == 1
+    stock_duties = stock_duties and draw1
+    demand = _demand(game, duty) if duty else None
     order = 0
-    owed, joined, moved = _duty_columns(game, duty) if duty else (-1, -1, 0)
     for order, move in enumerate(game.legal_moves()):
         src = move.src
         if src == STOCK:
             continue
         dst = move.dst
-        if (
-            duty
-            and not (dst == TABLEAU and move.dst_index == owed)
-            and not (src == TABLEAU and move.src_index == owed)
-            and not (src == TABLEAU and move.src_index == joined and move.count > moved)
-            and dst != FOUNDATION
-        ):
-            continue
+        card = _source_card(game, move)
         if dst == FOUNDATION:
-            if src != WASTE or game.draw == 1:
+            if src != WASTE or draw1:
                 if counts is None:
                     counts = _suit_counts(game)
-                if _is_safe(game, _source_card(game, move), src, counts):
-                    return [(0, move)]
-            if duty and not (src == TABLEAU and move.src_index == owed):
-                continue
+                if _is_safe(game, card, src, counts):
+                    return [(0, move, None)]
             rank = _RANK_FOUNDATION
         elif src == RESERVE:
             rank = _RANK_RESERVE
@@ -328,7 +365,8 @@ def _children(game: Game, takebacks: bool, duty: Duty | None = None) -> list[tup
             if not takebacks:
                 continue
             rank = _RANK_TAKEBACK
-        ranked.append((rank, order, 0, move))
+        if demand is None or _pays(demand, move, card):
+            ranked.append((rank, order, 0, move, _duty_of(game, move, card, stock_duties)))
     if game.stock or game.waste:
         talon = game.waste + game.stock[::-1]
         tops = [col[-1] if col else -1 for col in tableau]
@@ -338,27 +376,34 @@ def _children(game: Game, takebacks: bool, duty: Duty | None = None) -> list[tup
             card = talon[size - 1]
             order += 1
             if accepts(card) >= 0:
-                if game.draw == 1:
+                if draw1:
                     if counts is None:
                         counts = _suit_counts(game)
                     if _is_safe(game, card, WASTE, counts):
-                        return [(taps, _WASTE_UP)]
-                if not duty:
-                    ranked.append((_RANK_FOUNDATION, order, taps, _WASTE_UP))
+                        return [(taps, _WASTE_UP, None)]
+                if demand is None or _pays(demand, _WASTE_UP, card):
+                    owes = _duty_of(game, _WASTE_UP, card, stock_duties)
+                    ranked.append((_RANK_FOUNDATION, order, taps, _WASTE_UP, owes))
             base = card * 52
             filled = False
             for j in range(4):
-                if duty and j != owed:
-                    continue
                 top = tops[j]
                 if top < 0:
-                    if may_fill and not filled:
-                        filled = True
-                        ranked.append((_RANK_DRAW, order, taps, _WASTE_TO[j]))
-                elif BUILDS_ON[base + top]:
-                    ranked.append((_RANK_DRAW, order, taps, _WASTE_TO[j]))
-    ranked.sort(reverse=True)
-    return [(taps, move) for _, _, taps, move in ranked]
+                    if not may_fill or filled:
+                        continue
+                    filled = True
+                elif not BUILDS_ON[base + top]:
+                    continue
+                move = _WASTE_TO[j]
+                if demand is None or _pays(demand, move, card):
+                    owes = _duty_of(game, move, card, stock_duties)
+                    ranked.append((_RANK_DRAW, order, taps, move, owes))
+    ranked.sort(key=_by_rank, reverse=True)
+    return [(taps, move, owes) for _, _, taps, move, owes in ranked]
+
+
+def _by_rank(item: tuple) -> tuple[int, int]:
+    return item[0], item[1]
 
 
 def search(
@@ -397,11 +442,12 @@ class _Run:
         goal: Callable[[Game], bool],
         takebacks: bool,
         shake: random.Random | None = None,
+        stock_duties: bool = False,
     ) -> None:
         self.nodes = 0
         self.found: list[Move] | None = None
         self.exhausted = False
-        self._steps = self._walk(game, goal, takebacks, shake)
+        self._steps = self._walk(game, goal, takebacks, shake, stock_duties)
         self._stop = 0
         next(self._steps)
 
@@ -433,6 +479,7 @@ class _Run:
         goal: Callable[[Game], bool],
         takebacks: bool,
         shake: random.Random | None,
+        stock_duties: bool,
     ) -> Iterator[None]:
         """The search itself; it pauses (yields) when ``self._stop`` nodes are reached."""
         work = game.copy()
@@ -444,8 +491,8 @@ class _Run:
         seen = _Seen(work.draw)
         seen.add(position_key(work), work)
         owing: set[tuple] = set()
-        path: list[tuple[int, Move]] = []
-        frames: list[list[tuple[int, Move]]] = [_children(work, takebacks)]
+        path: list[Child] = []
+        frames: list[list[Child]] = [_children(work, takebacks, None, stock_duties)]
         nodes = 0
         push, pop = work.push, work.pop
         while frames:
@@ -457,8 +504,7 @@ class _Run:
                         pop()
                 continue
             step = moves.pop()
-            taps, move = step
-            duty = _duty_of(work, move)
+            taps, move, duty = step
             for _ in range(taps):
                 push(DRAW)
             push(move)
@@ -476,7 +522,7 @@ class _Run:
                     pop()
                 continue
             path.append(step)
-            children = _children(work, takebacks, duty)
+            children = _children(work, takebacks, duty, stock_duties)
             if shake is not None and len(children) > 1 and shake.random() < _SHAKE:
                 pick = shake.randrange(len(children))
                 children[-1], children[pick] = children[pick], children[-1]
@@ -503,9 +549,9 @@ def _visit(seen: _Seen, owing: set[tuple], game: Game, duty: Duty | None) -> tup
     return key
 
 
-def _expand(path: list[tuple[int, Move]]) -> list[Move]:
+def _expand(path: list[Child]) -> list[Move]:
     moves: list[Move] = []
-    for taps, move in path:
+    for taps, move, _ in path:
         moves.extend([DRAW] * taps)
         moves.append(move)
     return moves
@@ -537,33 +583,51 @@ def solve(
     start = time.process_time()
     game = _as_game(game_or_code)
     deadline = None if timeout_s is None else start + timeout_s
-    limit = _BIG if node_limit is None else node_limit
+    budget = _Budget(_BIG if node_limit is None else node_limit, deadline)
+    # Draw 1: a second resumable search with the stock duties finds most wins
+    hasty = game.draw == 1
     plain = _Run(game, _is_won, takebacks)
-    plain.advance(min(_FIRST_NODES, limit), deadline)
-    spent = plain.nodes
-    line = plain.found
+    finder = _Run(game, _is_won, takebacks, stock_duties=True) if hasty else None
+    line = budget.give(plain, _FIRST_NODES)
+    if line is None and finder is not None:
+        line = budget.give(finder, _FIRST_NODES)
     probe_nodes = float(_PROBE_NODES)
     seed = 0
-    while line is None and not plain.exhausted and spent < limit:
-        if deadline is not None and time.process_time() >= deadline:
-            break
+    while line is None and not plain.exhausted and budget.left():
         seed += 1
-        probe = _Run(game, _is_won, takebacks, random.Random(seed))
-        probe.advance(min(int(probe_nodes), limit - spent), deadline)
-        spent += probe.nodes
-        if probe.found is not None and replay(game, [m.text() for m in probe.found]).is_won:
-            line = probe.found
-            break
-        before = plain.nodes
-        plain.advance(min(int(probe_nodes * _PLAIN_SHARE), limit - spent), deadline)
-        spent += plain.nodes - before
-        line = plain.found
+        probe = _Run(game, _is_won, takebacks, random.Random(seed), stock_duties=hasty)
+        line = budget.give(probe, int(probe_nodes))
+        if line is None and finder is not None and not finder.exhausted:
+            line = budget.give(finder, int(probe_nodes * _FINDER_SHARE))
+        if line is None:
+            line = budget.give(plain, int(probe_nodes * _PLAIN_SHARE))
         probe_nodes *= _PROBE_GROWTH
     seconds = time.process_time() - start
     if line is not None:
-        return SolveResult(WINNABLE, [m.text() for m in line], seconds, spent)
+        return SolveResult(WINNABLE, [m.text() for m in line], seconds, budget.spent)
     verdict = NOT_WINNABLE if plain.exhausted else UNKNOWN
-    return SolveResult(verdict, [], seconds, spent)
+    return SolveResult(verdict, [], seconds, budget.spent)
+
+
+class _Budget:
+    """The nodes and processor time ``solve`` shares out among its searches."""
+
+    def __init__(self, nodes: int, deadline: float | None) -> None:
+        self.nodes = nodes
+        self.deadline = deadline
+        self.spent = 0
+
+    def left(self) -> bool:
+        if self.spent >= self.nodes:
+            return False
+        return self.deadline is None or time.process_time() < self.deadline
+
+    def give(self, run: _Run, nodes: int) -> list[Move] | None:
+        """Let ``run`` search up to ``nodes`` more positions; its winning line, if any."""
+        before = run.nodes
+        run.advance(min(nodes, self.nodes - self.spent), self.deadline)
+        self.spent += run.nodes - before
+        return run.found
 
 
 def hint(game: Game, timeout_s: float = 1.0) -> Move | None:
