@@ -39,7 +39,8 @@ WIN_SCORE = 51 * POINTS_PER_CARD
 #   refilled     the emptied source column took the top reserve card
 #   points       score gained by the action
 #   fan          ``fan`` before the action
-#   drawn        stock tap: cards turned (> 0), or -n for a recycle of n
+#   drawn        stock tap: cards turned (> 0), or -n for a recycle of n;
+#                several taps at once (turn_stock): the waste size before
 _Record = tuple[Move, int, int, bool, int, int, int]
 
 
@@ -486,6 +487,31 @@ class Game:
             refilled = True
         self.history.append((move, slot, suit_slot, refilled, points, fan, 0))
 
+    def turn_stock(self, taps: int) -> None:
+        """Tap the stock ``taps`` times as one action, undone by one ``pop``.
+
+        For search, where taps only matter for the waste card they bring
+        up: one call instead of ``taps`` checked pushes. The stock and the
+        waste together keep the talon's order, so only their split moves.
+        """
+        if not self.stock and not self.waste:
+            raise IllegalMoveError("stock-empty", "the stock and the waste are both empty")
+        before = len(self.waste)
+        talon = self.waste + self.stock[::-1]
+        total = len(talon)
+        size = before
+        fan = self.fan
+        for _ in range(taps):
+            if size < total:
+                fan = min(self.draw, total - size)
+                size += fan
+            else:
+                size = fan = 0
+        self.history.append((Move(STOCK, 0, taps), -1, -1, False, 0, self.fan, before))
+        self.waste = talon[:size]
+        self.stock = talon[size:][::-1]
+        self.fan = fan
+
     def pop(self) -> Move:
         """Undo the last action exactly; returns the move undone."""
         if not self.history:
@@ -494,7 +520,11 @@ class Game:
         src = move.src
         self.fan = fan
         if src == STOCK:
-            if drawn > 0:
+            if move.count:  # several taps at once (turn_stock): drawn is the old waste size
+                talon = self.waste + self.stock[::-1]
+                self.waste = talon[:drawn]
+                self.stock = talon[drawn:][::-1]
+            elif drawn > 0:
                 stock, waste = self.stock, self.waste
                 for _ in range(drawn):
                     stock.append(waste.pop())

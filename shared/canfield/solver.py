@@ -70,6 +70,7 @@ _RANK_WASTE = 3
 _RANK_COLUMN = 4
 _RANK_TAKEBACK = 5
 _RANK_DRAW = 6
+_RANK_LATE_UP = 7
 
 _BIG = 1 << 30
 
@@ -81,6 +82,9 @@ _PROBE_NODES = 4_000
 _PROBE_GROWTH = 1.15
 _PLAIN_SHARE = 1.5
 _FINDER_SHARE = 1.0
+_STOCK_DUTIES_D3 = False
+_SHUFFLE = False
+_LATE_EVERY = 0
 #: how often a probe puts another move first
 _SHAKE = 0.3
 
@@ -282,7 +286,7 @@ def _duty_of(game: Game, move: Move, card: int, stock_duties: bool) -> Duty | No
     if stock_duties and src == WASTE:
         if move.dst == TABLEAU:
             return (_OWE_BUILD, card)
-        if ((card >> 2) - game.base_rank) % 13 != 12:
+        if game.draw == 1 and ((card >> 2) - game.base_rank) % 13 != 12:
             return (_OWE_SUIT, card & 3)
     return None
 
@@ -320,7 +324,11 @@ def _pays(demand: tuple[int, int, int, int], move: Move, card: int) -> bool:
 
 
 def _children(
-    game: Game, takebacks: bool, duty: Duty | None = None, stock_duties: bool = False
+    game: Game,
+    takebacks: bool,
+    duty: Duty | None = None,
+    stock_duties: bool = False,
+    late_up: bool = False,
 ) -> list[Child]:
     """Moves worth trying here, best last, each with the duty it leaves.
 
@@ -333,8 +341,9 @@ def _children(
     ranked: list[tuple[int, int, int, Move, Duty | None]] = []
     tableau = game.tableau
     draw1 = game.draw == 1
-    stock_duties = stock_duties and draw1
+    stock_duties = stock_duties and (draw1 or _STOCK_DUTIES_D3)
     demand = _demand(game, duty) if duty else None
+    up_rank = _RANK_LATE_UP if late_up else _RANK_FOUNDATION
     order = 0
     for order, move in enumerate(game.legal_moves()):
         src = move.src
@@ -348,7 +357,7 @@ def _children(
                     counts = _suit_counts(game)
                 if _is_safe(game, card, src, counts):
                     return [(0, move, None)]
-            rank = _RANK_FOUNDATION
+            rank = up_rank
         elif src == RESERVE:
             rank = _RANK_RESERVE
         elif src == WASTE:
@@ -383,7 +392,7 @@ def _children(
                         return [(taps, _WASTE_UP, None)]
                 if demand is None or _pays(demand, _WASTE_UP, card):
                     owes = _duty_of(game, _WASTE_UP, card, stock_duties)
-                    ranked.append((_RANK_FOUNDATION, order, taps, _WASTE_UP, owes))
+                    ranked.append((up_rank, order, taps, _WASTE_UP, owes))
             base = card * 52
             filled = False
             for j in range(4):
@@ -443,11 +452,12 @@ class _Run:
         takebacks: bool,
         shake: random.Random | None = None,
         stock_duties: bool = False,
+        late_up: bool = False,
     ) -> None:
         self.nodes = 0
         self.found: list[Move] | None = None
         self.exhausted = False
-        self._steps = self._walk(game, goal, takebacks, shake, stock_duties)
+        self._steps = self._walk(game, goal, takebacks, shake, stock_duties, late_up)
         self._stop = 0
         next(self._steps)
 
@@ -480,6 +490,7 @@ class _Run:
         takebacks: bool,
         shake: random.Random | None,
         stock_duties: bool,
+        late_up: bool,
     ) -> Iterator[None]:
         """The search itself; it pauses (yields) when ``self._stop`` nodes are reached."""
         work = game.copy()
@@ -492,21 +503,22 @@ class _Run:
         seen.add(position_key(work), work)
         owing: set[tuple] = set()
         path: list[Child] = []
-        frames: list[list[Child]] = [_children(work, takebacks, None, stock_duties)]
+        frames: list[list[Child]] = [_children(work, takebacks, None, stock_duties, late_up)]
         nodes = 0
-        push, pop = work.push, work.pop
+        push, pop, turn = work.push, work.pop, work.turn_stock
         while frames:
             moves = frames[-1]
             if not moves:
                 frames.pop()
                 if path:
-                    for _ in range(path.pop()[0] + 1):
+                    if path.pop()[0]:
                         pop()
+                    pop()
                 continue
             step = moves.pop()
             taps, move, duty = step
-            for _ in range(taps):
-                push(DRAW)
+            if taps:
+                turn(taps)
             push(move)
             nodes += 1
             if nodes == self._stop:
@@ -518,14 +530,18 @@ class _Run:
                 self.found = _expand(path)
                 return
             if not _visit(seen, owing, work, duty):
-                for _ in range(taps + 1):
+                if taps:
                     pop()
+                pop()
                 continue
             path.append(step)
-            children = _children(work, takebacks, duty, stock_duties)
+            children = _children(work, takebacks, duty, stock_duties, late_up)
             if shake is not None and len(children) > 1 and shake.random() < _SHAKE:
-                pick = shake.randrange(len(children))
-                children[-1], children[pick] = children[pick], children[-1]
+                if _SHUFFLE:
+                    shake.shuffle(children)
+                else:
+                    pick = shake.randrange(len(children))
+                    children[-1], children[pick] = children[pick], children[-1]
             frames.append(children)
         self.nodes = nodes
         self.exhausted = True
@@ -585,7 +601,7 @@ def solve(
     deadline = None if timeout_s is None else start + timeout_s
     budget = _Budget(_BIG if node_limit is None else node_limit, deadline)
     # Draw 1: a second resumable search with the stock duties finds most wins
-    hasty = game.draw == 1
+    hasty = game.draw == 1 or _STOCK_DUTIES_D3
     plain = _Run(game, _is_won, takebacks)
     finder = _Run(game, _is_won, takebacks, stock_duties=True) if hasty else None
     line = budget.give(plain, _FIRST_NODES)
@@ -595,7 +611,14 @@ def solve(
     seed = 0
     while line is None and not plain.exhausted and budget.left():
         seed += 1
-        probe = _Run(game, _is_won, takebacks, random.Random(seed), stock_duties=hasty)
+        probe = _Run(
+            game,
+            _is_won,
+            takebacks,
+            random.Random(seed),
+            stock_duties=hasty,
+            late_up=_LATE_EVERY > 0 and seed % _LATE_EVERY == 0,
+        )
         line = budget.give(probe, int(probe_nodes))
         if line is None and finder is not None and not finder.exhausted:
             line = budget.give(finder, int(probe_nodes * _FINDER_SHARE))

@@ -157,3 +157,29 @@ def test_generated_moves_are_exactly_the_legal_ones(code: DealCode, picks: list[
             assert plain is None or plain.dst == "F"
 
     random_play(code, picks, check)
+
+
+@settings(max_examples=30, deadline=None)
+@given(codes, steps, st.integers(1, 30))
+def test_turn_stock_is_that_many_taps_and_one_pop_undoes_it(
+    code: DealCode, picks: list[int], taps: int
+) -> None:
+    """The solver's batched taps must land where the player's taps do."""
+
+    def check(game: Game, done: list[Move]) -> None:
+        if not game.stock and not game.waste:
+            return
+        before = game.to_dict()
+        tapped = game.copy()
+        for _ in range(taps):
+            tapped.push(Move.parse("S"))
+        game.turn_stock(taps)
+        assert (game.stock, game.waste, game.fan) == (tapped.stock, tapped.waste, tapped.fan)
+        game.pop()
+        after = game.to_dict()
+        # a full history forgot its oldest action (the undo limit), as any push does
+        history, kept = before.pop("history"), after.pop("history")
+        assert after == before
+        assert kept == history[len(history) - len(kept) :]
+
+    random_play(code, picks, check)
