@@ -74,19 +74,13 @@ _RANK_LATE_UP = 7
 
 _BIG = 1 << 30
 
-#: ``solve``'s portfolio: the plain search alone first, then shaken probes
-#: of growing size taking turns with it, the plain search getting
-#: ``_PLAIN_SHARE`` nodes for each probe node
+#: ``solve``'s portfolio (see ``solve``): nodes for the first turn of each
+#: resumable search, for each short probe, and for each later turn of the
+#: plain search and (Draw 1) of the finder per probe
 _FIRST_NODES = 20_000
-_PROBE_NODES = 4_000
-_PROBE_GROWTH = 1.15
-_PLAIN_SHARE = 1.5
+_PROBE_NODES = 1_000
+_PLAIN_SHARE = 0.5
 _FINDER_SHARE = 1.0
-_STOCK_DUTIES_D3 = False
-_SHUFFLE = False
-_LATE_EVERY = 0
-#: how often a probe puts another move first
-_SHAKE = 0.3
 
 _WASTE_UP = Move(WASTE, 0, 1, FOUNDATION, 0)
 _WASTE_TO = [Move(WASTE, 0, 1, TABLEAU, j) for j in range(4)]
@@ -136,12 +130,11 @@ def position_key(game: Game) -> tuple:
     The reserve keeps its order, so its size says all; so does the talon
     (stock and waste), whose split is handled by ``_Seen``.
     """
-    slots = game.suit_slot
     piles = game.foundations
     return (
         len(game.reserve),
-        tuple(len(piles[s]) if s >= 0 else 0 for s in slots),
-        tuple(sorted(tuple(col) for col in game.tableau)),
+        tuple([len(piles[s]) if s >= 0 else 0 for s in game.suit_slot]),
+        tuple(sorted(map(tuple, game.tableau))),
     )
 
 
@@ -233,19 +226,22 @@ def _talon_reach(game: Game) -> list[tuple[int, int]]:
     total = waste + len(game.stock)
     draw = game.draw
     reach: list[tuple[int, int]] = []
-    seen = {waste}
+    # finish this pass (every size is new), turn the waste over, then one full pass
     taps = 0
-    size = waste
-    # finish this pass, turn the waste over, then one full pass
-    for _ in range(2):
-        while size < total:
-            size = min(size + draw, total)
-            taps += 1
-            if size not in seen:
-                seen.add(size)
-                reach.append((taps, size))
-        size = 0
+    for size in range(waste + draw, total + draw, draw):
         taps += 1
+        reach.append((taps, size if size < total else total))
+    taps += 1
+    for size in range(draw, total + draw, draw):
+        taps += 1
+        if size >= total:
+            size = total
+            if waste < total:
+                break  # reached in this pass already
+        elif size > waste and (size - waste) % draw == 0:
+            continue  # reached in this pass already
+        if size != waste:
+            reach.append((taps, size))
     return reach
 
 
@@ -341,7 +337,8 @@ def _children(
     ranked: list[tuple[int, int, int, Move, Duty | None]] = []
     tableau = game.tableau
     draw1 = game.draw == 1
-    stock_duties = stock_duties and (draw1 or _STOCK_DUTIES_D3)
+    stock_duties = stock_duties and draw1
+    reserve, waste, piles = game.reserve, game.waste, game.foundations
     demand = _demand(game, duty) if duty else None
     up_rank = _RANK_LATE_UP if late_up else _RANK_FOUNDATION
     order = 0
@@ -350,7 +347,14 @@ def _children(
         if src == STOCK:
             continue
         dst = move.dst
-        card = _source_card(game, move)
+        if src == TABLEAU:
+            card = tableau[move.src_index][-move.count]
+        elif src == RESERVE:
+            card = reserve[-1]
+        elif src == WASTE:
+            card = waste[-1]
+        else:
+            card = piles[move.src_index][-1]
         if dst == FOUNDATION:
             if src != WASTE or draw1:
                 if counts is None:
@@ -375,7 +379,11 @@ def _children(
                 continue
             rank = _RANK_TAKEBACK
         if demand is None or _pays(demand, move, card):
-            ranked.append((rank, order, 0, move, _duty_of(game, move, card, stock_duties)))
+            if (src == TABLEAU and dst == TABLEAU) or (stock_duties and src == WASTE):
+                owes = _duty_of(game, move, card, stock_duties)
+            else:
+                owes = None
+            ranked.append((rank, order, 0, move, owes))
     if game.stock or game.waste:
         talon = game.waste + game.stock[::-1]
         tops = [col[-1] if col else -1 for col in tableau]
@@ -391,7 +399,7 @@ def _children(
                     if _is_safe(game, card, WASTE, counts):
                         return [(taps, _WASTE_UP, None)]
                 if demand is None or _pays(demand, _WASTE_UP, card):
-                    owes = _duty_of(game, _WASTE_UP, card, stock_duties)
+                    owes = _duty_of(game, _WASTE_UP, card, True) if stock_duties else None
                     ranked.append((up_rank, order, taps, _WASTE_UP, owes))
             base = card * 52
             filled = False
@@ -405,14 +413,10 @@ def _children(
                     continue
                 move = _WASTE_TO[j]
                 if demand is None or _pays(demand, move, card):
-                    owes = _duty_of(game, move, card, stock_duties)
+                    owes = _duty_of(game, move, card, True) if stock_duties else None
                     ranked.append((_RANK_DRAW, order, taps, move, owes))
-    ranked.sort(key=_by_rank, reverse=True)
+    ranked.sort(reverse=True)  # by rank, then order (unique, so nothing else is compared)
     return [(taps, move, owes) for _, _, taps, move, owes in ranked]
-
-
-def _by_rank(item: tuple) -> tuple[int, int]:
-    return item[0], item[1]
 
 
 def search(
@@ -536,12 +540,9 @@ class _Run:
                 continue
             path.append(step)
             children = _children(work, takebacks, duty, stock_duties, late_up)
-            if shake is not None and len(children) > 1 and shake.random() < _SHAKE:
-                if _SHUFFLE:
-                    shake.shuffle(children)
-                else:
-                    pick = shake.randrange(len(children))
-                    children[-1], children[pick] = children[pick], children[-1]
+            if shake is not None and len(children) > 1:
+                pick = shake.randrange(len(children))
+                children[-1], children[pick] = children[pick], children[-1]
             frames.append(children)
         self.nodes = nodes
         self.exhausted = True
@@ -600,31 +601,21 @@ def solve(
     game = _as_game(game_or_code)
     deadline = None if timeout_s is None else start + timeout_s
     budget = _Budget(_BIG if node_limit is None else node_limit, deadline)
-    # Draw 1: a second resumable search with the stock duties finds most wins
-    hasty = game.draw == 1 or _STOCK_DUTIES_D3
+    hasty = game.draw == 1
     plain = _Run(game, _is_won, takebacks)
     finder = _Run(game, _is_won, takebacks, stock_duties=True) if hasty else None
     line = budget.give(plain, _FIRST_NODES)
     if line is None and finder is not None:
         line = budget.give(finder, _FIRST_NODES)
-    probe_nodes = float(_PROBE_NODES)
     seed = 0
     while line is None and not plain.exhausted and budget.left():
         seed += 1
-        probe = _Run(
-            game,
-            _is_won,
-            takebacks,
-            random.Random(seed),
-            stock_duties=hasty,
-            late_up=_LATE_EVERY > 0 and seed % _LATE_EVERY == 0,
-        )
-        line = budget.give(probe, int(probe_nodes))
+        probe = _Run(game, _is_won, takebacks, random.Random(seed), hasty, late_up=True)
+        line = budget.give(probe, _PROBE_NODES)
         if line is None and finder is not None and not finder.exhausted:
-            line = budget.give(finder, int(probe_nodes * _FINDER_SHARE))
+            line = budget.give(finder, int(_PROBE_NODES * _FINDER_SHARE))
         if line is None:
-            line = budget.give(plain, int(probe_nodes * _PLAIN_SHARE))
-        probe_nodes *= _PROBE_GROWTH
+            line = budget.give(plain, int(_PROBE_NODES * _PLAIN_SHARE))
     seconds = time.process_time() - start
     if line is not None:
         return SolveResult(WINNABLE, [m.text() for m in line], seconds, budget.spent)
