@@ -604,9 +604,9 @@ def solve(
     hasty = game.draw == 1
     plain = _Run(game, _is_won, takebacks)
     finder = _Run(game, _is_won, takebacks, stock_duties=True) if hasty else None
-    line = budget.give(plain, _FIRST_NODES)
-    if line is None and finder is not None:
-        line = budget.give(finder, _FIRST_NODES)
+    line = budget.give(finder, _FIRST_NODES) if finder is not None else None
+    if line is None:
+        line = budget.give(plain, _FIRST_NODES)
     seed = 0
     while line is None and not plain.exhausted and budget.left():
         seed += 1
