@@ -610,7 +610,7 @@ def solve(
     seed = 0
     while line is None and not plain.exhausted and budget.left():
         seed += 1
-        probe = _Run(game, _is_won, takebacks, random.Random(seed), hasty, late_up=True)
+        probe = _Run(game, _is_won, takebacks, random.Random(seed), hasty, late_up=not hasty)
         line = budget.give(probe, _PROBE_NODES)
         if line is None and finder is not None and not finder.exhausted:
             line = budget.give(finder, int(_PROBE_NODES * _FINDER_SHARE))
