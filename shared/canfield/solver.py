@@ -601,18 +601,23 @@ def solve(
     game = _as_game(game_or_code)
     deadline = None if timeout_s is None else start + timeout_s
     budget = _Budget(_BIG if node_limit is None else node_limit, deadline)
-    hasty = game.draw == 1
+    draw1 = game.draw == 1
     plain = _Run(game, _is_won, takebacks)
-    finder = _Run(game, _is_won, takebacks, stock_duties=True) if hasty else None
-    line = budget.give(finder, _FIRST_NODES) if finder is not None else None
+    # the finder: Draw 1 with the stock duties, Draw 3 with foundations last
+    finder = _Run(game, _is_won, takebacks, stock_duties=draw1, late_up=not draw1)
+    line = None
+    if draw1:  # the finder wins nearly every Draw 1 deal at once
+        line = budget.give(finder, _FIRST_NODES)
     if line is None:
         line = budget.give(plain, _FIRST_NODES)
     seed = 0
     while line is None and not plain.exhausted and budget.left():
         seed += 1
-        probe = _Run(game, _is_won, takebacks, random.Random(seed), hasty, late_up=not hasty)
+        # Draw 1 probes alternate between the two orders; Draw 3 ones play foundations last
+        late = not draw1 or seed % 2 == 0
+        probe = _Run(game, _is_won, takebacks, random.Random(seed), draw1, late_up=late)
         line = budget.give(probe, _PROBE_NODES)
-        if line is None and finder is not None and not finder.exhausted:
+        if line is None and not finder.exhausted:
             line = budget.give(finder, int(_PROBE_NODES * _FINDER_SHARE))
         if line is None:
             line = budget.give(plain, int(_PROBE_NODES * _PLAIN_SHARE))
