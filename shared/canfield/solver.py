@@ -22,6 +22,12 @@ disagree. It is a depth-first search with:
   waste card, other column moves, take-backs, then waste cards further
   down the stock (fewest taps first).
 
+``solve`` runs that search (the only one that may answer "not
+winnable") in turns with searches that only look for wins: short probes
+that put a random move first at every position, and a resumable finder
+(Draw 3: foundation plays last; Draw 1: stock cards played only when used
+at once). Every line any of them finds is a line the engine played.
+
 Foundation take-backs are left out unless asked for (``takebacks=True``),
 as in the published winnability study this is compared with, so
 "not winnable" means "not winnable without taking a card back".
@@ -183,17 +189,6 @@ class _Seen:
 def _suit_counts(game: Game) -> list[int]:
     piles = game.foundations
     return [len(piles[s]) if s >= 0 else 0 for s in game.suit_slot]
-
-
-def _source_card(game: Game, move: Move) -> int:
-    src = move.src
-    if src == RESERVE:
-        return game.reserve[-1]
-    if src == WASTE:
-        return game.waste[-1]
-    if src == TABLEAU:
-        return game.tableau[move.src_index][-move.count]
-    return game.foundations[move.src_index][-1]
 
 
 def _is_safe(game: Game, card: int, src: str, counts: list[int]) -> bool:
