@@ -496,10 +496,8 @@ class Game:
         """
         if not self.stock and not self.waste:
             raise IllegalMoveError("stock-empty", "the stock and the waste are both empty")
-        before = len(self.waste)
-        talon = self.waste + self.stock[::-1]
-        total = len(talon)
-        size = before
+        before = size = len(self.waste)
+        total = before + len(self.stock)
         fan = self.fan
         for _ in range(taps):
             if size < total:
@@ -508,9 +506,14 @@ class Game:
             else:
                 size = fan = 0
         self.history.append((Move(STOCK, 0, taps), -1, -1, False, 0, self.fan, before))
-        self.waste = talon[:size]
-        self.stock = talon[size:][::-1]
+        self._split_talon(size)
         self.fan = fan
+
+    def _split_talon(self, waste_size: int) -> None:
+        """Lay the talon (waste, then stock in turning order) out with this many on the waste."""
+        talon = self.waste + self.stock[::-1]
+        self.waste = talon[:waste_size]
+        self.stock = talon[waste_size:][::-1]
 
     def pop(self) -> Move:
         """Undo the last action exactly; returns the move undone."""
@@ -521,9 +524,7 @@ class Game:
         self.fan = fan
         if src == STOCK:
             if move.count:  # several taps at once (turn_stock): drawn is the old waste size
-                talon = self.waste + self.stock[::-1]
-                self.waste = talon[:drawn]
-                self.stock = talon[drawn:][::-1]
+                self._split_talon(drawn)
             elif drawn > 0:
                 stock, waste = self.stock, self.waste
                 for _ in range(drawn):

@@ -80,13 +80,12 @@ _RANK_LATE_UP = 7
 
 _BIG = 1 << 30
 
-#: ``solve``'s portfolio (see ``solve``): nodes for the first turn of each
-#: resumable search, for each short probe, and for each later turn of the
-#: plain search and (Draw 1) of the finder per probe
+#: ``solve``'s portfolio (see ``solve``): nodes for the first turn of a
+#: resumable search, for each short probe (and each later turn of the
+#: finder), and for each later turn of the plain search
 _FIRST_NODES = 20_000
 _PROBE_NODES = 1_000
-_PLAIN_SHARE = 0.5
-_FINDER_SHARE = 1.0
+_PLAIN_NODES = 500
 
 _WASTE_UP = Move(WASTE, 0, 1, FOUNDATION, 0)
 _WASTE_TO = [Move(WASTE, 0, 1, TABLEAU, j) for j in range(4)]
@@ -277,7 +276,7 @@ def _duty_of(game: Game, move: Move, card: int, stock_duties: bool) -> Duty | No
     if stock_duties and src == WASTE:
         if move.dst == TABLEAU:
             return (_OWE_BUILD, card)
-        if game.draw == 1 and ((card >> 2) - game.base_rank) % 13 != 12:
+        if ((card >> 2) - game.base_rank) % 13 != 12:
             return (_OWE_SUIT, card & 3)
     return None
 
@@ -374,11 +373,7 @@ def _children(
                 continue
             rank = _RANK_TAKEBACK
         if demand is None or _pays(demand, move, card):
-            if (src == TABLEAU and dst == TABLEAU) or (stock_duties and src == WASTE):
-                owes = _duty_of(game, move, card, stock_duties)
-            else:
-                owes = None
-            ranked.append((rank, order, 0, move, owes))
+            ranked.append((rank, order, 0, move, _duty_of(game, move, card, stock_duties)))
     if game.stock or game.waste:
         talon = game.waste + game.stock[::-1]
         tops = [col[-1] if col else -1 for col in tableau]
@@ -394,7 +389,7 @@ def _children(
                     if _is_safe(game, card, WASTE, counts):
                         return [(taps, _WASTE_UP, None)]
                 if demand is None or _pays(demand, _WASTE_UP, card):
-                    owes = _duty_of(game, _WASTE_UP, card, True) if stock_duties else None
+                    owes = _duty_of(game, _WASTE_UP, card, stock_duties)
                     ranked.append((up_rank, order, taps, _WASTE_UP, owes))
             base = card * 52
             filled = False
@@ -408,7 +403,7 @@ def _children(
                     continue
                 move = _WASTE_TO[j]
                 if demand is None or _pays(demand, move, card):
-                    owes = _duty_of(game, move, card, True) if stock_duties else None
+                    owes = _duty_of(game, move, card, stock_duties)
                     ranked.append((_RANK_DRAW, order, taps, move, owes))
     ranked.sort(reverse=True)  # by rank, then order (unique, so nothing else is compared)
     return [(taps, move, owes) for _, _, taps, move, owes in ranked]
@@ -613,9 +608,9 @@ def solve(
         probe = _Run(game, _is_won, takebacks, random.Random(seed), draw1, late_up=late)
         line = budget.give(probe, _PROBE_NODES)
         if line is None and not finder.exhausted:
-            line = budget.give(finder, int(_PROBE_NODES * _FINDER_SHARE))
+            line = budget.give(finder, _PROBE_NODES)
         if line is None:
-            line = budget.give(plain, int(_PROBE_NODES * _PLAIN_SHARE))
+            line = budget.give(plain, _PLAIN_NODES)
     seconds = time.process_time() - start
     if line is not None:
         return SolveResult(WINNABLE, [m.text() for m in line], seconds, budget.spent)
