@@ -39,6 +39,18 @@ async def _until_row(
     await asyncio.wait_for(watch(), timeout)
 
 
+async def _race_a_bot(host: RaceClient, url: str, pace_s: float) -> asyncio.Task[int]:
+    """Open a Draw 1 room, let a normal bot "Robo" join and start: the bot's task."""
+    joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
+    bot = asyncio.create_task(
+        run_bot(url, joined.room, "Robo", pace_s=pace_s, strength="normal", races=1)
+    )
+    await host.wait_room(lambda s: len(s.members) == 2)
+    await host.start()
+    await host.wait_started(10)
+    return bot
+
+
 async def _room_with_player(
     url: str, deal: str = "CF1-D3-AAAAACL"
 ) -> tuple[RaceClient, RaceClient]:
@@ -54,13 +66,7 @@ async def _room_with_player(
 
 async def test_a_bot_races_a_whole_race_to_the_end(server) -> None:  # noqa: ANN001
     async with RaceClient(server.ws_url) as host:
-        joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
-        bot = asyncio.create_task(
-            run_bot(server.ws_url, joined.room, "Robo", pace_s=0, strength="normal", races=1)
-        )
-        await host.wait_room(lambda s: len(s.members) == 2)
-        await host.start()
-        await host.wait_started(10)
+        bot = await _race_a_bot(host, server.ws_url, pace_s=0)
         await host.give_up()
         assert await asyncio.wait_for(bot, 120) == 1
         finished = await host.wait_finished(10)
@@ -206,13 +212,7 @@ async def test_bot_command_joins_by_share_link_and_races(server) -> None:  # noq
 async def test_a_bot_resumes_when_its_server_restarts(server) -> None:  # noqa: ANN001
     """SIGKILL the server mid-race: the bot and the host reconnect, resume, finish."""
     async with RaceClient(server.ws_url) as host:
-        joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
-        bot = asyncio.create_task(
-            run_bot(server.ws_url, joined.room, "Robo", pace_s=0.02, strength="normal", races=1)
-        )
-        await host.wait_room(lambda s: len(s.members) == 2)
-        await host.start()
-        await host.wait_started(10)
+        bot = await _race_a_bot(host, server.ws_url, pace_s=0.02)
         robo = next(m.id for m in host.state.members if m.name == "Robo")
         await _until_row(host, robo, lambda r: r.moves >= 5, timeout=30)
         await asyncio.to_thread(server.restart)
