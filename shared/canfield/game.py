@@ -23,7 +23,7 @@ from .errors import (
     InvalidMoveError,
     NothingToUndoError,
 )
-from .moves import DRAW, FOUNDATION, RESERVE, STOCK, TABLEAU, UNDO, WASTE, Move
+from .moves import DRAW, FOUNDATION, MAX_RUN, RESERVE, STOCK, TABLEAU, UNDO, WASTE, Move
 
 __all__ = ["Game", "UNDO_LIMIT", "POINTS_PER_CARD", "WIN_SCORE"]
 
@@ -42,6 +42,20 @@ WIN_SCORE = 51 * POINTS_PER_CARD
 #   drawn        stock tap: cards turned (> 0), or -n for a recycle of n;
 #                several taps at once (turn_stock): the waste size before
 _Record = tuple[Move, int, int, bool, int, int, int]
+
+# Every move ``legal_moves`` yields, made once: moves are immutable values,
+# and making them anew at every position is a large share of a search.
+_UP = {src: Move(src, 0, 1, FOUNDATION, 0) for src in (RESERVE, WASTE)}
+_COLUMN_UP = tuple(Move(TABLEAU, i, 1, FOUNDATION, 0) for i in range(4))
+_ONTO = {src: tuple(Move(src, 0, 1, TABLEAU, j) for j in range(4)) for src in (RESERVE, WASTE)}
+_TAKE_BACK = tuple(tuple(Move(FOUNDATION, i, 1, TABLEAU, j) for j in range(4)) for i in range(4))
+#: ``_RUN[i][j][count]``: the last ``count`` cards of column i onto column j
+_RUN = tuple(
+    tuple(
+        tuple(Move(TABLEAU, i, count, TABLEAU, j) for count in range(MAX_RUN + 1)) for j in range(4)
+    )
+    for i in range(4)
+)
 
 
 class Game:
@@ -237,8 +251,12 @@ class Game:
 
     # ------------------------------------------------------------------ moves
 
-    def legal_moves(self) -> Iterator[Move]:
-        """Every legal move, foundation plays first, the stock tap last."""
+    def legal_moves(self, takebacks: bool = True) -> Iterator[Move]:
+        """Every legal move, foundation plays first, the stock tap last.
+
+        ``takebacks=False`` leaves out cards taken back from a foundation,
+        for a search that never plays them.
+        """
         tableau = self.tableau
         reserve = self.reserve
         waste = self.waste
@@ -248,20 +266,21 @@ class Game:
         may_fill = not reserve
         # to foundations
         if reserve and accepts(reserve[-1]) >= 0:
-            yield Move(RESERVE, 0, 1, FOUNDATION, 0)
+            yield _UP[RESERVE]
         if waste and accepts(waste[-1]) >= 0:
-            yield Move(WASTE, 0, 1, FOUNDATION, 0)
+            yield _UP[WASTE]
         for i in range(4):
             if tops[i] >= 0 and accepts(tops[i]) >= 0:
-                yield Move(TABLEAU, i, 1, FOUNDATION, 0)
+                yield _COLUMN_UP[i]
         # single cards from reserve and waste onto columns
         for src, pile in ((RESERVE, reserve), (WASTE, waste)):
             if pile:
                 base = pile[-1] * 52
+                onto = _ONTO[src]
                 for j in range(4):
                     top = tops[j]
                     if (top < 0 and may_fill) or (top >= 0 and builds[base + top]):
-                        yield Move(src, 0, 1, TABLEAU, j)
+                        yield onto[j]
         # runs between columns
         for i in range(4):
             col = tableau[i]
@@ -271,26 +290,31 @@ class Game:
             run = 1
             while run < height and builds[col[-run] * 52 + col[-run - 1]]:
                 run += 1
+            # a run climbs one rank per card, so only one depth (and every
+            # 13th below it) holds the rank a target takes
+            last_rank = col[-1] >> 2
+            runs = _RUN[i]
             for j in range(4):
                 if j == i:
                     continue
                 top = tops[j]
                 if top < 0:
                     if may_fill:
-                        for count in range(1, run + 1):
-                            yield Move(TABLEAU, i, count, TABLEAU, j)
+                        yield from runs[j][1 : run + 1]
                     continue
-                for count in range(1, run + 1):
+                count = ((top >> 2) - 1 - last_rank) % 13 + 1
+                while count <= run:
                     if builds[col[-count] * 52 + top]:
-                        yield Move(TABLEAU, i, count, TABLEAU, j)
+                        yield runs[j][count]
+                    count += 13
         # a foundation's top back onto a column
-        for slot, pile in enumerate(self.foundations):
+        for slot, pile in enumerate(self.foundations if takebacks else ()):
             if pile:
                 base = pile[-1] * 52
                 for j in range(4):
                     top = tops[j]
                     if (top < 0 and may_fill) or (top >= 0 and builds[base + top]):
-                        yield Move(FOUNDATION, slot, 1, TABLEAU, j)
+                        yield _TAKE_BACK[slot][j]
         if self.stock or waste:
             yield DRAW
 

@@ -336,7 +336,7 @@ def _children(
     demand = _demand(game, duty) if duty else None
     up_rank = _RANK_LATE_UP if late_up else _RANK_FOUNDATION
     order = 0
-    for order, move in enumerate(game.legal_moves()):
+    for order, move in enumerate(game.legal_moves(takebacks)):
         src = move.src
         if src == STOCK:
             continue
@@ -369,8 +369,6 @@ def _children(
             else:
                 rank = _RANK_COLUMN
         else:
-            if not takebacks:
-                continue
             rank = _RANK_TAKEBACK
         if demand is None or _pays(demand, move, card):
             ranked.append((rank, order, 0, move, _duty_of(game, move, card, stock_duties)))

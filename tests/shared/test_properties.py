@@ -146,6 +146,8 @@ def test_generated_moves_are_exactly_the_legal_ones(code: DealCode, picks: list[
             return
         generated = list(game.legal_moves())
         assert len(generated) == len(set(generated))
+        kept = list(game.legal_moves(takebacks=False))
+        assert kept == [m for m in generated if m.src != "F"]
         legal = [m for m in EVERY_MOVE if game.is_legal(m)]
         assert set(legal) <= set(generated)
         assert all(game.is_legal(m) for m in generated)

@@ -275,6 +275,17 @@ def test_any_tail_of_a_run_moves_as_one_piece() -> None:
     assert game.view()["tableau"][0] == ["AC"]
 
 
+def test_a_run_longer_than_a_suit_moves_from_the_depth_that_fits() -> None:
+    # ranks wrap (A takes a K), so one run can pass the same rank twice,
+    # once in each colour: only the card of the right colour can lead
+    run = ["KS", "QH", "JC", "TD", "9S", "8H", "7C", "6D", "5S", "4H", "3C", "2D", "AS", "KH", "QC"]
+    game = Game.from_layout(base_rank="A", reserve=["AC"], tableau=[run, ["KC"], ["AD"], ["KD"]])
+    legal = {m.text() for m in game.legal_moves() if m.src == "T" and m.src_index == 0}
+    assert legal == {"1:14-2", "1:15-3", "1-4"}
+    game.push_text("1:14-2")
+    assert game.view()["tableau"][1] == ["KC", *run[1:]]
+
+
 def test_a_broken_run_cannot_move() -> None:
     game = Game.from_layout(
         base_rank="A",
