@@ -15,9 +15,11 @@ disagree. It is a depth-first search with:
   reach is one move "tap k times, then play it" (taps commute with every
   other move, so nothing is lost);
 * no moving a whole column into an empty one (it changes nothing);
-* a column-to-column move that leaves cards behind must be followed at
-  once by a move that uses what it changed: the card it uncovered or the
-  longer run it made (any winning line can be reordered that way);
+* a column-to-column move that leaves cards behind must be paid for by
+  the next move that is not another such move: it must use what each of
+  them changed, the card uncovered or the longer run made (any winning
+  line can be reordered that way; several such moves may wait for one
+  move, as when one uncovers a card and another a place to put it);
 * move ordering: foundation plays, reserve cards, column clears, the
   waste card, other column moves, take-backs, then waste cards further
   down the stock (fewest taps first).
@@ -239,30 +241,35 @@ def _talon_reach(game: Game) -> list[tuple[int, int]]:
     return reach
 
 
-#: What a move leaves the next one to do (see ``_duty_of``): a tag, then facts.
+#: What a move leaves later moves to do (see ``_duty_of``): a tag, then facts.
 Duty = tuple[int, ...]
+#: the duties a position is reached with, in the order they were taken on
+Owed = tuple[Duty, ...]
 _OWE_COLUMN = 0  # (tag, card uncovered, card joined or -1, cards moved)
 _OWE_BUILD = 1  # (tag, card): build on this card
 _OWE_SUIT = 2  # (tag, suit): play the next card of this suit up
-#: a child: (stock taps first, the move, the duty it leaves or None)
-Child = tuple[int, Move, "Duty | None"]
+#: a child: (stock taps first, the move, the duties owed after it)
+Child = tuple[int, Move, Owed]
 
 
 def _duty_of(game: Game, move: Move, card: int, stock_duties: bool) -> Duty | None:
-    """What the move after ``move`` (of ``card``) must do, or None; ``game`` is before it.
+    """What later moves owe ``move`` (of ``card``), or None; ``game`` is before it.
 
     A column-to-column move that leaves cards behind only uncovers a card
     and joins its run to the card it lands on (-1: an empty column); any
-    winning line can put it off until just before that card or that join
-    is used, so the very next move must use one of them.
+    winning line can put it off until just before the first move that
+    uses that card or that join. Several such moves can wait for the same
+    move (one uncovers a card, another a place for it), so they may follow
+    one another, but the first other move must use every one still owed
+    (see ``_settle``).
 
     With ``stock_duties`` (Draw 1 only, where every stock card stays in
-    reach) a stock card played onto a column must be built on at once,
-    and one played up (not the last of its suit) must be followed by the
-    next card of its suit. That finds wins far sooner but is not a proof:
-    a stock card and a column move can both wait for the same later move,
-    and only one of them can go just before it. So it is for finding wins,
-    never for ``not winnable``.
+    reach) a stock card played onto a column must be built on by the very
+    next move, and one played up (not the last of its suit) must be
+    followed at once by the next card of its suit. That finds wins far
+    sooner but is not a proof: a stock card and a column move can both
+    wait for the same later move, and only one of them can go just before
+    it. So it is for finding wins, never for ``not winnable``.
     """
     src = move.src
     if src == TABLEAU:
@@ -301,6 +308,36 @@ def _demand(game: Game, duty: Duty) -> tuple[int, int, int, int]:
     return (tag, src, dst, moved)
 
 
+def _settle(
+    demands: list[tuple[Duty, tuple[int, int, int, int]]],
+    move: Move,
+    card: int,
+    owes: Duty | None,
+    carry: bool,
+) -> Owed | None:
+    """The duties owed after ``move`` (which leaves ``owes``); None when it may not be played.
+
+    A move must pay every duty still owed, except that (with ``carry``) a
+    column move that leaves cards behind may leave column duties for a
+    later move to pay; a stock duty is always paid at once. Without
+    ``carry`` fewer lines are tried, some wins among them: only for
+    searches that never answer "not winnable".
+    """
+    if not demands:
+        return () if owes is None else (owes,)
+    carried = carry and owes is not None and owes[0] == _OWE_COLUMN
+    left: list[Duty] = []
+    for duty, demand in demands:
+        if _pays(demand, move, card):
+            continue
+        if not carried or duty[0] != _OWE_COLUMN:
+            return None
+        left.append(duty)
+    if owes is not None:
+        left.append(owes)
+    return tuple(left)
+
+
 def _pays(demand: tuple[int, int, int, int], move: Move, card: int) -> bool:
     """Whether ``move`` (moving ``card``) does what the duty behind ``demand`` asks."""
     tag, where, joined, moved = demand
@@ -316,24 +353,25 @@ def _pays(demand: tuple[int, int, int, int], move: Move, card: int) -> bool:
 def _children(
     game: Game,
     takebacks: bool,
-    duty: Duty | None = None,
+    owed: Owed = (),
     stock_duties: bool = False,
     late_up: bool = False,
+    carry: bool = True,
 ) -> list[Child]:
-    """Moves worth trying here, best last, each with the duty it leaves.
+    """Moves worth trying here, best last, each with the duties owed after it.
 
     Stock taps only ever matter for the waste card they bring up, so a
     tap is never a move of its own: each waste card in reach is offered
-    as "tap k times, then play it". With a ``duty`` only moves that do
-    what it asks are kept, unless a safe play is found (made at once).
+    as "tap k times, then play it". With duties ``owed`` only moves that
+    ``_settle`` allows are kept, unless a safe play is found (made at once).
     """
     counts: list[int] | None = None
-    ranked: list[tuple[int, int, int, Move, Duty | None]] = []
+    ranked: list[tuple[int, int, int, Move, Owed]] = []
     tableau = game.tableau
     draw1 = game.draw == 1
     stock_duties = stock_duties and draw1
     reserve, waste, piles = game.reserve, game.waste, game.foundations
-    demand = _demand(game, duty) if duty else None
+    demands = [(duty, _demand(game, duty)) for duty in owed]
     up_rank = _RANK_LATE_UP if late_up else _RANK_FOUNDATION
     order = 0
     for order, move in enumerate(game.legal_moves(takebacks)):
@@ -354,7 +392,7 @@ def _children(
                 if counts is None:
                     counts = _suit_counts(game)
                 if _is_safe(game, card, src, counts):
-                    return [(0, move, None)]
+                    return [(0, move, ())]
             rank = up_rank
         elif src == RESERVE:
             rank = _RANK_RESERVE
@@ -370,8 +408,9 @@ def _children(
                 rank = _RANK_COLUMN
         else:
             rank = _RANK_TAKEBACK
-        if demand is None or _pays(demand, move, card):
-            ranked.append((rank, order, 0, move, _duty_of(game, move, card, stock_duties)))
+        after = _settle(demands, move, card, _duty_of(game, move, card, stock_duties), carry)
+        if after is not None:
+            ranked.append((rank, order, 0, move, after))
     if game.stock or game.waste:
         talon = game.waste + game.stock[::-1]
         tops = [col[-1] if col else -1 for col in tableau]
@@ -385,10 +424,11 @@ def _children(
                     if counts is None:
                         counts = _suit_counts(game)
                     if _is_safe(game, card, WASTE, counts):
-                        return [(taps, _WASTE_UP, None)]
-                if demand is None or _pays(demand, _WASTE_UP, card):
-                    owes = _duty_of(game, _WASTE_UP, card, stock_duties)
-                    ranked.append((up_rank, order, taps, _WASTE_UP, owes))
+                        return [(taps, _WASTE_UP, ())]
+                owes = _duty_of(game, _WASTE_UP, card, stock_duties)
+                after = _settle(demands, _WASTE_UP, card, owes, carry)
+                if after is not None:
+                    ranked.append((up_rank, order, taps, _WASTE_UP, after))
             base = card * 52
             filled = False
             for j in range(4):
@@ -400,11 +440,12 @@ def _children(
                 elif not BUILDS_ON[base + top]:
                     continue
                 move = _WASTE_TO[j]
-                if demand is None or _pays(demand, move, card):
-                    owes = _duty_of(game, move, card, stock_duties)
-                    ranked.append((_RANK_DRAW, order, taps, move, owes))
+                owes = _duty_of(game, move, card, stock_duties)
+                after = _settle(demands, move, card, owes, carry)
+                if after is not None:
+                    ranked.append((_RANK_DRAW, order, taps, move, after))
     ranked.sort(reverse=True)  # by rank, then order (unique, so nothing else is compared)
-    return [(taps, move, owes) for _, _, taps, move, owes in ranked]
+    return [(taps, move, after) for _, _, taps, move, after in ranked]
 
 
 def search(
@@ -434,7 +475,9 @@ class _Run:
     search given its time in slices does exactly what one long call would.
     With ``shake`` (a seeded ``random.Random``) it now and then tries a
     move from further down the order first: a different but still
-    complete search.
+    complete search. A ``win_only`` run has every column move's duty paid
+    by the very next move: fewer lines, some wins among them, so when it
+    runs out it proves nothing.
     """
 
     def __init__(
@@ -445,11 +488,13 @@ class _Run:
         shake: random.Random | None = None,
         stock_duties: bool = False,
         late_up: bool = False,
+        win_only: bool = False,
     ) -> None:
         self.nodes = 0
         self.found: list[Move] | None = None
         self.exhausted = False
-        self._steps = self._walk(game, goal, takebacks, shake, stock_duties, late_up)
+        style = (stock_duties, late_up, not win_only)
+        self._steps = self._walk(game, goal, takebacks, shake, style)
         self._stop = 0
         next(self._steps)
 
@@ -481,8 +526,7 @@ class _Run:
         goal: Callable[[Game], bool],
         takebacks: bool,
         shake: random.Random | None,
-        stock_duties: bool,
-        late_up: bool,
+        style: tuple[bool, bool, bool],
     ) -> Iterator[None]:
         """The search itself; it pauses (yields) when ``self._stop`` nodes are reached."""
         work = game.copy()
@@ -495,7 +539,7 @@ class _Run:
         seen.add(position_key(work), work)
         owing: set[tuple] = set()
         path: list[Child] = []
-        frames: list[list[Child]] = [_children(work, takebacks, None, stock_duties, late_up)]
+        frames: list[list[Child]] = [_children(work, takebacks, (), *style)]
         nodes = 0
         push, pop, turn = work.push, work.pop, work.turn_stock
         while frames:
@@ -508,7 +552,7 @@ class _Run:
                     pop()
                 continue
             step = moves.pop()
-            taps, move, duty = step
+            taps, move, owed = step
             if taps:
                 turn(taps)
             push(move)
@@ -521,13 +565,13 @@ class _Run:
                 self.nodes = nodes
                 self.found = _expand(path)
                 return
-            if not _visit(seen, owing, work, duty):
+            if not _visit(seen, owing, work, owed):
                 if taps:
                     pop()
                 pop()
                 continue
             path.append(step)
-            children = _children(work, takebacks, duty, stock_duties, late_up)
+            children = _children(work, takebacks, owed, *style)
             if shake is not None and len(children) > 1:
                 pick = shake.randrange(len(children))
                 children[-1], children[pick] = children[pick], children[-1]
@@ -536,18 +580,18 @@ class _Run:
         self.exhausted = True
 
 
-def _visit(seen: _Seen, owing: set[tuple], game: Game, duty: Duty | None) -> tuple | None:
+def _visit(seen: _Seen, owing: set[tuple], game: Game, owed: Owed) -> tuple | None:
     """Record a newly reached position; None when it is not worth a visit.
 
-    A position reached with a duty is only partly searched, so it is kept
-    apart (with its duty) and never stands in for a full visit.
+    A position reached owing duties is only partly searched, so it is kept
+    apart (with its duties) and never stands in for a full visit.
     """
     key = position_key(game)
-    if duty is None:
+    if not owed:
         return key if seen.add(key, game) else None
     if seen.covers(key, game):
         return None
-    entry = (key, len(game.waste), duty)
+    entry = (key, len(game.waste), owed if len(owed) == 1 else tuple(sorted(owed)))
     if entry in owing:
         return None
     owing.add(entry)
@@ -592,7 +636,7 @@ def solve(
     draw1 = game.draw == 1
     plain = _Run(game, _is_won, takebacks)
     # the finder: Draw 1 with the stock duties, Draw 3 with foundations last
-    finder = _Run(game, _is_won, takebacks, stock_duties=draw1, late_up=not draw1)
+    finder = _Run(game, _is_won, takebacks, None, draw1, not draw1, win_only=True)
     line = None
     if draw1:  # the finder wins nearly every Draw 1 deal at once
         line = budget.give(finder, _FIRST_NODES)
@@ -603,7 +647,7 @@ def solve(
         seed += 1
         # Draw 1 probes alternate between the two orders; Draw 3 ones play foundations last
         late = not draw1 or seed % 2 == 0
-        probe = _Run(game, _is_won, takebacks, random.Random(seed), draw1, late_up=late)
+        probe = _Run(game, _is_won, takebacks, random.Random(seed), draw1, late, win_only=True)
         line = budget.give(probe, _PROBE_NODES)
         if line is None and not finder.exhausted:
             line = budget.give(finder, _PROBE_NODES)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import random
+from collections import deque
+
 import pytest
-from canfield import RANKS, DealCode, Game, Move
+from canfield import RANKS, SUITS, DealCode, Game, Move
 from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, _is_won, hint, replay, search, solve
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # deals the solver settles in milliseconds (both draw modes)
 QUICK_DEALS = [
@@ -51,6 +56,91 @@ def dead_position() -> Game:
         stock=["KC"],
         draw=3,
     )
+
+
+def two_moves_wait_for_one() -> Game:
+    """Won only if two column moves, neither using what the other changed, come first.
+
+    QS onto KD uncovers TS, TD onto JC uncovers 9D, and only then can 9D
+    go onto TS: both moves wait for that one.
+    """
+    return Game.from_layout(
+        foundations=[
+            [r + "C" for r in RANKS[:8]],
+            [r + "D" for r in RANKS[:7]],
+            [r + "H" for r in RANKS[:12]],
+            [r + "S" for r in RANKS[:8]],
+        ],
+        tableau=[
+            ["KH", "KD", "9C"],
+            ["JS", "KC", "TS", "QS"],
+            ["QC", "KS", "QD", "JC", "9S"],
+            ["TC", "JD", "8D", "9D", "TD"],
+        ],
+        draw=3,
+    )
+
+
+def endgame(seed: int) -> Game:
+    """A random position late in a game: each suit partly up, the rest in the columns."""
+    rng = random.Random(seed)
+    levels = [rng.randint(6, 12) for _ in SUITS]
+    rest = [
+        RANKS[r] + suit for suit, level in zip(SUITS, levels, strict=True) for r in range(level, 13)
+    ]
+    rng.shuffle(rest)
+    tableau: list[list[str]] = [[], [], [], []]
+    for card in rest:
+        tableau[rng.randrange(4)].append(card)
+    return Game.from_layout(
+        foundations=[
+            [r + suit for r in RANKS[:level]] for suit, level in zip(SUITS, levels, strict=True)
+        ],
+        tableau=tableau,
+        base_rank="A",
+        draw=3,
+    )
+
+
+def winnable_by_brute_force(game: Game) -> bool:
+    """Every legal move (take-backs aside) from every position: no pruning to trust."""
+    work = game.copy()
+    work.history = deque()
+    seen = {work.position_key()}
+    stack = [list(work.legal_moves(takebacks=False))]
+    while stack:
+        if not stack[-1]:
+            stack.pop()
+            if stack:
+                work.pop()
+            continue
+        work.push(stack[-1].pop())
+        if work.is_won:
+            return True
+        key = work.position_key()
+        if key in seen:
+            work.pop()
+            continue
+        seen.add(key)
+        stack.append(list(work.legal_moves(takebacks=False)))
+    return False
+
+
+def test_two_column_moves_may_wait_for_the_same_move() -> None:
+    game = two_moves_wait_for_one()
+    assert search(game, _is_won).found
+    result = solve(game, timeout_s=5.0)
+    assert result.result == WINNABLE
+    assert replay(game, result.moves).is_won
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.integers(0, 2**32))
+def test_pruning_never_loses_a_win(seed: int) -> None:
+    game = endgame(seed)
+    outcome = search(game, _is_won, node_limit=200_000)
+    assert outcome.found or outcome.exhausted
+    assert outcome.found == winnable_by_brute_force(game)
 
 
 @pytest.mark.parametrize("code", QUICK_DEALS)
