@@ -19,7 +19,8 @@ disagree. It is a depth-first search with:
   the next move that is not another such move: it must use what each of
   them changed, the card uncovered or the longer run made (any winning
   line can be reordered that way; several such moves may wait for one
-  move, as when one uncovers a card and another a place to put it);
+  move, as when one uncovers a card and another a place to put it, and
+  are then tried in one order only);
 * move ordering: foundation plays, reserve cards, column clears, the
   waste card, other column moves, take-backs, then waste cards further
   down the stock (fewest taps first).
@@ -326,6 +327,18 @@ def _settle(
     if not demands:
         return () if owes is None else (owes,)
     carried = carry and owes is not None and owes[0] == _OWE_COLUMN
+    if carried and not _pays(demands[-1][1], move, card):
+        _, where, joined, _ = demands[-1][1]
+        src, dst = move.src_index, move.dst_index
+        if joined >= 0:
+            # moving on part of the run just moved, or onto it, is the same
+            # as doing it before that run moved (which then moves with it)
+            if src == joined or dst == joined:
+                return None
+            # two such moves on four different columns reach the same
+            # position in either order: only the order by source is tried
+            if src < where and dst != where:
+                return None
     left: list[Duty] = []
     for duty, demand in demands:
         if _pays(demand, move, card):
