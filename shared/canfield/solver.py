@@ -15,21 +15,16 @@ disagree. It is a depth-first search with:
   reach is one move "tap k times, then play it" (taps commute with every
   other move, so nothing is lost);
 * no moving a whole column into an empty one (it changes nothing);
-* a column-to-column move that leaves cards behind must be paid for by
-  the next move that is not another such move: it must use what each of
-  them changed, the card uncovered or the longer run made (any winning
-  line can be reordered that way; several such moves may wait for one
-  move, as when one uncovers a card and another a place to put it, and
-  are then tried in one order only);
 * move ordering: foundation plays, reserve cards, column clears, the
   waste card, other column moves, take-backs, then waste cards further
   down the stock (fewest taps first).
 
 ``solve`` runs that search (the only one that may answer "not
-winnable") in turns with searches that only look for wins: short probes
-that put a random move first at every position, and a resumable finder
-(Draw 3: foundation plays last; Draw 1: stock cards played only when used
-at once). Every line any of them finds is a line the engine played.
+winnable") in turns with searches that only look for wins and prune
+harder (``_duty_of``): probes that put a random move first at every
+position, half of them starting along the line to the most promising
+position a probe has reached, and a resumable finder (Draw 3: foundation
+plays last). Every line any of them finds is a line the engine played.
 
 Foundation take-backs are left out unless asked for (``takebacks=True``),
 as in the published winnability study this is compared with, so
@@ -242,35 +237,32 @@ def _talon_reach(game: Game) -> list[tuple[int, int]]:
     return reach
 
 
-#: What a move leaves later moves to do (see ``_duty_of``): a tag, then facts.
+#: What a move leaves the next one to do in a win-only search (see ``_duty_of``).
 Duty = tuple[int, ...]
-#: the duties a position is reached with, in the order they were taken on
-Owed = tuple[Duty, ...]
 _OWE_COLUMN = 0  # (tag, card uncovered, card joined or -1, cards moved)
 _OWE_BUILD = 1  # (tag, card): build on this card
 _OWE_SUIT = 2  # (tag, suit): play the next card of this suit up
-#: a child: (stock taps first, the move, the duties owed after it)
-Child = tuple[int, Move, Owed]
+#: a child: (stock taps first, the move, the duty it leaves or None)
+Child = tuple[int, Move, "Duty | None"]
 
 
-def _duty_of(game: Game, move: Move, card: int, stock_duties: bool) -> Duty | None:
-    """What later moves owe ``move`` (of ``card``), or None; ``game`` is before it.
+def _duty_of(game: Game, move: Move, card: int) -> Duty | None:
+    """What the move after ``move`` (of ``card``) must do, or None; ``game`` is before it.
+
+    Only searches that look for wins use duties: they find wins sooner
+    but are not proofs, so a search that may answer "not winnable" has
+    none.
 
     A column-to-column move that leaves cards behind only uncovers a card
-    and joins its run to the card it lands on (-1: an empty column); any
-    winning line can put it off until just before the first move that
-    uses that card or that join. Several such moves can wait for the same
-    move (one uncovers a card, another a place for it), so they may follow
-    one another, but the first other move must use every one still owed
-    (see ``_settle``).
+    and joins its run to the card it lands on (-1: an empty column); a
+    winning line can often put it off until just before that card or that
+    join is used, so the very next move must use one of them. Not always:
+    two such moves can wait for the same move (one uncovers a card, the
+    other a place for it), and then neither order passes.
 
-    With ``stock_duties`` (Draw 1 only, where every stock card stays in
-    reach) a stock card played onto a column must be built on by the very
-    next move, and one played up (not the last of its suit) must be
-    followed at once by the next card of its suit. That finds wins far
-    sooner but is not a proof: a stock card and a column move can both
-    wait for the same later move, and only one of them can go just before
-    it. So it is for finding wins, never for ``not winnable``.
+    In Draw 1, where every stock card stays in reach, a stock card played
+    onto a column must be built on at once, and one played up (not the
+    last of its suit) must be followed by the next card of its suit.
     """
     src = move.src
     if src == TABLEAU:
@@ -281,7 +273,7 @@ def _duty_of(game: Game, move: Move, card: int, stock_duties: bool) -> Duty | No
             return None
         target = game.tableau[move.dst_index]
         return (_OWE_COLUMN, col[-move.count - 1], target[-1] if target else -1, move.count)
-    if stock_duties and src == WASTE:
+    if src == WASTE and game.draw == 1:
         if move.dst == TABLEAU:
             return (_OWE_BUILD, card)
         if ((card >> 2) - game.base_rank) % 13 != 12:
@@ -309,48 +301,6 @@ def _demand(game: Game, duty: Duty) -> tuple[int, int, int, int]:
     return (tag, src, dst, moved)
 
 
-def _settle(
-    demands: list[tuple[Duty, tuple[int, int, int, int]]],
-    move: Move,
-    card: int,
-    owes: Duty | None,
-    carry: bool,
-) -> Owed | None:
-    """The duties owed after ``move`` (which leaves ``owes``); None when it may not be played.
-
-    A move must pay every duty still owed, except that (with ``carry``) a
-    column move that leaves cards behind may leave column duties for a
-    later move to pay; a stock duty is always paid at once. Without
-    ``carry`` fewer lines are tried, some wins among them: only for
-    searches that never answer "not winnable".
-    """
-    if not demands:
-        return () if owes is None else (owes,)
-    carried = carry and owes is not None and owes[0] == _OWE_COLUMN
-    if carried and not _pays(demands[-1][1], move, card):
-        _, where, joined, _ = demands[-1][1]
-        src, dst = move.src_index, move.dst_index
-        if joined >= 0:
-            # moving on part of the run just moved, or onto it, is the same
-            # as doing it before that run moved (which then moves with it)
-            if src == joined or dst == joined:
-                return None
-            # two such moves on four different columns reach the same
-            # position in either order: only the order by source is tried
-            if src < where and dst != where:
-                return None
-    left: list[Duty] = []
-    for duty, demand in demands:
-        if _pays(demand, move, card):
-            continue
-        if not carried or duty[0] != _OWE_COLUMN:
-            return None
-        left.append(duty)
-    if owes is not None:
-        left.append(owes)
-    return tuple(left)
-
-
 def _pays(demand: tuple[int, int, int, int], move: Move, card: int) -> bool:
     """Whether ``move`` (moving ``card``) does what the duty behind ``demand`` asks."""
     tag, where, joined, moved = demand
@@ -366,25 +316,24 @@ def _pays(demand: tuple[int, int, int, int], move: Move, card: int) -> bool:
 def _children(
     game: Game,
     takebacks: bool,
-    owed: Owed = (),
-    stock_duties: bool = False,
+    duty: Duty | None = None,
+    win_only: bool = False,
     late_up: bool = False,
-    carry: bool = True,
 ) -> list[Child]:
-    """Moves worth trying here, best last, each with the duties owed after it.
+    """Moves worth trying here, best last, each with the duty it leaves.
 
     Stock taps only ever matter for the waste card they bring up, so a
     tap is never a move of its own: each waste card in reach is offered
-    as "tap k times, then play it". With duties ``owed`` only moves that
-    ``_settle`` allows are kept, unless a safe play is found (made at once).
+    as "tap k times, then play it". Only a ``win_only`` search gives
+    moves duties; with a ``duty`` only moves that do what it asks are
+    kept, unless a safe play is found (made at once).
     """
     counts: list[int] | None = None
-    ranked: list[tuple[int, int, int, Move, Owed]] = []
+    ranked: list[tuple[int, int, int, Move, Duty | None]] = []
     tableau = game.tableau
     draw1 = game.draw == 1
-    stock_duties = stock_duties and draw1
     reserve, waste, piles = game.reserve, game.waste, game.foundations
-    demands = [(duty, _demand(game, duty)) for duty in owed]
+    demand = _demand(game, duty) if duty else None
     up_rank = _RANK_LATE_UP if late_up else _RANK_FOUNDATION
     order = 0
     for order, move in enumerate(game.legal_moves(takebacks)):
@@ -405,7 +354,7 @@ def _children(
                 if counts is None:
                     counts = _suit_counts(game)
                 if _is_safe(game, card, src, counts):
-                    return [(0, move, ())]
+                    return [(0, move, None)]
             rank = up_rank
         elif src == RESERVE:
             rank = _RANK_RESERVE
@@ -421,9 +370,9 @@ def _children(
                 rank = _RANK_COLUMN
         else:
             rank = _RANK_TAKEBACK
-        after = _settle(demands, move, card, _duty_of(game, move, card, stock_duties), carry)
-        if after is not None:
-            ranked.append((rank, order, 0, move, after))
+        if demand is None or _pays(demand, move, card):
+            owes = _duty_of(game, move, card) if win_only else None
+            ranked.append((rank, order, 0, move, owes))
     if game.stock or game.waste:
         talon = game.waste + game.stock[::-1]
         tops = [col[-1] if col else -1 for col in tableau]
@@ -437,11 +386,10 @@ def _children(
                     if counts is None:
                         counts = _suit_counts(game)
                     if _is_safe(game, card, WASTE, counts):
-                        return [(taps, _WASTE_UP, ())]
-                owes = _duty_of(game, _WASTE_UP, card, stock_duties)
-                after = _settle(demands, _WASTE_UP, card, owes, carry)
-                if after is not None:
-                    ranked.append((up_rank, order, taps, _WASTE_UP, after))
+                        return [(taps, _WASTE_UP, None)]
+                if demand is None or _pays(demand, _WASTE_UP, card):
+                    owes = _duty_of(game, _WASTE_UP, card) if win_only else None
+                    ranked.append((up_rank, order, taps, _WASTE_UP, owes))
             base = card * 52
             filled = False
             for j in range(4):
@@ -453,12 +401,11 @@ def _children(
                 elif not BUILDS_ON[base + top]:
                     continue
                 move = _WASTE_TO[j]
-                owes = _duty_of(game, move, card, stock_duties)
-                after = _settle(demands, move, card, owes, carry)
-                if after is not None:
-                    ranked.append((_RANK_DRAW, order, taps, move, after))
+                if demand is None or _pays(demand, move, card):
+                    owes = _duty_of(game, move, card) if win_only else None
+                    ranked.append((_RANK_DRAW, order, taps, move, owes))
     ranked.sort(reverse=True)  # by rank, then order (unique, so nothing else is compared)
-    return [(taps, move, after) for _, _, taps, move, after in ranked]
+    return [(taps, move, owes) for _, _, taps, move, owes in ranked]
 
 
 def search(
@@ -488,9 +435,10 @@ class _Run:
     search given its time in slices does exactly what one long call would.
     With ``shake`` (a seeded ``random.Random``) it now and then tries a
     move from further down the order first: a different but still
-    complete search. A ``win_only`` run has every column move's duty paid
-    by the very next move: fewer lines, some wins among them, so when it
-    runs out it proves nothing.
+    complete search. Such a probe also keeps the line to the most
+    promising position it reached (``best_line``, see ``_promise``).
+    A ``win_only`` run gives moves duties (see ``_duty_of``): fewer
+    lines, some wins among them, so when it runs out it proves nothing.
     """
 
     def __init__(
@@ -499,15 +447,15 @@ class _Run:
         goal: Callable[[Game], bool],
         takebacks: bool,
         shake: random.Random | None = None,
-        stock_duties: bool = False,
-        late_up: bool = False,
         win_only: bool = False,
+        late_up: bool = False,
     ) -> None:
         self.nodes = 0
+        self.best = -_BIG
+        self.best_line: list[Move] = []
         self.found: list[Move] | None = None
         self.exhausted = False
-        style = (stock_duties, late_up, not win_only)
-        self._steps = self._walk(game, goal, takebacks, shake, style)
+        self._steps = self._walk(game, goal, takebacks, shake, win_only, late_up)
         self._stop = 0
         next(self._steps)
 
@@ -539,7 +487,8 @@ class _Run:
         goal: Callable[[Game], bool],
         takebacks: bool,
         shake: random.Random | None,
-        style: tuple[bool, bool, bool],
+        win_only: bool,
+        late_up: bool,
     ) -> Iterator[None]:
         """The search itself; it pauses (yields) when ``self._stop`` nodes are reached."""
         work = game.copy()
@@ -552,7 +501,7 @@ class _Run:
         seen.add(position_key(work), work)
         owing: set[tuple] = set()
         path: list[Child] = []
-        frames: list[list[Child]] = [_children(work, takebacks, (), *style)]
+        frames: list[list[Child]] = [_children(work, takebacks, None, win_only, late_up)]
         nodes = 0
         push, pop, turn = work.push, work.pop, work.turn_stock
         while frames:
@@ -565,7 +514,7 @@ class _Run:
                     pop()
                 continue
             step = moves.pop()
-            taps, move, owed = step
+            taps, move, duty = step
             if taps:
                 turn(taps)
             push(move)
@@ -578,13 +527,18 @@ class _Run:
                 self.nodes = nodes
                 self.found = _expand(path)
                 return
-            if not _visit(seen, owing, work, owed):
+            if not _visit(seen, owing, work, duty):
                 if taps:
                     pop()
                 pop()
                 continue
             path.append(step)
-            children = _children(work, takebacks, owed, *style)
+            if shake is not None:
+                promise = _promise(work)
+                if promise > self.best:
+                    self.best = promise
+                    self.best_line = _expand(path)
+            children = _children(work, takebacks, duty, win_only, late_up)
             if shake is not None and len(children) > 1:
                 pick = shake.randrange(len(children))
                 children[-1], children[pick] = children[pick], children[-1]
@@ -593,22 +547,27 @@ class _Run:
         self.exhausted = True
 
 
-def _visit(seen: _Seen, owing: set[tuple], game: Game, owed: Owed) -> tuple | None:
+def _visit(seen: _Seen, owing: set[tuple], game: Game, duty: Duty | None) -> tuple | None:
     """Record a newly reached position; None when it is not worth a visit.
 
-    A position reached owing duties is only partly searched, so it is kept
-    apart (with its duties) and never stands in for a full visit.
+    A position reached with a duty is only partly searched, so it is kept
+    apart (with its duty) and never stands in for a full visit.
     """
     key = position_key(game)
-    if not owed:
+    if duty is None:
         return key if seen.add(key, game) else None
     if seen.covers(key, game):
         return None
-    entry = (key, len(game.waste), owed if len(owed) == 1 else tuple(sorted(owed)))
+    entry = (key, len(game.waste), duty)
     if entry in owing:
         return None
     owing.add(entry)
     return key
+
+
+def _promise(game: Game) -> int:
+    """How far along a position looks: cards up, the reserve (which blocks most) counted twice."""
+    return game.on_foundations - 2 * len(game.reserve)
 
 
 def _expand(path: list[Child]) -> list[Move]:
@@ -649,28 +608,54 @@ def solve(
     draw1 = game.draw == 1
     plain = _Run(game, _is_won, takebacks)
     # the finder: Draw 1 with the stock duties, Draw 3 with foundations last
-    finder = _Run(game, _is_won, takebacks, None, draw1, not draw1, win_only=True)
+    finder = _Run(game, _is_won, takebacks, win_only=True, late_up=not draw1)
     line = None
     if draw1:  # the finder wins nearly every Draw 1 deal at once
         line = budget.give(finder, _FIRST_NODES)
     if line is None:
         line = budget.give(plain, _FIRST_NODES)
     seed = 0
+    # the line to the most promising position a probe has reached; half the
+    # probes start from a random point along it instead of from the start
+    elite: list[Move] = []
+    elite_promise = -_BIG
     while line is None and not plain.exhausted and budget.left():
         seed += 1
         # Draw 1 probes alternate between the two orders; Draw 3 ones play foundations last
         late = not draw1 or seed % 2 == 0
-        probe = _Run(game, _is_won, takebacks, random.Random(seed), draw1, late, win_only=True)
-        line = budget.give(probe, _PROBE_NODES)
+        shake = random.Random(seed)
+        prefix = elite[: shake.randrange(len(elite))] if elite and shake.random() < 0.5 else []
+        origin = _played(game, prefix) if prefix else game
+        probe = _Run(origin, _is_won, takebacks, shake, win_only=True, late_up=late)
+        # rounds grow by the Luby sequence (1 1 2 1 1 2 4 ...): mostly short
+        # probes, now and then a longer one that can back up further
+        size = _luby(seed)
+        line = budget.give(probe, _PROBE_NODES * size)
+        if line is not None:
+            line = prefix + line
+        elif probe.best > elite_promise:
+            elite_promise = probe.best
+            elite = prefix + probe.best_line
         if line is None and not finder.exhausted:
-            line = budget.give(finder, _PROBE_NODES)
+            line = budget.give(finder, _PROBE_NODES * size)
         if line is None:
-            line = budget.give(plain, _PLAIN_NODES)
+            line = budget.give(plain, _PLAIN_NODES * size)
     seconds = time.process_time() - start
     if line is not None:
         return SolveResult(WINNABLE, [m.text() for m in line], seconds, budget.spent)
     verdict = NOT_WINNABLE if plain.exhausted else UNKNOWN
     return SolveResult(verdict, [], seconds, budget.spent)
+
+
+def _luby(index: int) -> int:
+    """The ``index``-th term (from 1) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ..."""
+    while True:
+        size = 1
+        while size * 2 - 1 < index:
+            size *= 2
+        if index == size * 2 - 1:
+            return size
+        index -= size - 1
 
 
 class _Budget:
@@ -710,8 +695,13 @@ def hint(game: Game, timeout_s: float = 1.0) -> Move | None:
 
 def replay(game_or_code: Game | DealCode | str, moves: list[str]) -> Game:
     """Play ``moves`` with the engine on a fresh copy; raises on an illegal move."""
-    game = _as_game(game_or_code).copy()
+    return _played(_as_game(game_or_code), [Move.parse(text) for text in moves])
+
+
+def _played(game: Game, line: list[Move]) -> Game:
+    """A copy of ``game`` (with an unbounded undo history) after ``line``."""
+    game = game.copy()
     game.history = deque()
-    for text in moves:
-        game.push(Move.parse(text))
+    for move in line:
+        game.push(move)
     return game
