@@ -22,9 +22,10 @@ disagree. It is a depth-first search with:
 ``solve`` runs that search (the only one that may answer "not
 winnable") in turns with searches that only look for wins and prune
 harder (``_duty_of``): probes that put a random move first at every
-position, half of them starting along the line to the most promising
-position a probe has reached, and a resumable finder (Draw 3: foundation
-plays last). Every line any of them finds is a line the engine played.
+position (in Draw 3 half of them starting along the line to the most
+promising position a probe has reached), and a resumable finder (Draw 3:
+foundation plays last). Every line any of them finds is a line the
+engine played.
 
 Foundation take-backs are left out unless asked for (``takebacks=True``),
 as in the published winnability study this is compared with, so
@@ -615,8 +616,10 @@ def solve(
     if line is None:
         line = budget.give(plain, _FIRST_NODES)
     seed = 0
-    # the line to the most promising position a probe has reached; half the
-    # probes start from a random point along it instead of from the start
+    # the line to the most promising position a probe has reached; in Draw 3
+    # half the probes start from a random point along it instead of from
+    # the start (in Draw 1, where the finder wins nearly every deal, that
+    # did not help)
     elite: list[Move] = []
     elite_promise = -_BIG
     while line is None and not plain.exhausted and budget.left():
@@ -624,7 +627,9 @@ def solve(
         # Draw 1 probes alternate between the two orders; Draw 3 ones play foundations last
         late = not draw1 or seed % 2 == 0
         shake = random.Random(seed)
-        prefix = elite[: shake.randrange(len(elite))] if elite and shake.random() < 0.5 else []
+        prefix: list[Move] = []
+        if elite and not draw1 and shake.random() < 0.5:
+            prefix = elite[: shake.randrange(len(elite))]
         origin = _played(game, prefix) if prefix else game
         probe = _Run(origin, _is_won, takebacks, shake, win_only=True, late_up=late)
         # rounds grow by the Luby sequence (1 1 2 1 1 2 4 ...): mostly short
