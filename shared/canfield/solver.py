@@ -608,7 +608,7 @@ def solve(
     budget = _Budget(_BIG if node_limit is None else node_limit, deadline)
     draw1 = game.draw == 1
     plain = _Run(game, _is_won, takebacks)
-    # the finder: Draw 1 with the stock duties, Draw 3 with foundations last
+    # the finder: a resumable search with the duties (Draw 3: foundations last)
     finder = _Run(game, _is_won, takebacks, win_only=True, late_up=not draw1)
     line = None
     if draw1:  # the finder wins nearly every Draw 1 deal at once
