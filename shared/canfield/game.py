@@ -23,7 +23,21 @@ from .errors import (
     InvalidMoveError,
     NothingToUndoError,
 )
-from .moves import DRAW, FOUNDATION, MAX_RUN, RESERVE, STOCK, TABLEAU, UNDO, WASTE, Move
+from .moves import (
+    COLUMN_UP,
+    DRAW,
+    FOUNDATION,
+    ONTO_COLUMN,
+    RESERVE,
+    RUN,
+    STOCK,
+    TABLEAU,
+    TAKE_BACK,
+    TO_FOUNDATION,
+    UNDO,
+    WASTE,
+    Move,
+)
 
 __all__ = ["Game", "UNDO_LIMIT", "POINTS_PER_CARD", "WIN_SCORE"]
 
@@ -42,20 +56,6 @@ WIN_SCORE = 51 * POINTS_PER_CARD
 #   drawn        stock tap: cards turned (> 0), or -n for a recycle of n;
 #                several taps at once (turn_stock): the waste size before
 _Record = tuple[Move, int, int, bool, int, int, int]
-
-# Every move ``legal_moves`` yields, made once: moves are immutable values,
-# and making them anew at every position is a large share of a search.
-_UP = {src: Move(src, 0, 1, FOUNDATION, 0) for src in (RESERVE, WASTE)}
-_COLUMN_UP = tuple(Move(TABLEAU, i, 1, FOUNDATION, 0) for i in range(4))
-_ONTO = {src: tuple(Move(src, 0, 1, TABLEAU, j) for j in range(4)) for src in (RESERVE, WASTE)}
-_TAKE_BACK = tuple(tuple(Move(FOUNDATION, i, 1, TABLEAU, j) for j in range(4)) for i in range(4))
-#: ``_RUN[i][j][count]``: the last ``count`` cards of column i onto column j
-_RUN = tuple(
-    tuple(
-        tuple(Move(TABLEAU, i, count, TABLEAU, j) for count in range(MAX_RUN + 1)) for j in range(4)
-    )
-    for i in range(4)
-)
 
 
 class Game:
@@ -266,17 +266,17 @@ class Game:
         may_fill = not reserve
         # to foundations
         if reserve and accepts(reserve[-1]) >= 0:
-            yield _UP[RESERVE]
+            yield TO_FOUNDATION[RESERVE]
         if waste and accepts(waste[-1]) >= 0:
-            yield _UP[WASTE]
+            yield TO_FOUNDATION[WASTE]
         for i in range(4):
             if tops[i] >= 0 and accepts(tops[i]) >= 0:
-                yield _COLUMN_UP[i]
+                yield COLUMN_UP[i]
         # single cards from reserve and waste onto columns
         for src, pile in ((RESERVE, reserve), (WASTE, waste)):
             if pile:
                 base = pile[-1] * 52
-                onto = _ONTO[src]
+                onto = ONTO_COLUMN[src]
                 for j in range(4):
                     top = tops[j]
                     if (top < 0 and may_fill) or (top >= 0 and builds[base + top]):
@@ -293,7 +293,7 @@ class Game:
             # a run climbs one rank per card, so only one depth (and every
             # 13th below it) holds the rank a target takes
             last_rank = col[-1] >> 2
-            runs = _RUN[i]
+            runs = RUN[i]
             for j in range(4):
                 if j == i:
                     continue
@@ -314,7 +314,7 @@ class Game:
                 for j in range(4):
                     top = tops[j]
                     if (top < 0 and may_fill) or (top >= 0 and builds[base + top]):
-                        yield _TAKE_BACK[slot][j]
+                        yield TAKE_BACK[slot][j]
         if self.stock or waste:
             yield DRAW
 

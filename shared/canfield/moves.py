@@ -84,6 +84,23 @@ class Move(NamedTuple):
 
 DRAW = Move(STOCK, 0, 0, "", 0)
 
+# Every move value ``Game.legal_moves`` hands out, made once: moves are
+# immutable, and making them anew at every position is a large share of a
+# search. ``RUN[i][j][count]`` moves the last ``count`` cards of column i
+# onto column j; the others are indexed by pile kind, column or slot.
+TO_FOUNDATION = {src: Move(src, 0, 1, FOUNDATION, 0) for src in (RESERVE, WASTE)}
+COLUMN_UP = tuple(Move(TABLEAU, i, 1, FOUNDATION, 0) for i in range(4))
+ONTO_COLUMN = {
+    src: tuple(Move(src, 0, 1, TABLEAU, j) for j in range(4)) for src in (RESERVE, WASTE)
+}
+TAKE_BACK = tuple(tuple(Move(FOUNDATION, i, 1, TABLEAU, j) for j in range(4)) for i in range(4))
+RUN = tuple(
+    tuple(
+        tuple(Move(TABLEAU, i, count, TABLEAU, j) for count in range(MAX_RUN + 1)) for j in range(4)
+    )
+    for i in range(4)
+)
+
 _COLUMNS = "1234"
 
 

@@ -46,7 +46,17 @@ from dataclasses import dataclass, field
 from .cards import BUILDS_ON
 from .dealcode import DealCode
 from .game import Game
-from .moves import DRAW, FOUNDATION, RESERVE, STOCK, TABLEAU, WASTE, Move
+from .moves import (
+    DRAW,
+    FOUNDATION,
+    ONTO_COLUMN,
+    RESERVE,
+    STOCK,
+    TABLEAU,
+    TO_FOUNDATION,
+    WASTE,
+    Move,
+)
 
 __all__ = [
     "WINNABLE",
@@ -86,8 +96,8 @@ _FIRST_NODES = 20_000
 _PROBE_NODES = 1_000
 _PLAIN_NODES = 500
 
-_WASTE_UP = Move(WASTE, 0, 1, FOUNDATION, 0)
-_WASTE_TO = [Move(WASTE, 0, 1, TABLEAU, j) for j in range(4)]
+_WASTE_UP = TO_FOUNDATION[WASTE]
+_WASTE_TO = ONTO_COLUMN[WASTE]
 
 
 @dataclass(frozen=True, slots=True)
