@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from canfield_server.embedded_redis import EmbeddedRedis, redis_server_binary
-from canfield_server.launcher import ServerProcess
+from canfield_server.ops.launcher import ServerProcess
+from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 
 __all__ = ["ServerProcess", "need", "IN_CI"]
 

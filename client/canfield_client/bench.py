@@ -1,7 +1,7 @@
 """The benchmark: start (or target) servers, run load from worker processes, report.
 
 One run measures the race server and then, with the same load generator
-and the same player count, the bare baseline (``canfield_server.baseline``:
+and the same player count, the bare baseline (``canfield_server.ops.baseline``:
 a WebSocket echo with one Redis script call per frame) against the same
 Redis, so "ours / baseline" compares like with like on one machine at one
 moment. Servers it starts get limits that let the load through (the rate
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from canfield_server.embedded_redis import EmbeddedRedis
-from canfield_server.launcher import BaselineProcess, ServerProcess, rss_mb
+from canfield_server.ops.launcher import BaselineProcess, ServerProcess, rss_mb
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 
 from .loadgen import Job, WorkerResult, run_worker
 

@@ -1,6 +1,6 @@
 """An asyncio client for the race server, on the ``websockets`` library.
 
-Messages are the server's own types (``canfield_server.protocol``), so the
+Messages are the server's own types (``canfield_protocol``), so the
 shape of the wire is written once. One reader task decodes every frame
 and routes it: ``ack``/``error`` with a ``seq`` to the board action that
 sent it, other replies to the one request waiting, and room, countdown,
@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 import websockets
-from canfield_server.protocol import (
+from canfield_protocol import (
     Ack,
     AddBot,
     Board,

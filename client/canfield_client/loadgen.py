@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 from canfield import DRAW, Game, Move
 from canfield.moves import FOUNDATION, RESERVE, TABLEAU, WASTE
-from canfield_server.protocol import Error, Leaderboard, MoveMsg, RoomSettings
+from canfield_protocol import Error, Leaderboard, MoveMsg, RoomSettings
 from websockets.asyncio.client import connect
 
 from .client import RaceClient

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from canfield_client.bench import BenchConfig, percentile, run_bench
-from canfield_server.embedded_redis import redis_server_binary
+from canfield_server.storage.embedded_redis import redis_server_binary
 
 from ..conftest import need
 

@@ -15,7 +15,7 @@ from canfield_client.client import (
     room_from_link,
     ws_url_from_link,
 )
-from canfield_server.protocol import Leaderboard, MoveMsg, RoomSettings
+from canfield_protocol import Leaderboard, MoveMsg, RoomSettings
 
 #: a Draw 1 deal the normal bot wins (tests/client/test_strategy.py)
 WINNABLE = "CF1-D1-AAAAAAN"

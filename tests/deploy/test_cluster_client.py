@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from canfield_server.cluster import is_cluster_url, redis_client, seed_nodes
+from canfield_server.storage.cluster import is_cluster_url, redis_client, seed_nodes
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 

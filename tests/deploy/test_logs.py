@@ -8,7 +8,7 @@ import logging
 
 import pytest
 from canfield_client.client import RaceClient
-from canfield_server import logs
+from canfield_server.ops import logs
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import re
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from canfield_server.config import Settings
+from canfield_server.ops.config import Settings
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 

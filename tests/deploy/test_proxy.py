@@ -7,7 +7,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from canfield_server.instance import HEADER
+from canfield_server.transport.instance import HEADER
 
 from tests.deploy.conftest import DEAL, instance_of, until_leaderboard
 from tests.server.conftest import line_of_play

@@ -7,8 +7,8 @@ import signal
 import time
 
 import redis
-from canfield_server import keys
-from canfield_server.protocol import Reconnect
+from canfield_protocol import Reconnect
+from canfield_server.storage import keys
 
 from tests.deploy.conftest import DEAL, instance_of, until_leaderboard
 from tests.server.conftest import line_of_play

@@ -13,9 +13,9 @@ from __future__ import annotations
 import base64
 
 import websockets
-from canfield_server import keys
-from canfield_server.hub import ROOM_MISSES_BURST
-from canfield_server.rooms import CODE_ALPHABET, CODE_LENGTH
+from canfield_server.storage import keys
+from canfield_server.room.hub import ROOM_MISSES_BURST
+from canfield_server.room.rules import CODE_ALPHABET, CODE_LENGTH
 from redis.asyncio import Redis
 
 from tests.reliability.conftest import DEAL, FAST_ENV, Recorder, seat_snapshot

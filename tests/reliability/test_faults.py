@@ -22,7 +22,7 @@ import msgspec
 import websockets
 from canfield import Game, Move
 from canfield_client.client import RaceClient
-from canfield_server.protocol import RoomSettings
+from canfield_protocol import RoomSettings
 
 from tests.reliability.conftest import (
     DEAL,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pytest
 import websockets
-from canfield_server.protocol import (
+from canfield_protocol import (
     Create,
     ErrorCode,
     Join,
@@ -27,7 +27,7 @@ from canfield_server.protocol import (
     Ready,
     decode_client,
 )
-from canfield_server.rooms import normalize_room_code
+from canfield_server.room.rules import normalize_room_code
 
 from tests.reliability.conftest import (
     OPEN_ENV,

@@ -21,7 +21,7 @@ import pytest
 from canfield_client.bot import race_once, run_bot
 from canfield_client.client import RaceClient
 from canfield_client.strategy import Strategy
-from canfield_server.protocol import Rematch, encode
+from canfield_protocol import Rematch, encode
 
 from tests.reliability.conftest import FAST_ENV
 

@@ -14,10 +14,10 @@ import time
 from typing import Any
 
 import pytest
-from canfield_server.hub import Hub
-from canfield_server.protocol import Create, Join, MoveMsg, Rematch, SettingsMsg, Start
-from canfield_server.pubsub import RoomBus
-from canfield_server.store import RedisStore
+from canfield_protocol import Create, Join, MoveMsg, Rematch, SettingsMsg, Start
+from canfield_server.room.hub import Hub
+from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
 
 DEAL = "CF1-D3-AAAAACL"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from canfield_server.leaderboard import MAX_STRETCH, Pace
+from canfield_server.room.leaderboard import MAX_STRETCH, Pace
 
 
 def test_a_loop_on_time_keeps_the_set_interval() -> None:

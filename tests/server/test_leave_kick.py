@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 import websockets
-from canfield_server import rooms as R
-from canfield_server.protocol import CLOSE_KICKED, Kick, Leave, decode_client
+from canfield_protocol import CLOSE_KICKED, Kick, Leave, decode_client
+from canfield_server.room import rules as R
 
 from tests.server.test_race_live import DEAL, lobby, play, start
 from tests.server.test_room_logic import code_of

@@ -5,9 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 from canfield import Game
-from canfield_server import rooms as R
-from canfield_server.leaderboard import rank_key, ranked
-from canfield_server.protocol import (
+from canfield_protocol import (
     GiveUp,
     MoveMsg,
     ProtocolError,
@@ -17,7 +15,9 @@ from canfield_server.protocol import (
     Undo,
     decode_client,
 )
-from canfield_server.race import PlayerRace, replay
+from canfield_server.room import rules as R
+from canfield_server.room.leaderboard import rank_key, ranked
+from canfield_server.room.race import PlayerRace, replay
 
 DEAL = "CF1-D3-AAAAACL"
 
@@ -209,7 +209,7 @@ def farm_layout() -> Game:
 
 def test_won_games_rank_first_by_finish_time_then_cards_then_who_got_there_first() -> None:
     def row(pid: str, status: str, cards: int, at: int):  # noqa: ANN202
-        from canfield_server.race import StoredRow
+        from canfield_server.room.race import StoredRow
 
         return StoredRow(
             id=pid,

@@ -15,10 +15,10 @@ import redis
 import redis.asyncio as aioredis
 from canfield import DealCode, Game, Move
 from canfield.solver import WINNABLE, replay, solve
-from canfield_server import keys
-from canfield_server import rooms as R
-from canfield_server.protocol import ProtocolError, SettingsMsg
-from canfield_server.winnable import DealPool, Proven
+from canfield_protocol import ProtocolError, SettingsMsg
+from canfield_server.storage import keys
+from canfield_server.room import rules as R
+from canfield_server.solving.deal_pool import DealPool, Proven
 
 #: a short countdown, a tiny pool: quick tests
 ENV = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "2"}

@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from canfield import Game, Move
-from canfield_server.embedded_redis import EmbeddedRedis
-from canfield_server.launcher import ServerProcess
+from canfield_server.ops.launcher import ServerProcess
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 from pages import (
     DESKTOP,
     PHONE,

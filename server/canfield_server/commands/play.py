@@ -14,7 +14,7 @@ import sys
 
 from canfield import CanfieldError, Game, render
 
-from .deal import read_code
+from canfield_server.commands.deal import read_code
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -55,10 +55,10 @@ def _exit_quietly(signum: int, frame: FrameType | None) -> None:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from ..app import create_app
-    from ..config import Settings
-    from ..embedded_redis import EmbeddedRedis
-    from ..logs import configure as configure_logs
+    from canfield_server.ops.config import Settings
+    from canfield_server.ops.logs import configure as configure_logs
+    from canfield_server.storage.embedded_redis import EmbeddedRedis
+    from canfield_server.transport.app import create_app
 
     settings = Settings.from_env(
         host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir

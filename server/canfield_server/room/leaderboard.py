@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable
 
-from .protocol import Row
-from .race import StoredRow
+from canfield_protocol import Row
+
+from canfield_server.room.race import StoredRow
 
 __all__ = ["Pace", "rank_key", "ranked"]
 

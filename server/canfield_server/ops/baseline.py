@@ -22,7 +22,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .commands.serve import _uvicorn_options
+from canfield_server.commands.serve import _uvicorn_options
 
 __all__ = ["build_app", "SCRIPT"]
 

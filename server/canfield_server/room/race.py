@@ -21,9 +21,8 @@ from canfield import (
     NothingToUndoError,
     parse_card,
 )
-
-from .protocol import ErrorCode as E
-from .protocol import GiveUp, MoveMsg, ProtocolError, Tap, Undo
+from canfield_protocol import ErrorCode as E
+from canfield_protocol import GiveUp, MoveMsg, ProtocolError, Tap, Undo
 
 try:  # written by the analysis work; the view simply omits the hint without it
     from canfield.analysis import has_useful_move

@@ -14,8 +14,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from . import children
-from .embedded_redis import free_port
+from canfield_server.ops import children
+from canfield_server.storage.embedded_redis import free_port
 
 __all__ = ["LoopbackEndpoint", "ServerProcess", "BaselineProcess"]
 
@@ -114,13 +114,13 @@ class ServerProcess(LoopbackEndpoint):
 
 
 class BaselineProcess(ServerProcess):
-    """The bare baseline endpoint (``canfield_server.baseline``) as a process."""
+    """The bare baseline endpoint (``canfield_server.ops.baseline``) as a process."""
 
     def argv(self) -> list[str]:
         return [
             sys.executable,
             "-m",
-            "canfield_server.baseline",
+            "canfield_server.ops.baseline",
             "--port",
             str(self.port),
             "--redis-url",

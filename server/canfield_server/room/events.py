@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from canfield_protocol import RoomState
 
-from .protocol import RoomState
-from .race import StoredRow
+from canfield_server.room.race import StoredRow
 
 __all__ = ["RoomEvent", "RowEvent", "FinishedEvent", "Event", "pack", "unpack", "VER_SLOT"]
 

@@ -14,8 +14,7 @@ import unicodedata
 
 import msgspec
 from canfield import DealCode, InvalidDealCodeError
-
-from .protocol import (
+from canfield_protocol import (
     ErrorCode,
     Member,
     ProtocolError,

@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from . import keys, metrics
+from canfield_server.ops import metrics
+from canfield_server.storage import keys
 
 __all__ = ["RoomBus"]
 

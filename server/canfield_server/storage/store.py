@@ -12,15 +12,15 @@ import time
 from typing import Any
 
 import msgspec
+from canfield_protocol import RoomState
 from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import NoScriptError
 
-from . import keys
-from .events import FinishedEvent, RoomEvent, pack
-from .pipeline import PipelinedScript, supports
-from .protocol import RoomState
-from .race import StoredRow
-from .scripts import MOVE, Scripts
+from canfield_server.room.events import FinishedEvent, RoomEvent, pack
+from canfield_server.room.race import StoredRow
+from canfield_server.storage import keys
+from canfield_server.storage.pipeline import PipelinedScript, supports
+from canfield_server.storage.scripts import MOVE, Scripts
 
 __all__ = ["RoomRecord", "RedisStore", "ScriptBatcher"]
 

@@ -1,7 +1,7 @@
 """The Starlette application: explicit routes, and a lifespan that owns Redis.
 
 ``create_app(settings)`` builds everything; ``extra_routes`` (or an
-optional ``canfield_server.metrics`` module exposing ``ROUTES``) adds
+optional ``canfield_server.ops.metrics`` module exposing ``ROUTES``) adds
 routes such as ``/metrics`` without touching this file's internals.
 ``/ws`` is served in front of Starlette (``WebSocketFirst``): the hot path.
 """
@@ -25,18 +25,18 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import metrics
-from .cluster import redis_client
-from .config import Settings
-from .hub import Hub
-from .instance import InstanceHeader, instance_header
-from .presence import PresenceKeeper
-from .pubsub import RoomBus
-from .ratelimit import RateLimiter, TokenBucket
-from .rooms import Limits
-from .store import RedisStore
-from .winnable import DealPool
-from .ws import WebSocketEndpoint
+from canfield_server.ops import metrics
+from canfield_server.ops.config import Settings
+from canfield_server.room.hub import Hub
+from canfield_server.room.rules import Limits
+from canfield_server.solving.deal_pool import DealPool
+from canfield_server.storage.cluster import redis_client
+from canfield_server.storage.presence import PresenceKeeper
+from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.store import RedisStore
+from canfield_server.transport.instance import InstanceHeader, instance_header
+from canfield_server.transport.ratelimit import RateLimiter, TokenBucket
+from canfield_server.transport.ws import WebSocketEndpoint
 
 __all__ = ["WebSocketFirst", "create_app", "web_root"]
 
@@ -54,9 +54,9 @@ def web_root() -> str | None:
 
 def _optional_routes() -> list[BaseRoute]:
     try:
-        module = importlib.import_module("canfield_server.metrics")
+        module = importlib.import_module("canfield_server.ops.metrics")
     except ModuleNotFoundError as exc:
-        if exc.name != "canfield_server.metrics":
+        if exc.name != "canfield_server.ops.metrics":
             raise
         return []
     routes = getattr(module, "ROUTES", None)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from . import children
+from canfield_server.ops import children
 
 __all__ = ["EmbeddedRedis", "redis_server_binary", "free_port", "RedisStartError"]
 

@@ -33,10 +33,10 @@ from typing import Any, NamedTuple, TypeVar
 
 from canfield import DealCode, Game
 from canfield.solver import WINNABLE, hint, solve
+from canfield_protocol import ErrorCode, ProtocolError
 from redis.exceptions import RedisError
 
-from . import keys
-from .protocol import ErrorCode, ProtocolError
+from canfield_server.storage import keys
 
 __all__ = ["DRAW_MODES", "Proven", "DealPool", "solver_executor"]
 

@@ -18,14 +18,7 @@ from typing import Any, Protocol
 
 import msgspec
 from canfield import DealCode
-from redis.exceptions import RedisError
-
-from . import metrics
-from . import rooms as R
-from .events import FinishedEvent, RoomEvent, RowEvent, unpack
-from .leaderboard import Pace, ranked
-from .logs import event
-from .protocol import (
+from canfield_protocol import (
     CLOSE_KICKED,
     VERSION,
     Ack,
@@ -66,11 +59,18 @@ from .protocol import (
     encode,
     error,
 )
-from .protocol import ErrorCode as E
-from .race import PlayerRace, StoredRow
-from .ratelimit import PerAddress
-from .store import RedisStore, RoomRecord
-from .winnable import DealPool
+from canfield_protocol import ErrorCode as E
+from redis.exceptions import RedisError
+
+from canfield_server.ops import metrics
+from canfield_server.ops.logs import event
+from canfield_server.room import rules as R
+from canfield_server.room.events import FinishedEvent, RoomEvent, RowEvent, unpack
+from canfield_server.room.leaderboard import Pace, ranked
+from canfield_server.room.race import PlayerRace, StoredRow
+from canfield_server.solving.deal_pool import DealPool
+from canfield_server.storage.store import RedisStore, RoomRecord
+from canfield_server.transport.ratelimit import PerAddress
 
 __all__ = ["Peer", "Hub", "now_ms"]
 

@@ -15,13 +15,13 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
+from canfield_protocol import Error, ProtocolError, decode_client, encode, error
+from canfield_protocol import ErrorCode as E
 from starlette.types import Receive, Scope, Send
 
-from . import metrics
-from .hub import Hub
-from .protocol import Error, ProtocolError, decode_client, encode, error
-from .protocol import ErrorCode as E
-from .ratelimit import RateLimiter, TokenBucket
+from canfield_server.ops import metrics
+from canfield_server.room.hub import Hub
+from canfield_server.transport.ratelimit import RateLimiter, TokenBucket
 
 __all__ = ["WsPeer", "WebSocketEndpoint"]
 

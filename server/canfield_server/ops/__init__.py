@@ -1,0 +1,1 @@
+"""Running the server: settings, logs, metrics, child processes."""

@@ -1,0 +1,1 @@
+"""Redis: the store, its Lua scripts and keys, pub/sub, presence, the bundled redis-server."""

@@ -1,0 +1,1 @@
+"""The network edge: the ASGI app, the WebSocket endpoint, rate limits."""
