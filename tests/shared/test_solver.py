@@ -7,7 +7,8 @@ from collections import deque
 
 import pytest
 from canfield import RANKS, SUITS, DealCode, Game, Move
-from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, _is_won, hint, replay, search, solve
+from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, hint, replay, search, solve
+from canfield.solver.depth_first import is_won as _is_won
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
