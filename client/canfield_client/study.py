@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from canfield import Game
-from canfield_server.commands.solve import study_codes
+from canfield_cli.commands.solve import study_codes
 
 from .strategy import LEVELS, Strategy, play_out
 

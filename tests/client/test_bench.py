@@ -35,7 +35,7 @@ def test_bench_command_prints_one_json_object_for_two_processes() -> None:
         [
             sys.executable,
             "-m",
-            "canfield_server.cli",
+            "canfield_cli",
             "bench",
             "--players=4",
             "--rooms=2",

@@ -182,7 +182,7 @@ async def test_bot_command_joins_by_share_link_and_races(server) -> None:  # noq
         command = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "canfield_server.cli",
+            "canfield_cli",
             "bot",
             f"{server.http_url}/r/{joined.room.lower()}",
             "--name",

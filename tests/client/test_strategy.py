@@ -119,7 +119,7 @@ def test_study_command_counts_the_bots_wins(tmp_path) -> None:  # noqa: ANN001
         "".join(json.dumps({"code": c, "result": "winnable"}) + "\n" for c in winnable)
     )
     done = subprocess.run(
-        [sys.executable, "-m", "canfield_server.cli", "bot", "--study", "4", "--draw", "1"]
+        [sys.executable, "-m", "canfield_cli", "bot", "--study", "4", "--draw", "1"]
         + ["--seed", "7", "--strength", "normal", "--verdicts", str(verdicts), "--json"],
         capture_output=True,
         text=True,

@@ -11,7 +11,7 @@ import pytest
 from canfield import DealCode, Game
 
 SCRIPT = Path(sys.executable).with_name("canfield-race")
-COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "canfield_server.cli"]
+COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "canfield_cli"]
 
 AAAAACL = (
     "3S QS JD QD 4H 5C QH AD 2D 2H 7H 9H TC 2C 9C 7S AH 6H KC AS AC JH KS KH "

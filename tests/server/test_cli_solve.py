@@ -9,7 +9,7 @@ from pathlib import Path
 
 from canfield import Game, Move
 
-CLI = [sys.executable, "-m", "canfield_server.cli", "solve"]
+CLI = [sys.executable, "-m", "canfield_cli", "solve"]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

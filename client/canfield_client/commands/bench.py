@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+HELP = "load-test a server and print figures"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=200, help="racing players (default 200)")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from ..client import ServerError, room_from_link, ws_url_from_link
 from ..strategy import LEVELS
+
+HELP = "join a room and race as a bot"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print("canfield-race bot: give a room code or link (or --study N)")
         return 2
     from ..bot import run_bot
+    from ..client import ServerError, room_from_link, ws_url_from_link
 
     url = args.server or ws_url_from_link(args.room) or "ws://127.0.0.1:8000/ws"
     room = room_from_link(args.room)

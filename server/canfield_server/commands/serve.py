@@ -14,9 +14,12 @@ import signal
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 log = logging.getLogger("canfield_server")
+
+
+HELP = "run the race server"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -61,7 +61,7 @@ class ServerProcess(LoopbackEndpoint):
         return [
             sys.executable,
             "-m",
-            "canfield_server.cli",
+            "canfield_cli",
             "serve",
             "--host",
             "127.0.0.1",

@@ -22,6 +22,10 @@ from canfield.analysis import has_useful_move
 from canfield.dealcode import SEED_SPACE
 from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult, solve
 
+from canfield_cli.stats import percentile
+
+HELP = "decide whether a deal can be won"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("code", nargs="?", help="deal code such as CF1-D3-AAAAACL")
@@ -96,10 +100,9 @@ def bench_useful(deals: int, seed: int, steps: int = 60) -> str:
             if not moves:
                 break
             game.push(rng.choice(moves))
-    times.sort()
     shares = ", ".join(
-        f"{name} {1000 * percentile(times, share):.3f} ms"
-        for name, share in (("median", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
+        f"{name} {1000 * (percentile(times, pct) or 0.0):.3f} ms"
+        for name, pct in (("median", 50), ("p90", 90), ("p99", 99), ("max", 100))
     )
     return f"has_useful_move on {len(times)} positions ({stuck} with no useful move): {shares}"
 
@@ -181,19 +184,13 @@ def summarise(results: list[SolveResult]) -> dict[str, float]:
         "not_winnable_pct": 100.0 * losses / count,
         "unknown_pct": 100.0 * unknown / count,
         "winnable_ci95": [round(100 * low, 1), round(100 * high, 1)],
-        "median_s": percentile(times, 0.5),
-        "p90_s": percentile(times, 0.9),
+        "median_s": percentile(times, 50) or 0.0,
+        "p90_s": percentile(times, 90) or 0.0,
         "max_s": times[-1],
-        "winnable_median_s": percentile(won, 0.5),
-        "winnable_p90_s": percentile(won, 0.9),
+        "winnable_median_s": percentile(won, 50) or 0.0,
+        "winnable_p90_s": percentile(won, 90) or 0.0,
         "nodes_per_s": sum(r.nodes for r in results) / total if total else 0.0,
     }
-
-
-def percentile(ordered: list[float], share: float) -> float:
-    """Nearest-rank percentile of an ascending list."""
-    index = max(0, math.ceil(share * len(ordered)) - 1)
-    return ordered[index]
 
 
 def wilson(hits: int, count: int, z: float = 1.96) -> tuple[float, float]:

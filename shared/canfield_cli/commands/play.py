@@ -14,7 +14,9 @@ import sys
 
 from canfield import CanfieldError, Game, render
 
-from canfield_server.commands.deal import read_code
+from canfield_cli.commands.deal import read_code
+
+HELP = "replay moves on a deal and print the board"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -39,6 +39,9 @@ class Figures:
     seconds: float
 
 
+HELP = "measure the rules engine"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="how long to play (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="seed for the random playouts")

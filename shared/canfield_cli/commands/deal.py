@@ -8,6 +8,8 @@ import sys
 
 from canfield import DealCode, InvalidDealCodeError
 
+HELP = "print the deal for a deal code"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("code", help="a deal code such as CF1-D3-AAAAACL")

@@ -1,0 +1,1 @@
+"""The subcommands that need only the rules engine: deal, play, solve, bench-engine."""
