@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgspec
@@ -118,3 +118,13 @@ async def _unless_closed(client: RaceClient, waiting: Coroutine[Any, Any, Any]) 
     task.cancel()
     closed.cancel()
     return not client.closed.is_set()
+
+
+def launcher(ws_url: str) -> Callable[..., Coroutine[Any, Any, int]]:
+    """The server's way to add bots (the ``canfield_race.bots`` entry point):
+    bots it starts join its own WebSocket endpoint at ``ws_url``."""
+
+    def launch(room: str, name: str, **options: Any) -> Coroutine[Any, Any, int]:
+        return run_bot(ws_url, room, name, **options)
+
+    return launch

@@ -14,12 +14,18 @@ Struct), clients decode it into the typed Struct.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .enums import MemberStatus, Phase, Role
+
 __all__ = [
     "VERSION",
+    "Phase",
+    "Role",
+    "MemberStatus",
     "ErrorCode",
     "ProtocolError",
     "RoomSettings",
@@ -74,15 +80,12 @@ __all__ = [
 
 VERSION = 1
 
-Role = Literal["player", "spectator"]
-Phase = Literal["lobby", "countdown", "racing", "finished"]
-Status = Literal["playing", "won", "gave_up", "disconnected"]
 #: a board action's sequence number: 1, 2, ... (bounded so every client can
 #: hold it exactly; 0, negatives and huge values are schema errors)
 Seq = Annotated[int, msgspec.Meta(ge=1, le=2**53 - 1)]
 
 
-class ErrorCode:
+class ErrorCode(StrEnum):
     """Every ``error.code`` the server sends (a stable, documented list)."""
 
     BAD_JSON = "bad-json"
@@ -121,7 +124,7 @@ class ProtocolError(Exception):
 
     def __init__(
         self,
-        code: str,
+        code: ErrorCode,
         message: str,
         *,
         rule: str | None = None,
@@ -170,7 +173,7 @@ class Create(_Client, tag="create"):
 class Join(_Client, tag="join"):
     room: str
     name: str
-    role: Role = "player"
+    role: Role = Role.PLAYER
 
 
 class Resume(_Client, tag="resume"):
@@ -335,7 +338,7 @@ class Row(msgspec.Struct, kw_only=True):
     score: int
     on_foundations: int
     moves: int
-    status: Status
+    status: MemberStatus
     time_ms: int
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import base64
 
 import websockets
-from canfield_server.storage import keys
-from canfield_server.room.hub import ROOM_MISSES_BURST
+from canfield_server.ops.config import Settings
 from canfield_server.room.rules import CODE_ALPHABET, CODE_LENGTH
+from canfield_server.storage import keys
 from redis.asyncio import Redis
 
 from tests.reliability.conftest import DEAL, FAST_ENV, Recorder, seat_snapshot
@@ -141,7 +141,7 @@ async def test_guessing_room_codes_is_rate_limited_per_address(server_factory) -
     guesser = await Recorder.open(url)
     misses = [
         await guesser.request("joined", type="join", room=f"{n:06d}".replace("0", "Z"), name="G")
-        for n in range(ROOM_MISSES_BURST)
+        for n in range(Settings.room_misses_burst)
     ]
     assert {m.get("code") for m in misses} == {"unknown-room"}, misses
     again = await Recorder.open(url)  # a new connection from the same address

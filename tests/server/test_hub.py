@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 from canfield_protocol import Create, Join, MoveMsg, Rematch, SettingsMsg, Start
+from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
+from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
@@ -30,6 +32,7 @@ class MemoryPeer:
         self.room: str | None = None
         self.member_id: str | None = None
         self.role: str | None = None
+        self.ip: str | None = None
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.seen: list[dict[str, Any]] = []
         self.closed: tuple[int, str] | None = None
@@ -57,8 +60,8 @@ async def hubs(redis_server):  # noqa: ANN001, ANN201
         redis = Redis.from_url(redis_server.url)
         hub = Hub(
             RedisStore(redis, 600, os.urandom(4).hex().encode()),
-            countdown_s=0.05,
-            leaderboard_hz=4.0,
+            Settings(countdown_s=0.05, leaderboard_hz=4.0),
+            storage_errors=STORAGE_ERRORS,
         )
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
@@ -92,7 +95,7 @@ async def test_the_time_limit_ends_the_race_once_however_many_processes_try(hubs
     await two.handle(guest, MoveMsg(seq=1, move="S"))
     assert (await guest.expect("ack"))["move"] == "S"
 
-    await asyncio.gather(one._time_up(room, 1), two._time_up(room, 1))
+    await asyncio.gather(one.results.time_up(room, 1), two.results.time_up(room, 1))
     finals = [await peer.expect("finished") for peer in (host, guest)]
     assert finals[0] == finals[1] and finals[0]["deal"] == DEAL
     ids = {r["name"]: r["id"] for r in finals[0]["standings"]}

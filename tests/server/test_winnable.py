@@ -16,9 +16,10 @@ import redis.asyncio as aioredis
 from canfield import DealCode, Game, Move
 from canfield.solver import WINNABLE, replay, solve
 from canfield_protocol import ProtocolError, SettingsMsg
-from canfield_server.storage import keys
+from canfield_server.ops.config import Settings
 from canfield_server.room import rules as R
 from canfield_server.solving.deal_pool import DealPool, Proven
+from canfield_server.storage import keys
 
 #: a short countdown, a tiny pool: quick tests
 ENV = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "2"}
@@ -28,6 +29,8 @@ EMPTY_POOL_ENV = {**ENV, "CANFIELD_POOL_TARGET": "0"}
 EASY_DRAW3 = "CF1-D3-AAADKOH"
 #: a deal the solver does not decide quickly
 HARD_DRAW3 = "CF1-D3-AAAAACL"
+#: a pool in this process: one worker, three codes per mode, 1 s a solve
+POOL_SETTINGS = Settings(solver_workers=1, pool_target=3, pool_solve_timeout_s=1.0)
 
 
 def assert_proven(code: str, par: int | None) -> None:
@@ -70,7 +73,7 @@ def test_practice_is_a_setting_the_host_turns_on() -> None:
 @pytest.fixture
 async def pool(redis_server):  # noqa: ANN001, ANN201
     client = aioredis.from_url(redis_server.url)
-    deal_pool = DealPool(client, 1, target=3, solve_timeout_s=1.0)
+    deal_pool = DealPool(client, POOL_SETTINGS)
     yield deal_pool
     await deal_pool.close()
     await client.aclose()
@@ -89,7 +92,7 @@ async def test_refill_fills_each_mode_to_its_target_with_winnable_codes(pool) ->
 
 async def test_refills_racing_for_one_mode_do_not_overfill(pool, redis_server) -> None:  # noqa: ANN001
     client = aioredis.from_url(redis_server.url)
-    other = DealPool(client, 1, target=3, solve_timeout_s=1.0)
+    other = DealPool(client, POOL_SETTINGS)
     try:
         added = await asyncio.gather(pool.refill(1), other.refill(1), pool.refill(1))
         assert await pool.size(1) == 3

@@ -52,6 +52,20 @@ class Settings:
     #: a par solve (from the start of a race); past it par is unknown
     par_timeout_s: float = 2.0
     hint_timeout_s: float = 1.0
+    #: how long the end of a race waits for a par still being solved
+    par_wait_s: float = 1.0
+    #: par solves in flight per process; past it a deal's par stays unknown
+    max_par_solves: int = 4
+    #: one solve per code when a race waits for a proven deal
+    pool_demand_solve_s: float = 1.0
+    #: how often an idle refill loop looks at the pools again (other processes take codes)
+    pool_poll_s: float = 2.0
+    #: solver workers run below the server's priority: the event loop comes first
+    solver_niceness: int = 10
+    #: joins naming a room that does not exist, per client address: a burst for
+    #: typos, then this many a second, so codes cannot be enumerated by guessing
+    room_misses_burst: int = 20
+    room_misses_per_s: float = 0.2
     #: a server-process name for logs and metrics
     instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 

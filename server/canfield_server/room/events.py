@@ -15,7 +15,16 @@ from canfield_protocol import RoomState
 
 from canfield_server.room.race import StoredRow
 
-__all__ = ["RoomEvent", "RowEvent", "FinishedEvent", "Event", "pack", "unpack", "VER_SLOT"]
+__all__ = [
+    "RoomEvent",
+    "RowEvent",
+    "FinishedEvent",
+    "Event",
+    "pack",
+    "pack_row",
+    "unpack",
+    "VER_SLOT",
+]
 
 #: SAVE_ROOM replaces this with the version it wrote
 VER_SLOT = b"{ver}"
@@ -51,6 +60,12 @@ def pack(origin: bytes, event: Any) -> bytes:
     if getattr(event, "ver", None) == -1:
         body = body.replace(b'"ver":-1', b'"ver":' + VER_SLOT, 1)
     return origin + b" " + body
+
+
+def pack_row(origin: bytes, row_json: bytes) -> bytes:
+    """``pack(origin, RowEvent(row))`` for a row already encoded (the move's hot
+    path encodes each row once, for the rows hash and this event alike)."""
+    return origin + b' {"k":"row","row":' + row_json + b"}"
 
 
 def unpack(payload: bytes) -> tuple[bytes, Event]:

@@ -23,6 +23,8 @@ from canfield_protocol import (
     SettingsMsg,
 )
 
+from canfield_server.ops.config import Settings
+
 __all__ = [
     "CODE_ALPHABET",
     "CODE_LENGTH",
@@ -61,11 +63,13 @@ _NAME_PUNCT = frozenset(" -_.'!?&+#@()")
 
 
 class Limits(msgspec.Struct, frozen=True):
-    max_players: int = 16
-    max_spectators: int = 200
+    """Seats per room (from ``Settings``: its defaults are the only ones)."""
+
+    max_players: int
+    max_spectators: int
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = Limits(Settings.max_players_per_room, Settings.max_spectators_per_room)
 
 
 def new_room_code() -> str:

@@ -13,7 +13,7 @@ The solver is CPU-bound, so it runs in worker processes
   code for a room lifetime (``keys.par``). A pool code brings its own; any
   other deal is solved in a worker from the start of its race, so the
   result is usually ready when the race ends (the end waits at most
-  ``_PAR_WAIT_S`` for it, else par is unknown).
+  ``par_wait_s`` for it, else par is unknown).
 * A hint is the solver's next move from a player's position.
 
 The ``_`` functions run inside the workers: plain arguments in, plain
@@ -29,13 +29,15 @@ import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from canfield import DealCode, Game
 from canfield.solver import WINNABLE, hint, solve
 from canfield_protocol import ErrorCode, ProtocolError
 from redis.exceptions import RedisError
 
+from canfield_server.ops.config import Settings
+from canfield_server.room.ports import Proven
 from canfield_server.storage import keys
 
 __all__ = ["DRAW_MODES", "Proven", "DealPool", "solver_executor"]
@@ -44,40 +46,15 @@ log = logging.getLogger(__name__)
 
 DRAW_MODES = (3, 1)
 
-#: how often an idle refill loop looks at the pools again (other processes take codes)
-_POLL_S = 2.0
 #: slack past a job's own limit: the job a worker is on, a busy machine
 _QUEUE_MARGIN_S = 5.0
 #: a fresh worker process first starts and imports the engine (slow on a busy machine)
 _STARTUP_S = 15.0
-#: one solve per code when a race waits for a proven deal (a pool solve may be shorter)
-_DEMAND_SOLVE_S = 1.0
-#: workers run below the server's priority: the event loop comes first
-_WORKER_NICENESS = 10
-#: how long the end of a race waits for a par still being solved
-_PAR_WAIT_S = 1.0
-#: par solves in flight per process; past it a deal's par stays unknown
-_MAX_PAR_SOLVES = 4
 
 T = TypeVar("T")
 
 
-class Proven(NamedTuple):
-    """A deal code the solver won, and the length of its winning line."""
-
-    code: str
-    par: int
-
-    def entry(self) -> str:
-        return f"{self.code} {self.par}"
-
-    @classmethod
-    def from_entry(cls, raw: bytes | str) -> Proven:
-        code, par = (raw.decode() if isinstance(raw, bytes) else raw).split()
-        return cls(code, int(par))
-
-
-def solver_executor(workers: int) -> ProcessPoolExecutor:
+def solver_executor(workers: int, niceness: int) -> ProcessPoolExecutor:
     """Worker processes started fresh (``spawn``): no copy of the server's
     event loop, sockets or threads ends up in a child. They start with the
     first job, so a server that never solves never starts one."""
@@ -85,15 +62,16 @@ def solver_executor(workers: int) -> ProcessPoolExecutor:
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_lower_priority,
+        initargs=(niceness,),
     )
 
 
 # ---------------------------------------------------------------- in the workers
 
 
-def _lower_priority() -> None:
+def _lower_priority(niceness: int) -> None:
     with contextlib.suppress(OSError):
-        os.nice(_WORKER_NICENESS)
+        os.nice(niceness)
 
 
 def _prove_random(draw: int, timeout_s: float, attempts: int) -> tuple[str, int] | None:
@@ -122,32 +100,27 @@ def _hint(position: dict[str, Any], timeout_s: float) -> str | None:
 class DealPool:
     """The server's door to the solver workers and the proven-deal pools in Redis."""
 
-    def __init__(
-        self,
-        redis: Any,
-        workers: int = 1,
-        *,
-        target: int = 20,
-        solve_timeout_s: float = 0.25,
-        attempts: int = 8,
-        par_timeout_s: float = 2.0,
-        hint_timeout_s: float = 1.0,
-        ttl_s: int = 6 * 3600,
-    ) -> None:
+    def __init__(self, redis: Any, settings: Settings) -> None:
         self.redis = redis
-        self.workers = workers
+        self.workers = settings.solver_workers
+        self.niceness = settings.solver_niceness
         #: started lazily by the first job (no refill, no hint: no process)
-        self.executor = solver_executor(workers)
+        self.executor = solver_executor(self.workers, self.niceness)
         #: proven codes kept per draw mode
-        self.target = target
+        self.target = settings.pool_target
         #: one solve for the pool: winnable deals are won in milliseconds, so a
         #: code not won by then is skipped rather than decided
-        self.solve_timeout_s = solve_timeout_s
+        self.solve_timeout_s = settings.pool_solve_timeout_s
         #: codes tried when a pool is empty and a race must start now
-        self.attempts = attempts
-        self.par_timeout_s = par_timeout_s
-        self.hint_timeout_s = hint_timeout_s
-        self.ttl_s = ttl_s
+        self.attempts = settings.pool_attempts
+        #: one solve per code then (a pool solve may be shorter)
+        self.demand_solve_s = settings.pool_demand_solve_s
+        self.poll_s = settings.pool_poll_s
+        self.par_timeout_s = settings.par_timeout_s
+        self.par_wait_s = settings.par_wait_s
+        self.max_par_solves = settings.max_par_solves
+        self.hint_timeout_s = settings.hint_timeout_s
+        self.ttl_s = settings.room_ttl_s
         self.owner = os.urandom(6).hex()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -173,7 +146,7 @@ class DealPool:
         except BrokenExecutor:
             log.warning("solver workers died; starting new ones")
             self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = solver_executor(self.workers)
+            self.executor = solver_executor(self.workers, self.niceness)
             self._cold = True
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the solver restarted; try again") from None
         self._cold = False
@@ -218,7 +191,7 @@ class DealPool:
             proven = Proven.from_entry(raw)
         else:
             found = None
-            per_code = max(self.solve_timeout_s, _DEMAND_SOLVE_S)
+            per_code = max(self.solve_timeout_s, self.demand_solve_s)
             with contextlib.suppress(TimeoutError):
                 found = await self._work(
                     _prove_random,
@@ -247,7 +220,7 @@ class DealPool:
 
     async def par(self, code: str) -> int | None:
         """The solver's line length for ``code`` (None: unknown): remembered, or
-        the solve under way, waited for at most ``_PAR_WAIT_S``."""
+        the solve under way, waited for at most ````par_wait_s``."""
         found = await self.redis.get(keys.par(code))
         if found is not None:
             return int(found) if found else None
@@ -255,7 +228,7 @@ class DealPool:
         if task is None:
             return None
         try:
-            return await asyncio.wait_for(asyncio.shield(task), _PAR_WAIT_S)
+            return await asyncio.wait_for(asyncio.shield(task), self.par_wait_s)
         except TimeoutError:
             return None
 
@@ -263,7 +236,7 @@ class DealPool:
         """Start solving ``code``'s par in a worker (once per process at a time);
         None when too many solves are under way already."""
         task = self._pars.get(code)
-        if task is None and len(self._pars) < _MAX_PAR_SOLVES:
+        if task is None and len(self._pars) < self.max_par_solves:
             task = self._pars[code] = asyncio.ensure_future(self._solve_par(code))
             task.add_done_callback(lambda _: self._pars.pop(code, None))
         return task
@@ -330,4 +303,4 @@ class DealPool:
                 except Exception:  # noqa: BLE001 - a broken worker must not end the server
                     log.exception("deal pool refill (draw %d) failed", draw)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), _POLL_S)
+                await asyncio.wait_for(self._wake.wait(), self.poll_s)

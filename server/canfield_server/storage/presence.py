@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from redis.exceptions import RedisError
+
+from canfield_server.room.registry import Rooms
+from canfield_server.storage.store import RedisStore
 
 __all__ = ["PresenceKeeper"]
 
@@ -22,10 +24,11 @@ log = logging.getLogger(__name__)
 
 
 class PresenceKeeper:
-    def __init__(self, hub: Any, period_s: float) -> None:
-        self.hub = hub
+    def __init__(self, rooms: Rooms, store: RedisStore, period_s: float) -> None:
+        self.rooms = rooms
+        self.store = store
         self.period_s = period_s
-        hub.store.presence_stale_ms = int(period_s * 3 * 1000)
+        store.presence_stale_ms = int(period_s * 3 * 1000)
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -42,17 +45,17 @@ class PresenceKeeper:
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.period_s)  # a heartbeat is a clock, not an event
-            for code in list(self.hub.rooms):
+            for code in list(self.rooms.sessions):
                 try:
                     await self.beat(code)
                 except (RedisError, OSError) as exc:
                     log.warning("presence beat for %s failed: %s", code, exc)
 
     async def beat(self, code: str) -> None:
-        live = await self.hub.store.beat(code)
-        local = self.hub.rooms.get(code)
-        if local is None:
+        live = await self.store.beat(code)
+        session = self.rooms.sessions.get(code)
+        if session is None:
             return
-        for member in local.state.members:
+        for member in session.state.members:
             if member.connected != (member.id in live):
-                await self.hub.set_connected(code, member.id, member.id in live)
+                await self.rooms.set_connected(code, member.id, member.id in live)

@@ -8,7 +8,6 @@ caller answers ``unavailable`` and applies nothing.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import msgspec
@@ -16,21 +15,19 @@ from canfield_protocol import RoomState
 from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import NoScriptError
 
-from canfield_server.room.events import FinishedEvent, RoomEvent, pack
+from canfield_server.ops.clock import now_ms
+from canfield_server.room.events import FinishedEvent, RoomEvent, pack, pack_row
+from canfield_server.room.ports import MoveRecord, RoomRecord
 from canfield_server.room.race import StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.pipeline import PipelinedScript, supports
 from canfield_server.storage.scripts import MOVE, Scripts
 
-__all__ = ["RoomRecord", "RedisStore", "ScriptBatcher"]
+__all__ = ["RedisStore", "ScriptBatcher"]
 
 _state_decoder = msgspec.json.Decoder(RoomState)
 _row_decoder = msgspec.json.Decoder(StoredRow)
 _encoder = msgspec.json.Encoder()
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _origin_of(field: bytes) -> bytes:
@@ -38,7 +35,7 @@ def _origin_of(field: bytes) -> bytes:
 
 
 def _live_origins(table: dict[bytes, bytes], stale_ms: int) -> set[bytes]:
-    oldest = _now_ms() - stale_ms
+    oldest = now_ms() - stale_ms
     return {f[1:] for f, v in table.items() if f.startswith(b"@") and int(v) >= oldest}
 
 
@@ -51,15 +48,6 @@ def _live_counts(table: dict[bytes, bytes], stale_ms: int) -> dict[str, int]:
         if origin and origin in live:
             counts[member.decode()] = counts.get(member.decode(), 0) + int(value)
     return counts
-
-
-class RoomRecord(msgspec.Struct):
-    """A room as stored: its state, version, secret deal and final results."""
-
-    state: RoomState
-    ver: int
-    deal: str | None = None
-    final: bytes | None = None
 
 
 class ScriptBatcher:
@@ -236,7 +224,7 @@ class RedisStore:
         """
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hincrby(keys.presence(code), f"{member_id}|{self.origin.decode()}", delta)
-            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", _now_ms())
+            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", now_ms())
             pipe.expire(keys.presence(code), self.ttl_s)
             pipe.hgetall(keys.presence(code))
             _, _, _, table = await pipe.execute()
@@ -247,7 +235,7 @@ class RedisStore:
         rows to the room's channel only while another process serves it too."""
         if serving:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hset(keys.servers(code), self.origin, _now_ms())
+                pipe.hset(keys.servers(code), self.origin, now_ms())
                 pipe.expire(keys.servers(code), self.ttl_s)
                 await pipe.execute()
         else:
@@ -256,7 +244,7 @@ class RedisStore:
     async def beat(self, code: str) -> set[str]:
         """This process's heartbeat for a room; returns the members connected to
         live processes, and forgets the counts of processes gone silent."""
-        now = _now_ms()
+        now = now_ms()
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(keys.presence(code), f"@{self.origin.decode()}", now)
             pipe.expire(keys.presence(code), self.ttl_s)
@@ -292,19 +280,10 @@ class RedisStore:
             snap, log = await pipe.execute()
         return snap, [e.decode() for e in log]
 
-    async def apply(
-        self,
-        code: str,
-        member_id: str,
-        race: int,
-        base_seq: int,
-        entry: str,
-        snapshot: bytes,
-        row: bytes,
-        done: bool,
-        event: bytes,
-    ) -> tuple[int, int | str]:
+    async def apply(self, move: MoveRecord) -> tuple[int, int | str]:
         """The move script: (1, finished), (0, stored seq) or (-1, phase)."""
+        code, member_id = move.room_code, move.member_id
+        row = _encoder.encode(move.row)
         status, value = await self.move(
             keys=[
                 *keys.room_keys(code),
@@ -313,16 +292,16 @@ class RedisStore:
                 keys.servers(code),
             ],
             args=[
-                race,
-                base_seq,
-                entry,
-                snapshot,
+                move.race_no,
+                move.base_seq,
+                move.entry,
+                move.snapshot,
                 member_id,
                 row,
-                "1" if done else "0",
+                "1" if move.done else "0",
                 self.ttl_s,
                 keys.channel(code),
-                event,
+                pack_row(self.origin, row),
                 self.origin,
             ],
         )

@@ -13,7 +13,8 @@ import importlib
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
-from importlib import resources
+from importlib.metadata import entry_points
+from importlib.util import find_spec
 
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
@@ -27,15 +28,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from canfield_server.ops import metrics
 from canfield_server.ops.config import Settings
+from canfield_server.ops.ratelimit import RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
-from canfield_server.room.rules import Limits
+from canfield_server.room.ports import BotLauncher
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.storage.cluster import redis_client
+from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.presence import PresenceKeeper
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport.instance import InstanceHeader, instance_header
-from canfield_server.transport.ratelimit import RateLimiter, TokenBucket
 from canfield_server.transport.ws import WebSocketEndpoint
 
 __all__ = ["WebSocketFirst", "create_app", "web_root"]
@@ -44,12 +46,26 @@ log = logging.getLogger(__name__)
 
 
 def web_root() -> str | None:
-    """The web client's folder (``canfield_client/web``), if installed."""
-    try:
-        root = resources.files("canfield_client") / "web"
-    except ModuleNotFoundError:
-        return None
-    return str(root) if root.is_dir() else None
+    """The web page's folder, as a package advertises it (the client, in the
+    ``canfield_race.web`` entry point: ``package.folder``), found without
+    importing that package's code; None if no installed package offers one."""
+    for entry in entry_points(group="canfield_race.web"):
+        package, _, folder = entry.value.partition(".")
+        spec = find_spec(package)
+        for base in (spec.submodule_search_locations or []) if spec else []:
+            root = os.path.join(base, *folder.split("."))
+            if os.path.isdir(root):
+                return root
+    return None
+
+
+def bot_launcher(ws_url: str) -> BotLauncher | None:
+    """The bots a package offers (the client, in the ``canfield_race.bots`` entry
+    point: a factory taking the server's WebSocket URL); None if none is installed."""
+    for entry in entry_points(group="canfield_race.bots"):
+        factory: Callable[[str], BotLauncher] = entry.load()
+        return factory(ws_url)
+    return None
 
 
 def _optional_routes() -> list[BaseRoute]:
@@ -114,29 +130,18 @@ def create_app(
             health_check_interval=30,
         )
         store = RedisStore(redis, settings.room_ttl_s, origin, url=settings.redis_url)
-        pool = DealPool(
-            redis,
-            settings.solver_workers,
-            target=settings.pool_target,
-            solve_timeout_s=settings.pool_solve_timeout_s,
-            attempts=settings.pool_attempts,
-            par_timeout_s=settings.par_timeout_s,
-            hint_timeout_s=settings.hint_timeout_s,
-            ttl_s=settings.room_ttl_s,
-        )
+        pool = DealPool(redis, settings)
         hub = Hub(
             store,
-            countdown_s=settings.countdown_s,
-            leaderboard_hz=settings.leaderboard_hz,
-            limits=Limits(settings.max_players_per_room, settings.max_spectators_per_room),
-            bot_url=f"ws://{bot_host}:{settings.port}/ws",
-            max_rooms_per_ip=settings.max_rooms_per_ip,
-            pool=pool,
+            settings,
+            solver=pool,
+            bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
+            storage_errors=STORAGE_ERRORS,
         )
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
         bus.start()
-        presence = PresenceKeeper(hub, settings.presence_s)
+        presence = PresenceKeeper(hub.rooms, store, settings.presence_s)
         presence.start()
         if settings.pool_target > 0:
             pool.start()

@@ -20,8 +20,8 @@ from canfield_protocol import ErrorCode as E
 from starlette.types import Receive, Scope, Send
 
 from canfield_server.ops import metrics
+from canfield_server.ops.ratelimit import RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
-from canfield_server.transport.ratelimit import RateLimiter, TokenBucket
 
 __all__ = ["WsPeer", "WebSocketEndpoint"]
 

@@ -1,0 +1,179 @@
+"""Board actions: move, tap, undo, give up, hint, each checked by the engine.
+
+An action is applied to the racer's board here, stored by one move
+script (the compare-and-set on the board's seq), and only then
+acknowledged. The board in memory is trusted only while Redis agrees:
+when another connection of the same racer (here or on another process)
+moved first, the board is reloaded and the action looked at again.
+"""
+
+from __future__ import annotations
+
+from canfield_protocol import (
+    Ack,
+    GiveUp,
+    Hint,
+    HintMsg,
+    MoveMsg,
+    Phase,
+    ProtocolError,
+    Role,
+    Tap,
+    Undo,
+)
+from canfield_protocol import ErrorCode as E
+
+from canfield_server.ops.clock import now_ms
+from canfield_server.room import frames, rules
+from canfield_server.room.ports import MoveRecord, Peer, SolverService
+from canfield_server.room.race import PlayerRace
+from canfield_server.room.registry import Rooms
+from canfield_server.room.seating import session_of
+from canfield_server.room.session import RoomSession, Slot
+
+__all__ = ["BoardActions"]
+
+BoardAction = MoveMsg | Tap | Undo | GiveUp
+
+
+class BoardActions:
+    def __init__(self, rooms: Rooms, solver: SolverService | None) -> None:
+        self.rooms = rooms
+        self.store = rooms.store
+        self.solver = solver
+        self.moves_applied = 0
+
+    async def act(self, peer: Peer, msg: BoardAction) -> None:
+        session = session_of(self.rooms, peer)
+        member_id = peer.member_id or ""
+        if peer.role != Role.PLAYER:
+            raise ProtocolError(E.NOT_PLAYER, "spectators watch; only players move")
+        state = session.state
+        now = now_ms()
+        if state.phase != Phase.RACING:
+            raise ProtocolError(E.WRONG_PHASE, f"no race is on (the room is in {state.phase})")
+        if state.starts_at and now < state.starts_at:
+            raise ProtocolError(E.WRONG_PHASE, "the race has not started yet")
+        if state.ends_at and now >= state.ends_at:
+            raise ProtocolError(E.WRONG_PHASE, "time is up")
+        slot = session.slot(member_id)
+        async with slot.lock:
+            for _ in range(4):
+                race = slot.race or await self._load(session, member_id, slot)
+                if msg.seq <= race.seq:
+                    entry = await self.store.log_entry(session.code, member_id, msg.seq)
+                    ack = Ack(seq=msg.seq, move=entry, board=race.board(), duplicate=True)  # type: ignore[arg-type]
+                    peer.send(frames.text(ack))
+                    return
+                if msg.seq > race.seq + 1:
+                    raise ProtocolError(
+                        E.SEQ_GAP,
+                        f"expected seq {race.seq + 1}, got {msg.seq}",
+                        last_seq=race.seq,
+                    )
+                entry = await self._commit(session, member_id, slot, race, msg, now)
+                if entry is not None:
+                    ack = Ack(seq=msg.seq, move=entry, board=race.board())  # type: ignore[arg-type]
+                    peer.send(frames.text(ack))
+                    return
+                # another connection of this player moved first: reload and look again
+            raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
+
+    async def _commit(
+        self,
+        session: RoomSession,
+        member_id: str,
+        slot: Slot,
+        race: PlayerRace,
+        msg: BoardAction,
+        now: int,
+    ) -> str | None:
+        """Apply one action to ``race`` and store it (the move script, under the slot's
+        lock): its log entry, or None when Redis holds a newer board (reload, retry)."""
+        state = session.state
+        base_seq = race.seq
+        entry = race.apply(msg, now - (state.starts_at or now))
+        me = rules.member(state, member_id)
+        row = race.row(member_id, me.name if me else "?")
+        slot.race = None  # until Redis confirms, the local board is not trusted
+        status, value = await self.store.apply(
+            MoveRecord(
+                room_code=session.code,
+                member_id=member_id,
+                race_no=state.race,
+                base_seq=base_seq,
+                entry=entry,
+                snapshot=race.snapshot(),
+                row=row,
+                done=race.done,
+            )
+        )
+        if status == 1:
+            slot.race = race
+            self.moves_applied += 1
+            session.rows[member_id] = row
+            session.mark_dirty()
+            if value == 1 and self.rooms.finalize:
+                self.rooms.spawn(self.rooms.finalize(session.code, state.race))
+            return entry
+        if status == -1:
+            raise ProtocolError(E.WRONG_PHASE, "this race is over")
+        return None
+
+    async def give_up_for(self, session: RoomSession, member_id: str) -> None:
+        """Lock a racer's result as given up (they leave, or the host removes them):
+        ``give_up`` at their next seq, counted done like any give up. Nothing to do
+        when no race is on or their race is over already."""
+        slot = session.slot(member_id)
+        async with slot.lock:
+            for _ in range(4):
+                if session.state.phase != Phase.RACING:
+                    return
+                race = slot.race or await self._load(session, member_id, slot)
+                if race.done:
+                    return
+                try:
+                    give_up = GiveUp(seq=race.seq + 1)
+                    if await self._commit(session, member_id, slot, race, give_up, now_ms()):
+                        return
+                except ProtocolError as exc:
+                    if exc.code == E.WRONG_PHASE:
+                        return  # the race ended meanwhile: nothing left to lock
+                    raise
+            raise ProtocolError(E.UNAVAILABLE, "that board is busy; try again")
+
+    async def hint(self, peer: Peer, msg: Hint) -> None:
+        """The solver's next move for this player's board: practice rooms only."""
+        session = session_of(self.rooms, peer)
+        state = session.state
+        if not state.settings.practice:
+            raise ProtocolError(E.NOT_ALLOWED, "hints are for practice rooms, not races")
+        if peer.role != Role.PLAYER:
+            raise ProtocolError(E.NOT_PLAYER, "spectators have no board to hint")
+        if state.phase != Phase.RACING or (state.starts_at and now_ms() < state.starts_at):
+            raise ProtocolError(E.WRONG_PHASE, "hints come once the deal is out")
+        if self.solver is None:
+            raise ProtocolError(E.UNAVAILABLE, "this server has no solver workers")
+        race = await self.race_of(session, peer.member_id or "")
+        position = race.game.to_dict()
+        move = await self.solver.hint(f"{session.code}:{peer.member_id}", position)
+        peer.send(frames.text(HintMsg(move=move)))
+
+    async def race_of(self, session: RoomSession, member_id: str) -> PlayerRace:
+        """A racer's race as this process holds it, loaded under its slot's lock."""
+        slot = session.slot(member_id)
+        async with slot.lock:
+            return slot.race or await self._load(session, member_id, slot)
+
+    async def _load(self, session: RoomSession, member_id: str, slot: Slot) -> PlayerRace:
+        snap, log = await self.store.load_player(session.code, member_id)
+        if session.deal is None:
+            session.deal = (await self.rooms.load(session.code)).deal
+        deal = session.deal or ""
+        race = (
+            PlayerRace.from_snapshot(snap, deal, log)
+            if snap is not None
+            else PlayerRace.fresh(deal)
+        )
+        slot.race = race
+        return race

@@ -1,0 +1,54 @@
+"""Every frame the server sends, built in one place.
+
+A frame is the text of one WebSocket message. Frames meant for a whole
+room are encoded once and sent to every connection as the same string.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from canfield_protocol import (
+    Leaderboard,
+    Phase,
+    ProtocolError,
+    RoomMsg,
+    RoomState,
+    Row,
+    encode,
+    error,
+)
+
+from canfield_server.ops.clock import now_ms
+from canfield_server.room import rules
+
+__all__ = ["text", "public_state", "room_frame", "leaderboard_frame", "error_frame"]
+
+
+def text(message: Any) -> str:
+    return encode(message).decode()
+
+
+def public_state(state: RoomState) -> RoomState:
+    """A room as clients see it: the server clock, a typed-in deal hidden, the countdown."""
+    now = now_ms()
+    phase = state.phase
+    if phase == Phase.RACING and state.starts_at and now < state.starts_at:
+        phase = Phase.COUNTDOWN
+    return msgspec.structs.replace(
+        state, phase=phase, settings=rules.public_settings(state.settings), server_time=now
+    )
+
+
+def room_frame(state: RoomState) -> str:
+    public = public_state(state)
+    return text(RoomMsg(**{f: getattr(public, f) for f in public.__struct_fields__}))
+
+
+def leaderboard_frame(rows: list[Row]) -> str:
+    return text(Leaderboard(rows=rows, server_time=now_ms()))
+
+
+def error_frame(exc: ProtocolError, seq: int | None = None) -> str:
+    return text(error(exc, seq))

@@ -1,0 +1,164 @@
+"""What the room logic needs from the world, as interfaces.
+
+The room package never imports Redis, Starlette or websockets: it talks
+to a ``RoomStore`` (``storage.store.RedisStore`` in production), a
+``RoomBus`` (``storage.pubsub``), a ``SolverService``
+(``solving.deal_pool``), a ``BotLauncher`` and ``Peer`` connections
+(``transport.ws``), all wired together at start-up by ``transport.app``.
+Tests wire in-memory peers the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import Any, NamedTuple, Protocol
+
+import msgspec
+from canfield_protocol import Role, RoomState
+
+from canfield_server.room.race import StoredRow
+
+__all__ = [
+    "Peer",
+    "RoomRecord",
+    "MoveRecord",
+    "RoomStore",
+    "RoomBus",
+    "Proven",
+    "SolverService",
+    "BotLauncher",
+    "StorageErrors",
+]
+
+#: the exception types that mean "storage unreachable, nothing applied"
+#: (the storage layer names them; the room logic answers ``unavailable``)
+StorageErrors = tuple[type[BaseException], ...]
+
+
+class Peer(Protocol):
+    """One client connection, as the room logic sees it."""
+
+    room: str | None
+    member_id: str | None
+    role: Role | None
+    #: the client's address (None for in-process peers: tests, bots)
+    ip: str | None
+
+    def send(self, text: str) -> None:
+        """Queue one text frame; never blocks."""
+
+    def close(self, code: int, reason: str) -> None:
+        """Close after the queued frames."""
+
+
+class RoomRecord(msgspec.Struct):
+    """A room as stored: its state, version, secret deal and final results."""
+
+    state: RoomState
+    ver: int
+    deal: str | None = None
+    final: bytes | None = None
+
+
+class MoveRecord(NamedTuple):
+    """One accepted board action, as the move script stores it (one round trip)."""
+
+    room_code: str
+    member_id: str
+    race_no: int
+    #: the seq the board had before this action (the script's compare-and-set)
+    base_seq: int
+    #: the log entry: move text, ``U`` (undo) or ``G`` (give up)
+    entry: str
+    #: ``PlayerRace.snapshot()``: the race's bookkeeping
+    snapshot: bytes
+    row: StoredRow
+    done: bool
+
+
+class RoomStore(Protocol):
+    """Every read and write the room logic makes; each one round trip."""
+
+    origin: bytes
+
+    async def load_room(self, code: str) -> RoomRecord | None: ...
+
+    async def save_room(
+        self,
+        expected_ver: int,
+        state: RoomState,
+        *,
+        deal: str | None = None,
+        token: tuple[str, str] | None = None,
+        new_race: list[str] | None = None,
+        final: bytes | None = None,
+        revoke: str | None = None,
+        kicked: str | None = None,
+    ) -> int | None: ...
+
+    async def count_room_created(self, ip: str) -> int: ...
+
+    async def member_for_token(self, code: str, token_hash: str) -> str | None: ...
+
+    async def presence(self, code: str, member_id: str, delta: int) -> int: ...
+
+    async def serve_room(self, code: str, serving: bool = True) -> None: ...
+
+    async def finish(self, code: str, race: int) -> bool: ...
+
+    async def load_player(self, code: str, member_id: str) -> tuple[bytes | None, list[str]]: ...
+
+    async def apply(self, move: MoveRecord) -> tuple[int, int | str]: ...
+
+    async def log_entry(self, code: str, member_id: str, seq: int) -> str: ...
+
+    async def rows(self, code: str) -> dict[str, StoredRow]: ...
+
+    async def logs(self, code: str, member_ids: list[str]) -> dict[str, list[str]]: ...
+
+
+class RoomBus(Protocol):
+    """Room events from other processes (their handler is wired at start-up)."""
+
+    async def subscribe(self, code: str) -> None: ...
+
+    async def unsubscribe(self, code: str) -> None: ...
+
+
+class Proven(NamedTuple):
+    """A deal code the solver won, and the length of its winning line."""
+
+    code: str
+    par: int
+
+    def entry(self) -> str:
+        return f"{self.code} {self.par}"
+
+    @classmethod
+    def from_entry(cls, raw: bytes | str) -> Proven:
+        code, par = (raw.decode() if isinstance(raw, bytes) else raw).split()
+        return cls(code, int(par))
+
+
+class SolverService(Protocol):
+    """The solver's workers: winnable-only deals, par, hints."""
+
+    async def take(self, draw: int) -> Proven: ...
+
+    async def put_back(self, draw: int, proven: Proven) -> None: ...
+
+    def solve_par(self, code: str) -> Any: ...
+
+    async def par(self, code: str) -> int | None: ...
+
+    async def hint(self, who: str, position: dict[str, Any]) -> str | None: ...
+
+
+class BotLauncher(Protocol):
+    """Starts a bot that joins ``room_code`` as ``name`` over the server's own
+    protocol; the returned coroutine runs the bot to its end. Raises
+    ``ValueError`` or ``TypeError`` for options it does not take."""
+
+    def __call__(
+        self, room_code: str, name: str, **options: Any
+    ) -> Coroutine[Any, Any, object]: ...

@@ -1,0 +1,188 @@
+"""The rooms this process serves, and the one way to change a room.
+
+``Rooms`` keeps a ``RoomSession`` per room that has a connection here,
+subscribes it to the room bus, and changes rooms by compare-and-set
+(``mutate``: apply a pure rule from ``rules``, save it if nobody saved
+first, else load and try again). Room events from other processes come
+in through ``on_event``. Redis stays the authority: a session adopts
+only newer versions, and a resync reloads everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from canfield import DealCode
+from canfield_protocol import ErrorCode as E
+from canfield_protocol import Phase, ProtocolError, RoomState
+
+from canfield_server.ops import metrics
+from canfield_server.ops.config import Settings
+from canfield_server.room import rules
+from canfield_server.room.events import FinishedEvent, RoomEvent, RowEvent, unpack
+from canfield_server.room.leaderboard import Pace
+from canfield_server.room.ports import RoomBus, RoomRecord, RoomStore, StorageErrors
+from canfield_server.room.session import RoomSession, SessionHooks
+
+__all__ = ["Rooms", "RoomChange"]
+
+log = logging.getLogger(__name__)
+
+#: a room rule: the new state, or the new state and the race's deal
+RoomChange = Callable[[RoomState], RoomState | tuple[RoomState, DealCode]]
+
+
+class Rooms:
+    def __init__(self, store: RoomStore, settings: Settings, storage_errors: StorageErrors) -> None:
+        self.store = store
+        self.settings = settings
+        self.storage_errors = storage_errors
+        interval = 1.0 / settings.leaderboard_hz if settings.leaderboard_hz > 0 else 0.0
+        self.pace = Pace(interval)
+        self.sessions: dict[str, RoomSession] = {}
+        #: None in single-process use (tests); set by ``attach_bus``
+        self.bus: RoomBus | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+        #: wired by the hub: what a session hands back
+        self.hooks: SessionHooks | None = None
+        #: wired by the hub: write a finished race's results
+        self.finalize: Callable[[str, int], Coroutine[Any, Any, None]] | None = None
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    def get(self, code: str | None) -> RoomSession | None:
+        return self.sessions.get(code) if code else None
+
+    async def load(self, code: str) -> RoomRecord:
+        record = await self.store.load_room(code)
+        if record is None:
+            raise ProtocolError(E.UNKNOWN_ROOM, f"no room {code} (it may have expired)")
+        return record
+
+    # ------------------------------------------------------------ sessions
+
+    async def open(self, record: RoomRecord) -> RoomSession:
+        """This process's session of a room, subscribed to its events."""
+        code = record.state.room
+        session = self.sessions.get(code)
+        if session is not None:
+            session.adopt(record.ver, record.state, record.deal, record.final)
+            return session
+        assert self.hooks is not None, "the hub wires the session hooks"
+        session = self.sessions[code] = RoomSession(record, self.pace, self.hooks)
+        metrics.set_rooms(len(self.sessions))
+        try:
+            if self.bus:
+                await self.bus.subscribe(code)
+            await self.store.serve_room(code)
+            await self.sync(session, record)
+        except BaseException:
+            del self.sessions[code]
+            if self.bus:
+                await self.bus.unsubscribe(code)
+            raise
+        return session
+
+    async def sync(self, session: RoomSession, record: RoomRecord) -> None:
+        """Bring a session up to Redis (first use, or after the bus reconnected)."""
+        session.adopt(record.ver, record.state, record.deal, record.final, force=True)
+        if record.state.phase in (Phase.RACING, Phase.FINISHED):
+            session.adopt_rows(await self.store.rows(session.code))
+        if record.state.phase == Phase.FINISHED and not record.final and self.finalize:
+            # the race ended but its results were never written (a crash): write them
+            self.spawn(self.finalize(session.code, record.state.race))
+
+    async def resync(self) -> None:
+        for session in list(self.sessions.values()):
+            await self.store.serve_room(session.code)
+            record = await self.store.load_room(session.code)
+            if record is not None:
+                await self.sync(session, record)
+
+    async def drop_if_empty(self, session: RoomSession) -> None:
+        """Forget a room no connection here needs any more."""
+        if session.peers or self.sessions.get(session.code) is not session:
+            return
+        session.close()
+        del self.sessions[session.code]
+        metrics.set_rooms(len(self.sessions))
+        if self.bus:
+            await self.bus.unsubscribe(session.code)
+        try:
+            await self.store.serve_room(session.code, False)
+        except self.storage_errors:
+            pass  # the next beat of the room's other processes forgets us
+
+    # ------------------------------------------------------------ changes
+
+    async def mutate(
+        self,
+        code: str,
+        change: RoomChange,
+        *,
+        new_race: bool = False,
+        revoke: str | None = None,
+        kicked: str | None = None,
+    ) -> RoomState:
+        """Apply a room rule and compare-and-set it in Redis, retrying on conflict.
+
+        ``revoke``: a member whose seat the change removes (their tokens go
+        with it, in the same script); ``kicked``: the host removed them."""
+        session = self.sessions.get(code)
+        record = RoomRecord(session.state, session.ver, session.deal) if session else None
+        for _ in range(16):
+            if record is None:
+                record = await self.load(code)
+            result = change(record.state)
+            state, deal = result if isinstance(result, tuple) else (result, None)
+            if state is record.state:
+                return state
+            racers = [m.id for m in rules.players(state)] if new_race else None
+            ver = await self.store.save_room(
+                record.ver,
+                state,
+                deal=str(deal) if deal else None,
+                new_race=racers,
+                revoke=revoke,
+                kicked=kicked,
+            )
+            if ver is not None:
+                if session is not None:
+                    session.adopt(ver, state, str(deal) if deal else None, kicked=kicked)
+                return state
+            record = None
+        raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
+
+    async def set_connected(self, code: str, member_id: str, connected: bool) -> None:
+        """Show a member as connected or not (the presence heartbeat's verdict)."""
+        await self.mutate(code, lambda s: rules.set_connected(s, member_id, connected))
+
+    # ------------------------------------------------------------ events
+
+    def on_event(self, code: str, payload: bytes) -> None:
+        """A room event from the bus (other processes); our own were applied already."""
+        if payload.startswith(self.store.origin + b" "):
+            return
+        session = self.sessions.get(code)
+        if session is None:
+            return
+        _, event = unpack(payload)
+        if isinstance(event, RowEvent):
+            session.rows[event.row.id] = event.row
+            session.mark_dirty()
+        elif isinstance(event, FinishedEvent):
+            session.adopt(event.ver, event.state, None, bytes(event.final))
+        elif isinstance(event, RoomEvent):
+            session.adopt(event.ver, event.state, event.deal, kicked=event.kicked)

@@ -1,0 +1,80 @@
+"""The end of a race: declared once (however many processes try), then its results.
+
+A race ends when its last racer is done (the move script says so), when
+its time runs out (``time_up``) or when it is found ended without
+results after a crash. The results (standings, the deal, every replay,
+par) are written once, in the same compare-and-set that finishes the
+room, and reach every connection through the room's session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from canfield_protocol import Finished, encode
+
+from canfield_server.ops.clock import now_ms
+from canfield_server.room import rules
+from canfield_server.room.leaderboard import ranked
+from canfield_server.room.ports import SolverService
+from canfield_server.room.race import PlayerRace
+from canfield_server.room.registry import Rooms
+
+__all__ = ["Results"]
+
+log = logging.getLogger(__name__)
+
+
+class Results:
+    def __init__(self, rooms: Rooms, solver: SolverService | None) -> None:
+        self.rooms = rooms
+        self.store = rooms.store
+        self.solver = solver
+
+    async def time_up(self, code: str, race_no: int) -> None:
+        try:
+            if await self.store.finish(code, race_no):
+                await self.finalize(code, race_no)
+        except self.rooms.storage_errors as exc:
+            log.warning("time limit of %s not applied: %s", code, exc)
+
+    async def finalize(self, code: str, race_no: int) -> None:
+        """Write and announce the results of a finished race, once; retried while
+        storage is unreachable (the race is over in Redis already, the results must
+        follow)."""
+        for attempt in range(8):
+            try:
+                await self._write(code, race_no)
+                return
+            except self.rooms.storage_errors as exc:
+                log.warning("results of %s not written yet: %s", code, exc)
+                await asyncio.sleep(min(0.2 * 2**attempt, 5.0))  # back off: Redis is down
+
+    async def _write(self, code: str, race_no: int) -> None:
+        for _ in range(16):
+            record = await self.store.load_room(code)
+            if record is None or record.state.race != race_no or record.final:
+                return
+            rows = await self.store.rows(code)
+            # a racer who left mid-race has a row (their give up) but no seat
+            racers = list(dict.fromkeys([*rows, *(m.id for m in rules.players(record.state))]))
+            deal = record.deal or ""
+            for m in rules.players(record.state):
+                if m.id not in rows:
+                    rows[m.id] = PlayerRace.fresh(deal).row(m.id, m.name)
+            finished = Finished(
+                standings=ranked(rows.values()),
+                deal=deal,
+                replays=await self.store.logs(code, racers),
+                par=await self.solver.par(deal) if self.solver and deal else None,
+                server_time=now_ms(),
+            )
+            final = encode(finished)
+            state = rules.finish_race(record.state)
+            ver = await self.store.save_room(record.ver, state, final=final)
+            if ver is not None:
+                session = self.rooms.get(code)
+                if session is not None:
+                    session.adopt(ver, state, None, final)
+                return

@@ -1,0 +1,262 @@
+"""Seats: creating a room, joining, resuming with a token, leaving, being removed.
+
+A seat is a member of the room (player or spectator) with its token; a
+connection sits in a seat. Presence counts a member's connections over
+every server process, so a member shows ``connected`` while any of them
+is open.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from canfield_protocol import (
+    BoardMsg,
+    Countdown,
+    Create,
+    Join,
+    Joined,
+    Kick,
+    Leave,
+    Member,
+    Phase,
+    ProtocolError,
+    Resume,
+    Role,
+    RoomState,
+)
+from canfield_protocol import ErrorCode as E
+
+from canfield_server.ops.clock import now_ms
+from canfield_server.ops.logs import event
+from canfield_server.ops.ratelimit import PerAddress
+from canfield_server.room import frames, rules
+from canfield_server.room.ports import Peer, RoomRecord
+from canfield_server.room.race import PlayerRace
+from canfield_server.room.registry import Rooms
+from canfield_server.room.session import RoomSession
+
+__all__ = ["Seating"]
+
+log = logging.getLogger(__name__)
+
+#: a racer's race as this process holds it (loaded under its slot's lock)
+RaceOf = Callable[[RoomSession, str], Awaitable[PlayerRace]]
+
+
+class Seating:
+    def __init__(
+        self,
+        rooms: Rooms,
+        race_of: RaceOf,
+        give_up_for: Callable[[RoomSession, str], Awaitable[None]],
+    ) -> None:
+        self.rooms = rooms
+        self.store = rooms.store
+        self.settings = rooms.settings
+        self.race_of = race_of
+        self.give_up_for = give_up_for
+        self.limits = rules.Limits(
+            self.settings.max_players_per_room, self.settings.max_spectators_per_room
+        )
+        self.room_misses = PerAddress(
+            self.settings.room_misses_per_s, self.settings.room_misses_burst
+        )
+
+    def _not_in_room(self, peer: Peer) -> None:
+        if peer.room is not None:
+            raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
+
+    # ------------------------------------------------------------ taking a seat
+
+    async def create(self, peer: Peer, msg: Create) -> None:
+        self._not_in_room(peer)
+        limit = self.settings.max_rooms_per_ip
+        if limit and peer.ip and await self.store.count_room_created(peer.ip) > limit:
+            raise ProtocolError(
+                E.RATE_LIMITED, f"this address created {limit} rooms lately; try again later"
+            )
+        for _ in range(8):
+            code, member_id, token = rules.new_room_code(), rules.new_member_id(), rules.new_token()
+            state = rules.create_room(code, member_id, msg.name, msg.settings)
+            ver = await self.store.save_room(0, state, token=(rules.token_hash(token), member_id))
+            if ver is not None:
+                break
+        else:  # pragma: no cover - 8 collisions in a space of 887 million
+            raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
+        await self._enter(peer, RoomRecord(state, ver), member_id, token)
+
+    async def join(self, peer: Peer, msg: Join) -> None:
+        try:
+            await self._join(peer, msg)
+        except ProtocolError as exc:
+            if exc.code == E.UNKNOWN_ROOM and peer.ip:
+                self.room_misses.spend(peer.ip)
+            raise
+
+    async def _join(self, peer: Peer, msg: Join) -> None:
+        self._not_in_room(peer)
+        if peer.ip and not self.room_misses.ready(peer.ip):
+            # refused before looking: no hint either way
+            raise ProtocolError(
+                E.RATE_LIMITED, "too many unknown room codes from this address; wait a little"
+            )
+        code = rules.normalize_room_code(msg.room)
+        member_id, token = rules.new_member_id(), rules.new_token()
+        session = self.rooms.get(code)
+        bot = session is not None and msg.name.strip() in session.bot_names  # one we launched
+        for _ in range(16):
+            record = await self.rooms.load(code)
+            state = rules.add_member(record.state, member_id, msg.name, msg.role, self.limits, bot)
+            ver = await self.store.save_room(
+                record.ver, state, token=(rules.token_hash(token), member_id)
+            )
+            if ver is not None:
+                record = RoomRecord(state, ver, record.deal, record.final)
+                break
+        else:
+            raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
+        if bot and session is not None:
+            session.bot_names.discard(msg.name.strip())
+        await self._enter(peer, record, member_id, token)
+
+    async def resume(self, peer: Peer, msg: Resume) -> None:
+        self._not_in_room(peer)
+        code = rules.normalize_room_code(msg.room)
+        member_id = await self.store.member_for_token(code, rules.token_hash(msg.token))
+        record = await self.rooms.load(code) if member_id else None
+        if member_id is None or record is None or rules.member(record.state, member_id) is None:
+            raise ProtocolError(E.BAD_TOKEN, "that token does not open a seat in this room")
+        await self._enter(peer, record, member_id, msg.token)
+
+    async def _enter(self, peer: Peer, record: RoomRecord, member_id: str, token: str) -> None:
+        """Seat a connection: local room, presence, ``joined`` and what it missed."""
+        session = await self.rooms.open(record)
+        session.peers.add(peer)  # at once: a leaving connection must not drop the room meanwhile
+        try:
+            await self._count_in(peer, session, record, member_id, token)
+        except BaseException:
+            # nothing half-done: the connection is in no room, the room not kept for it
+            session.peers.discard(peer)
+            peer.room = peer.member_id = peer.role = None
+            await self.rooms.drop_if_empty(session)
+            raise
+
+    async def _count_in(
+        self, peer: Peer, session: RoomSession, record: RoomRecord, member_id: str, token: str
+    ) -> None:
+        me = rules.member(session.state, member_id) or rules.member(record.state, member_id)
+        assert me is not None
+        count = await self.store.presence(session.code, member_id, +1)
+        try:
+            await self._seated(peer, session, me, count, token)
+        except BaseException:
+            try:
+                await self.store.presence(session.code, member_id, -1)
+            except self.rooms.storage_errors:
+                pass  # storage unreachable: this count may stay one too high
+            raise
+
+    async def _seated(
+        self, peer: Peer, session: RoomSession, me: Member, count: int, token: str
+    ) -> None:
+        code, member_id = session.code, me.id
+        if count >= 1 and not me.connected:
+            await self.rooms.mutate(code, lambda s: rules.set_connected(s, member_id, True))
+        if rules.member(session.state, member_id) is None:
+            # the seat was removed (leave, kick) while this connection was taking it
+            raise ProtocolError(E.BAD_TOKEN, "that seat was removed from the room")
+        peer.room, peer.member_id, peer.role = code, member_id, me.role
+        event(log, "member.joined", room=code, player=member_id, role=me.role)
+        state = session.state
+        race = None
+        if state.phase == Phase.RACING and me.role == Role.PLAYER:
+            race = await self.race_of(session, member_id)
+        last_seq = race.seq if race else 0
+        joined = Joined(
+            room=code,
+            player_id=member_id,
+            token=token,
+            role=me.role,
+            is_host=state.host_id == member_id,
+            last_seq=last_seq,
+            state=frames.public_state(state),
+        )
+        peer.send(frames.text(joined))
+        if state.phase == Phase.RACING:
+            now = now_ms()
+            if state.starts_at and now < state.starts_at:
+                peer.send(frames.text(Countdown(starts_at=state.starts_at, server_time=now)))
+            else:
+                if race is not None:
+                    peer.send(frames.text(BoardMsg(board=race.board(), last_seq=race.seq)))
+                peer.send(frames.leaderboard_frame(session.ranked()))
+        elif state.phase == Phase.FINISHED and session.final:
+            peer.send(session.final.decode())
+
+    # ------------------------------------------------------------ leaving
+
+    async def detach(self, peer: Peer) -> None:
+        """A connection ended: drop it locally, count it out of the room's presence."""
+        session = self.rooms.get(peer.room)
+        if session is None:
+            return
+        session.peers.discard(peer)
+        event(log, "member.left", room=session.code, player=peer.member_id)
+        await self.count_out(session, peer.member_id)
+
+    async def count_out(self, session: RoomSession, member_id: str | None) -> None:
+        """One connection of a member is gone from this process: presence, then the room."""
+        try:
+            if member_id and await self.store.presence(session.code, member_id, -1) <= 0:
+                await self.rooms.mutate(
+                    session.code, lambda s: rules.set_connected(s, member_id, False)
+                )
+        except self.rooms.storage_errors as exc:
+            log.warning("presence update lost: %s", exc)
+        await self.rooms.drop_if_empty(session)
+
+    async def leave(self, peer: Peer, msg: Leave) -> None:
+        """The member goes for good; their connections here get ``left``."""
+        session = self._session_of(peer)
+        member_id = peer.member_id or ""
+        await self._remove(session, member_id, lambda s: rules.remove_member(s, member_id))
+
+    async def kick(self, peer: Peer, msg: Kick) -> None:
+        """The host removes another member; their connections get ``kicked``, then close."""
+        session = self._session_of(peer)
+        host_id = peer.member_id or ""
+        # refused before any change
+        target = rules.check_kick(session.state, host_id, msg.player_id)
+        await self._remove(
+            session, target.id, lambda s: rules.kick(s, host_id, target.id), kicked=True
+        )
+
+    async def _remove(
+        self,
+        session: RoomSession,
+        member_id: str,
+        change: Callable[[RoomState], RoomState],
+        kicked: bool = False,
+    ) -> None:
+        """A racer first gives up (the race can end without them), then the seat and
+        its tokens go in one compare-and-set; every process drops its connections."""
+        me = rules.member(session.state, member_id)
+        if me is not None and me.role == Role.PLAYER and session.state.phase == Phase.RACING:
+            await self.give_up_for(session, member_id)
+        event(log, "member.removed", room=session.code, player=member_id, kicked=kicked)
+        await self.rooms.mutate(
+            session.code, change, revoke=member_id, kicked=member_id if kicked else None
+        )
+
+    def _session_of(self, peer: Peer) -> RoomSession:
+        return session_of(self.rooms, peer)
+
+
+def session_of(rooms: Rooms, peer: Peer) -> RoomSession:
+    """The room a connection sits in, or ``not-in-room``."""
+    session = rooms.get(peer.room)
+    if session is None:
+        raise ProtocolError(E.NOT_IN_ROOM, "create or join a room first")
+    return session

@@ -1,0 +1,270 @@
+"""One room as this process holds it: its state, connections, boards and clock.
+
+A ``RoomSession`` adopts each newer room state (from this process or the
+room bus), tells its connections what changed, runs the race's timers
+(the deal at the end of the countdown, the time limit) and paces the
+leaderboard. Waiting on storage is not its job: what needs a round trip
+goes back to its owner through the ``SessionHooks`` it was given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from canfield_protocol import (
+    CLOSE_KICKED,
+    Countdown,
+    Kicked,
+    Left,
+    Phase,
+    Role,
+    RoomState,
+    Row,
+    Started,
+)
+
+from canfield_server.ops import metrics
+from canfield_server.ops.clock import now_ms
+from canfield_server.ops.logs import event
+from canfield_server.room import frames, rules
+from canfield_server.room.leaderboard import Pace, ranked
+from canfield_server.room.ports import Peer, RoomRecord
+from canfield_server.room.race import PlayerRace, StoredRow
+
+__all__ = ["Slot", "SessionHooks", "RoomSession"]
+
+log = logging.getLogger(__name__)
+
+
+class Slot:
+    """A local player's board and the lock that serialises their actions here."""
+
+    __slots__ = ("race", "lock")
+
+    def __init__(self) -> None:
+        self.race: PlayerRace | None = None
+        self.lock = asyncio.Lock()
+
+
+@dataclass(frozen=True)
+class SessionHooks:
+    """What a session hands back to its owner (each returns at once)."""
+
+    #: the race's clock ran out: end it (room code, race number)
+    time_up: Callable[[str, int], None]
+    #: a member's seat is gone: count their connection here out of the room
+    unseated: Callable[[RoomSession, str], None]
+
+
+class RoomSession:
+    """What this process knows of one room."""
+
+    def __init__(self, record: RoomRecord, pace: Pace, hooks: SessionHooks) -> None:
+        self.code = record.state.room
+        self.state = record.state
+        self.ver = record.ver
+        self.deal = record.deal
+        self.final = record.final
+        self.pace = pace
+        self.hooks = hooks
+        self.peers: set[Peer] = set()
+        self.slots: dict[str, Slot] = {}
+        self.rows: dict[str, StoredRow] = {}
+        self.timers: list[asyncio.TimerHandle] = []
+        #: names of the bots this process launched that have not joined yet
+        self.bot_names: set[str] = set()
+        self._last_flush = 0.0
+        self._flush_handle: asyncio.TimerHandle | None = None
+        #: loop time the pending flush is due (its lateness paces the next ones)
+        self._flush_due = 0.0
+        #: the rows the last leaderboard showed (an unchanged one is not sent again)
+        self._shown: list[Row] | None = None
+
+    def slot(self, member_id: str) -> Slot:
+        slot = self.slots.get(member_id)
+        if slot is None:
+            slot = self.slots[member_id] = Slot()
+        return slot
+
+    def broadcast(self, text: str) -> None:
+        for peer in self.peers:
+            peer.send(text)
+        metrics.broadcast(len(self.peers))
+
+    def close(self) -> None:
+        """Stop every timer: the room is no longer served here."""
+        self._cancel_timers()
+        if self._flush_handle:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+
+    def _cancel_timers(self) -> None:
+        for handle in self.timers:
+            handle.cancel()
+        self.timers.clear()
+
+    # ------------------------------------------------------------ room changes
+
+    def adopt(
+        self,
+        ver: int,
+        state: RoomState,
+        deal: str | None,
+        final: bytes | None = None,
+        *,
+        force: bool = False,
+        kicked: str | None = None,
+    ) -> None:
+        """Adopt a newer room state and tell every local connection what changed.
+
+        ``force``: adopt even an equal version (a resync); ``kicked``: the
+        member the host removed by this change."""
+        if ver <= self.ver and not force:
+            return
+        old = self.state
+        self.state, self.ver = state, max(ver, self.ver)
+        if deal:
+            self.deal = deal
+        self._unseat_removed(kicked)
+        self.broadcast(frames.room_frame(state))
+        new_race = state.race != old.race or (force and state.phase == Phase.RACING)
+        if state.phase == Phase.RACING and new_race:
+            self._begin(fresh=state.race != old.race)
+        elif state.phase == Phase.LOBBY and old.phase != Phase.LOBBY:
+            self._cancel_timers()
+            self.slots.clear()
+            self.rows.clear()
+            self.final = None
+        if state.phase == Phase.FINISHED:
+            self._cancel_timers()
+            if final and final != self.final:
+                self.final = final
+                self.flush()
+                self.broadcast(final.decode())
+        elif state.phase == Phase.RACING and _presence(old) != _presence(state):
+            self.mark_dirty()
+
+    def adopt_rows(self, rows: dict[str, StoredRow]) -> None:
+        """Rows read from storage (first use, or after the bus reconnected)."""
+        self.rows.update(rows)
+        self._fill_rows()
+        self.mark_dirty()
+
+    def _unseat_removed(self, kicked: str | None) -> None:
+        """Connections whose seat is gone leave the room: ``left``, or ``kicked`` and
+        closed. Synchronous, so the socket's own detach finds no room to count out."""
+        seated = {m.id for m in self.state.members}
+        gone = [p for p in self.peers if p.member_id and p.member_id not in seated]
+        for peer in gone:
+            member_id = peer.member_id or ""
+            self.peers.discard(peer)
+            peer.room = peer.member_id = peer.role = None
+            event(log, "member.unseated", room=self.code, player=member_id)
+            if member_id == kicked:
+                text = "the host removed you from the room"
+                peer.send(frames.text(Kicked(room=self.code, message=text)))
+                peer.close(CLOSE_KICKED, "removed by the host")
+            else:
+                peer.send(frames.text(Left(room=self.code)))
+            self.hooks.unseated(self, member_id)
+
+    # ------------------------------------------------------------ the race's clock
+
+    def _begin(self, fresh: bool) -> None:
+        """A race was started: countdown now, the deal at ``starts_at``, the end timer."""
+        state = self.state
+        self._cancel_timers()
+        if fresh:
+            self.slots.clear()
+            self.rows.clear()
+            self.final = None
+        self._fill_rows()
+        loop = asyncio.get_running_loop()
+        now = now_ms()
+        starts_at = state.starts_at or now
+        if now < starts_at:
+            self.broadcast(frames.text(Countdown(starts_at=starts_at, server_time=now)))
+            self.timers.append(loop.call_later((starts_at - now) / 1000, self._deal))
+        if state.ends_at:
+            delay = max(0.0, (state.ends_at - now) / 1000)
+            race_no = state.race
+            self.timers.append(loop.call_later(delay, self.hooks.time_up, self.code, race_no))
+
+    def _deal(self) -> None:
+        """The start: every player here gets the same deal, spectators the clock."""
+        state = self.state
+        if state.phase != Phase.RACING or self.deal is None:
+            return
+        now = now_ms()
+        first = PlayerRace.fresh(self.deal)
+        # boards start fresh (the start cleared Redis), so skip loading them; if
+        # another process's connection moves first, the seq check reloads
+        for peer in self.peers:
+            if peer.role == Role.PLAYER and peer.member_id:
+                slot = self.slot(peer.member_id)
+                if slot.race is None and not slot.lock.locked():
+                    slot.race = PlayerRace(first.game.copy())
+        started_at = state.starts_at or now
+        for_players = frames.text(
+            Started(
+                started_at=started_at, ends_at=state.ends_at, board=first.board(), server_time=now
+            )
+        )
+        for_others = frames.text(
+            Started(started_at=started_at, ends_at=state.ends_at, board=None, server_time=now)
+        )
+        for peer in self.peers:
+            peer.send(for_players if peer.role == Role.PLAYER else for_others)
+        metrics.broadcast(len(self.peers))
+        self.flush()
+
+    def _fill_rows(self) -> None:
+        """Every racer has a row from the start, even before their first move."""
+        if self.deal is None:
+            return
+        base: PlayerRace | None = None
+        for m in rules.players(self.state):
+            if m.id not in self.rows:
+                base = base or PlayerRace.fresh(self.deal)
+                self.rows[m.id] = base.row(m.id, m.name)
+
+    # ------------------------------------------------------------ leaderboard
+
+    def mark_dirty(self) -> None:
+        """Coalesce: at most one leaderboard per pace interval (longer while the
+        event loop runs late, see ``Pace``)."""
+        if self._flush_handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        delay = max(0.0, self._last_flush + self.pace.interval - now)
+        self._flush_due = now + delay
+        self._flush_handle = loop.call_later(delay, self.flush, True)
+
+    def flush(self, timed: bool = False) -> None:
+        """Broadcast the leaderboard now; ``timed`` (the coalescing timer) skips one
+        whose rows are those shown last."""
+        now = asyncio.get_running_loop().time()
+        if self._flush_handle is not None:
+            if timed:
+                self.pace.late(now - self._flush_due)
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        self._last_flush = now
+        if self.rows and self.peers:
+            rows = self.ranked()
+            if timed and rows == self._shown:
+                return
+            self._shown = rows
+            self.broadcast(frames.leaderboard_frame(rows))
+
+    def ranked(self) -> list[Row]:
+        connected = {m.id for m in self.state.members if m.connected}
+        return ranked(self.rows.values(), connected)
+
+
+def _presence(state: RoomState) -> tuple[bool, ...]:
+    return tuple(m.connected for m in state.members)

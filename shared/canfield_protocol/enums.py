@@ -1,0 +1,37 @@
+"""The words both sides of the wire share, as enums (each also a plain ``str``).
+
+A ``StrEnum`` member equals its text (``Phase.RACING == "racing"``) and
+encodes as it, so the JSON on the wire is unchanged; code on either side
+names the member instead of retyping the string.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["Phase", "Role", "MemberStatus"]
+
+
+class Phase(StrEnum):
+    """Where a room is. ``COUNTDOWN`` is only shown to clients: the server stores
+    ``RACING`` with a start time in the future."""
+
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    RACING = "racing"
+    FINISHED = "finished"
+
+
+class Role(StrEnum):
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+
+class MemberStatus(StrEnum):
+    """A racer's status on the leaderboard. ``DISCONNECTED`` is shown, never
+    stored: a playing racer with no live connection."""
+
+    PLAYING = "playing"
+    WON = "won"
+    GAVE_UP = "gave_up"
+    DISCONNECTED = "disconnected"
