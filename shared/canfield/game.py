@@ -447,9 +447,16 @@ class Game:
         return self.push_text(text)
 
     @classmethod
-    def replay(cls, code: DealCode | str, texts: Iterable[str]) -> Game:
-        """Deal ``code`` and play ``texts`` (moves and ``U``) in order."""
-        game = cls.deal(code)
+    def replay(cls, start: Game | DealCode | str, texts: Iterable[str]) -> Game:
+        """Play ``texts`` (move texts, and ``U`` for an undo) in order from ``start``.
+
+        ``start`` is a deal code, dealt afresh, or a position, which is
+        copied and never changed. The first entry that does not parse or
+        is not legal raises (``InvalidMoveError``, ``IllegalMoveError``,
+        ``NothingToUndoError``). The engine's only replay: the solver,
+        the CLI and the server's race logs all rebuild games with it.
+        """
+        game = start.copy() if isinstance(start, Game) else cls.deal(start)
         for text in texts:
             game.play_text(text)
         return game

@@ -158,6 +158,16 @@ def test_replay_entries_mix_moves_and_undos() -> None:
     assert replayed.to_dict() == Game.replay("CF1-D3-AAAAACL", ["S", "S"]).to_dict()
 
 
+def test_replay_from_a_position_plays_on_a_copy() -> None:
+    start = Game.replay("CF1-D3-AAAAACL", ["S", "S"])
+    before = start.to_dict()
+    later = Game.replay(start, ["S", "U", "S"])
+    assert start.to_dict() == before
+    assert later.to_dict() == Game.replay("CF1-D3-AAAAACL", ["S", "S", "S"]).to_dict()
+    with pytest.raises(NothingToUndoError):
+        Game.replay("CF1-D3-AAAAACL", ["U"])
+
+
 def test_every_error_is_a_value_error() -> None:
     for name in (
         "InvalidDealCodeError",

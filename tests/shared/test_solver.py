@@ -7,7 +7,7 @@ from collections import deque
 
 import pytest
 from canfield import RANKS, SUITS, DealCode, Game, Move
-from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, hint, replay, search, solve
+from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, hint, search, solve
 from canfield.solver.depth_first import is_won as _is_won
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,7 +132,7 @@ def test_two_column_moves_may_wait_for_the_same_move() -> None:
     assert search(game, _is_won).found
     result = solve(game, timeout_s=5.0)
     assert result.result == WINNABLE
-    assert replay(game, result.moves).is_won
+    assert Game.replay(game, result.moves).is_won
 
 
 @settings(max_examples=1000, deadline=None)
@@ -162,7 +162,7 @@ def test_random_deals_give_only_replayable_wins() -> None:
         result = solve(code, timeout_s=0.3)
         assert result.result in (WINNABLE, NOT_WINNABLE, UNKNOWN)
         if result.result == WINNABLE:
-            assert replay(code, result.moves).is_won
+            assert Game.replay(code, result.moves).is_won
         else:
             assert result.moves == []
         decided += result.decided
@@ -196,7 +196,7 @@ def test_a_probe_wins_a_deal_the_plain_search_does_not_win_in_the_same_nodes() -
     result = solve(code, timeout_s=None, node_limit=30_000)
     assert result.result == WINNABLE
     assert result.nodes <= 30_000
-    assert replay(code, result.moves).is_won
+    assert Game.replay(code, result.moves).is_won
 
 
 def test_same_limits_give_the_same_answer() -> None:
@@ -221,7 +221,7 @@ def test_solver_never_changes_the_game_it_is_given() -> None:
     result = solve(game, timeout_s=5.0)
     assert game.to_dict() == before
     assert result.result == WINNABLE
-    assert replay(game, result.moves).is_won
+    assert Game.replay(game, result.moves).is_won
 
 
 def test_hint_is_the_next_move_of_a_winning_line() -> None:
@@ -254,4 +254,4 @@ def test_draw_1_finder_wins_a_deal_the_plain_search_does_not_win_in_the_same_nod
     assert not search(Game.deal(code), _is_won, node_limit=25_000).found
     result = solve(code, timeout_s=None, node_limit=25_000)
     assert result.result == WINNABLE
-    assert replay(code, result.moves).is_won
+    assert Game.replay(code, result.moves).is_won

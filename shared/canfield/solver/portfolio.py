@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections import deque
 from dataclasses import dataclass, field
 
 from ..dealcode import DealCode
@@ -30,7 +29,6 @@ __all__ = [
     "SolveResult",
     "solve",
     "hint",
-    "replay",
 ]
 
 WINNABLE = "winnable"
@@ -118,7 +116,7 @@ def solve(
         prefix: list[Move] = []
         if elite and not draw1 and shake.random() < 0.5:
             prefix = elite[: shake.randrange(len(elite))]
-        origin = _played(game, prefix) if prefix else game
+        origin = Game.replay(game, [m.text() for m in prefix]) if prefix else game
         probe = Run(origin, is_won, takebacks, shake, win_only=True, late_up=late)
         # rounds grow by the Luby sequence (1 1 2 1 1 2 4 ...): mostly short
         # probes, now and then a longer one that can back up further
@@ -184,17 +182,3 @@ def hint(game: Game, timeout_s: float = 1.0) -> Move | None:
     if result.result != WINNABLE:
         return None
     return Move.parse(result.moves[0])
-
-
-def replay(game_or_code: Game | DealCode | str, moves: list[str]) -> Game:
-    """Play ``moves`` with the engine on a fresh copy; raises on an illegal move."""
-    return _played(_as_game(game_or_code), [Move.parse(text) for text in moves])
-
-
-def _played(game: Game, line: list[Move]) -> Game:
-    """A copy of ``game`` (with an unbounded undo history) after ``line``."""
-    game = game.copy()
-    game.history = deque()
-    for move in line:
-        game.push(move)
-    return game
