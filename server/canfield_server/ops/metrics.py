@@ -1,4 +1,4 @@
-"""Prometheus metrics of one server process, and the ``/metrics`` route.
+"""Prometheus metrics of one server process (``transport.app`` serves ``/metrics``).
 
 Each process keeps its own registry (not the library's global one, so
 several apps in one test process never collide) and is scraped on its
@@ -18,9 +18,6 @@ from prometheus_client import (
     Info,
     generate_latest,
 )
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
 
 __all__ = [
     "REGISTRY",
@@ -38,8 +35,7 @@ __all__ = [
     "move_done",
     "broadcast",
     "redis_error",
-    "metrics_endpoint",
-    "route",
+    "exposition",
 ]
 
 REGISTRY = CollectorRegistry(auto_describe=True)
@@ -123,8 +119,6 @@ def redis_error(operation: str) -> None:
     REDIS_ERRORS.labels(operation).inc()
 
 
-async def metrics_endpoint(request: Request) -> Response:
-    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
-
-
-route = Route("/metrics", metrics_endpoint, methods=["GET"])
+def exposition() -> tuple[bytes, str]:
+    """The scrape: every metric in Prometheus's text format, and its media type."""
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

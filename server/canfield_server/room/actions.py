@@ -61,8 +61,8 @@ class BoardActions:
             for _ in range(4):
                 race = slot.race or await self._load(session, member_id, slot)
                 if msg.seq <= race.seq:
-                    entry = await self.store.log_entry(session.code, member_id, msg.seq)
-                    ack = Ack(seq=msg.seq, move=entry, board=race.board(), duplicate=True)  # type: ignore[arg-type]
+                    logged = await self.store.log_entry(session.code, member_id, msg.seq)
+                    ack = Ack(seq=msg.seq, move=logged, board=race.board(), duplicate=True)
                     peer.send(frames.text(ack))
                     return
                 if msg.seq > race.seq + 1:
@@ -73,7 +73,7 @@ class BoardActions:
                     )
                 entry = await self._commit(session, member_id, slot, race, msg, now)
                 if entry is not None:
-                    ack = Ack(seq=msg.seq, move=entry, board=race.board())  # type: ignore[arg-type]
+                    ack = Ack(seq=msg.seq, move=entry, board=race.board())
                     peer.send(frames.text(ack))
                     return
                 # another connection of this player moved first: reload and look again

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable
 
-from canfield_protocol import Row
+from canfield_protocol import MemberStatus, Row
 
 from canfield_server.room.race import StoredRow
 
@@ -22,7 +22,7 @@ LAG_WEIGHT = 2.0
 
 
 def rank_key(row: StoredRow) -> tuple:
-    if row.status == "won":
+    if row.status == MemberStatus.WON:
         return (0, row.at, 0, row.id)
     return (1, -row.on_foundations, row.at, row.id)
 
@@ -32,8 +32,8 @@ def ranked(rows: Iterable[StoredRow], connected: Container[str] | None = None) -
     out = []
     for rank, row in enumerate(sorted(rows, key=rank_key), start=1):
         status = row.status
-        if status == "playing" and connected is not None and row.id not in connected:
-            status = "disconnected"
+        if status == MemberStatus.PLAYING and connected is not None and row.id not in connected:
+            status = MemberStatus.DISCONNECTED
         out.append(
             Row(
                 rank=rank,
@@ -42,7 +42,7 @@ def ranked(rows: Iterable[StoredRow], connected: Container[str] | None = None) -
                 score=row.score,
                 on_foundations=row.on_foundations,
                 moves=row.moves,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 time_ms=row.time_ms,
             )
         )

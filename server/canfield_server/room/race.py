@@ -21,13 +21,9 @@ from canfield import (
     NothingToUndoError,
     parse_card,
 )
+from canfield.analysis import has_useful_move
 from canfield_protocol import ErrorCode as E
-from canfield_protocol import GiveUp, MoveMsg, ProtocolError, Tap, Undo
-
-try:  # written by the analysis work; the view simply omits the hint without it
-    from canfield.analysis import has_useful_move
-except ImportError:  # pragma: no cover - depends on what the engine ships
-    has_useful_move = None
+from canfield_protocol import GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap, Undo
 
 __all__ = ["UNDO", "GIVE_UP", "StoredRow", "PlayerRace", "replay", "useful"]
 
@@ -47,7 +43,7 @@ class StoredRow(msgspec.Struct, kw_only=True):
     score: int
     on_foundations: int
     moves: int
-    status: str
+    status: MemberStatus
     time_ms: int
     at: int
 
@@ -55,7 +51,7 @@ class StoredRow(msgspec.Struct, kw_only=True):
 class _Snapshot(msgspec.Struct, kw_only=True):
     seq: int
     moves: int
-    status: str
+    status: MemberStatus
     time_ms: int
     reached: list[int]
     #: the whole board: only in snapshots written before the log rebuilt it
@@ -77,7 +73,7 @@ class PlayerRace:
         self.seq = 0
         #: accepted actions other than undo and give up
         self.moves = 0
-        self.status = "playing"
+        self.status = MemberStatus.PLAYING
         #: ms from the start to the last accepted action (frozen when done)
         self.time_ms = 0
         #: reached[n] = ms when n cards first lay on the foundations
@@ -89,7 +85,7 @@ class PlayerRace:
 
     @property
     def done(self) -> bool:
-        return self.status != "playing"
+        return self.status != MemberStatus.PLAYING
 
     # ------------------------------------------------------------ actions
 
@@ -110,11 +106,11 @@ class PlayerRace:
                 card = parse_card(msg.card)
             except InvalidCardError as exc:
                 raise ProtocolError(E.BAD_CARD, str(exc)) from None
-            move = game.tap_move(card, msg.double_click)
-            if move is None:
+            target = game.tap_move(card, msg.double_click)
+            if target is None:
                 raise ProtocolError(E.NO_TARGET, f"{msg.card.strip().upper()} has nowhere to go")
-            self._push(move)
-            entry = move.text()
+            self._push(target)
+            entry = target.text()
         elif isinstance(msg, Undo):
             try:
                 game.pop()
@@ -122,14 +118,14 @@ class PlayerRace:
                 raise ProtocolError(E.NOTHING_TO_UNDO, str(exc)) from None
             entry = UNDO
         else:
-            self.status = "gave_up"
+            self.status = MemberStatus.GAVE_UP
             entry = GIVE_UP
         self.seq += 1
         self.time_ms = max(self.time_ms, elapsed_ms)
         if entry not in (UNDO, GIVE_UP):
             self.moves += 1
             if game.is_won:
-                self.status = "won"
+                self.status = MemberStatus.WON
         count = game.on_foundations
         while len(self.reached) <= count:
             self.reached.append(self.time_ms)
@@ -143,15 +139,15 @@ class PlayerRace:
 
     # ------------------------------------------------------------ outputs
 
-    def board(self) -> dict[str, Any]:
-        """The player's view (no face-down card), plus the "useful move" hint."""
+    def board(self) -> Any:
+        """The player's view (no face-down card), plus the "useful move" hint: the
+        engine's view dict, sent as it is where the protocol says ``Board``."""
         view = self.game.view()
-        if has_useful_move is not None:
-            view["useful_move"] = useful(self.game)
+        view["useful_move"] = useful(self.game)
         return view
 
     def row(self, member_id: str, name: str) -> StoredRow:
-        won = self.status == "won"
+        won = self.status == MemberStatus.WON
         return StoredRow(
             id=member_id,
             name=name,
@@ -224,7 +220,7 @@ def useful(game: Game) -> bool:
     if found is None:
         if len(_USEFUL_CACHE) >= _USEFUL_CACHE_MAX:
             _USEFUL_CACHE.clear()
-        found = _USEFUL_CACHE[key] = bool(has_useful_move(game))  # type: ignore[misc]
+        found = _USEFUL_CACHE[key] = bool(has_useful_move(game))
     return found
 
 

@@ -17,7 +17,9 @@ from canfield import DealCode, InvalidDealCodeError
 from canfield_protocol import (
     ErrorCode,
     Member,
+    Phase,
     ProtocolError,
+    Role,
     RoomSettings,
     RoomState,
     SettingsMsg,
@@ -132,7 +134,7 @@ def check_settings(settings: RoomSettings) -> RoomSettings:
             code = DealCode.parse(deal)
         except InvalidDealCodeError as exc:
             raise ProtocolError(ErrorCode.BAD_DEAL_CODE, str(exc)) from None
-        deal, draw = str(code), code.draw
+        deal, draw = str(code), 1 if code.draw == 1 else 3
     return msgspec.structs.replace(settings, deal=deal, draw=draw)
 
 
@@ -151,7 +153,7 @@ def member(state: RoomState, member_id: str) -> Member | None:
 
 
 def players(state: RoomState) -> list[Member]:
-    return [m for m in state.members if m.role == "player"]
+    return [m for m in state.members if m.role == Role.PLAYER]
 
 
 def _replace_member(state: RoomState, new: Member) -> RoomState:
@@ -164,7 +166,7 @@ def _require_host(state: RoomState, member_id: str, what: str) -> None:
         raise ProtocolError(ErrorCode.NOT_HOST, f"only the host can {what}")
 
 
-def _require_phase(state: RoomState, phase: str, what: str) -> None:
+def _require_phase(state: RoomState, phase: Phase, what: str) -> None:
     if state.phase != phase:
         raise ProtocolError(
             ErrorCode.WRONG_PHASE, f"cannot {what} now: the room is in {state.phase}"
@@ -174,10 +176,10 @@ def _require_phase(state: RoomState, phase: str, what: str) -> None:
 def create_room(
     code: str, host_id: str, name: str, settings: RoomSettings | None = None
 ) -> RoomState:
-    host = Member(id=host_id, name=clean_name(name), role="player")
+    host = Member(id=host_id, name=clean_name(name), role=Role.PLAYER)
     return RoomState(
         room=code,
-        phase="lobby",
+        phase=Phase.LOBBY,
         host_id=host_id,
         settings=check_settings(settings or RoomSettings()),
         members=[host],
@@ -188,36 +190,36 @@ def add_member(
     state: RoomState,
     member_id: str,
     name: str,
-    role: str,
+    role: Role,
     limits: Limits = DEFAULT_LIMITS,
     bot: bool = False,
 ) -> RoomState:
     """A newcomer. Players join in the lobby or after a race; spectators any time.
     ``bot``: a bot the host added (shown as one)."""
     text = clean_name(name)
-    if role == "player":
-        if state.phase in ("countdown", "racing"):
+    if role == Role.PLAYER:
+        if state.phase in (Phase.COUNTDOWN, Phase.RACING):
             raise ProtocolError(
                 ErrorCode.WRONG_PHASE, "a race is on: join as a spectator, or wait for the rematch"
             )
         if len(players(state)) >= limits.max_players:
             raise ProtocolError(ErrorCode.ROOM_FULL, f"the room has {limits.max_players} players")
-    elif sum(m.role == "spectator" for m in state.members) >= limits.max_spectators:
+    elif sum(m.role == Role.SPECTATOR for m in state.members) >= limits.max_spectators:
         raise ProtocolError(ErrorCode.ROOM_FULL, "the room has no more spectator seats")
     if any(m.name.casefold() == text.casefold() for m in state.members):
         raise ProtocolError(ErrorCode.BAD_NAME, f"{text!r} is taken in this room")
-    new = Member(id=member_id, name=text, role=role, bot=bot)  # type: ignore[arg-type]
+    new = Member(id=member_id, name=text, role=role, bot=bot)
     return msgspec.structs.replace(state, members=[*state.members, new])
 
 
 def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomState:
     _require_host(state, member_id, "change the settings")
-    _require_phase(state, "lobby", "change the settings")
+    _require_phase(state, Phase.LOBBY, "change the settings")
     old = state.settings
     merged = RoomSettings(
         draw=old.draw if msg.draw is None else msg.draw,
         deal=old.deal if msg.deal is None else msg.deal,
-        time_limit_s=old.time_limit_s if msg.time_limit_s is msgspec.UNSET else msg.time_limit_s,  # type: ignore[arg-type]
+        time_limit_s=old.time_limit_s if msg.time_limit_s is msgspec.UNSET else msg.time_limit_s,
         winnable_only=old.winnable_only if msg.winnable_only is None else msg.winnable_only,
         practice=old.practice if msg.practice is None else msg.practice,
     )
@@ -230,9 +232,9 @@ def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomS
 
 
 def set_ready(state: RoomState, member_id: str, ready: bool) -> RoomState:
-    _require_phase(state, "lobby", "get ready")
+    _require_phase(state, Phase.LOBBY, "get ready")
     me = member(state, member_id)
-    if me is None or me.role != "player":
+    if me is None or me.role != Role.PLAYER:
         raise ProtocolError(ErrorCode.NOT_PLAYER, "only players get ready")
     return _replace_member(state, msgspec.structs.replace(me, ready=ready))
 
@@ -250,7 +252,7 @@ def start_race(
     (winnable-only rooms); a typed-in deal code always wins.
     """
     _require_host(state, member_id, "start the race")
-    _require_phase(state, "lobby", "start a race")
+    _require_phase(state, Phase.LOBBY, "start a race")
     if not players(state):
         raise ProtocolError(ErrorCode.WRONG_PHASE, "a race needs at least one player")
     settings = state.settings
@@ -261,24 +263,24 @@ def start_race(
     starts_at = now_ms + int(countdown_s * 1000)
     ends_at = starts_at + settings.time_limit_s * 1000 if settings.time_limit_s else None
     new = msgspec.structs.replace(
-        state, phase="racing", race=state.race + 1, starts_at=starts_at, ends_at=ends_at
+        state, phase=Phase.RACING, race=state.race + 1, starts_at=starts_at, ends_at=ends_at
     )
     return new, deal
 
 
 def finish_race(state: RoomState) -> RoomState:
-    return msgspec.structs.replace(state, phase="finished")
+    return msgspec.structs.replace(state, phase=Phase.FINISHED)
 
 
 def rematch(state: RoomState, member_id: str) -> RoomState:
     """Back to the lobby, same members, a new random deal; nobody is ready yet."""
     _require_host(state, member_id, "call a rematch")
-    _require_phase(state, "finished", "call a rematch")
+    _require_phase(state, Phase.FINISHED, "call a rematch")
     members = [msgspec.structs.replace(m, ready=False) for m in state.members]
     settings = msgspec.structs.replace(state.settings, deal="random")
     return msgspec.structs.replace(
         state,
-        phase="lobby",
+        phase=Phase.LOBBY,
         members=members,
         settings=settings,
         starts_at=None,
@@ -305,7 +307,7 @@ def remove_member(state: RoomState, member_id: str) -> RoomState:
     host_id = state.host_id
     if host_id == member_id:
         heirs = sorted(
-            members, key=lambda m: (m.role != "player", m.bot)
+            members, key=lambda m: (m.role != Role.PLAYER, m.bot)
         )  # stable: join order within each kind
         host_id = heirs[0].id if heirs else ""
     return msgspec.structs.replace(state, members=members, host_id=host_id)

@@ -10,6 +10,7 @@ hash tag (``keys.py``), so a room's Lua scripts touch a single slot.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from redis.asyncio import Redis
@@ -37,7 +38,7 @@ def seed_nodes(url: str) -> list[tuple[str, int]]:
     return seeds
 
 
-def redis_client(url: str, **kwargs: object) -> Redis | RedisCluster:
+def redis_client(url: str, **kwargs: Any) -> Redis | RedisCluster:
     """A client for ``url``; cluster URLs give a cluster client.
 
     ``kwargs`` go to the client unchanged (``decode_responses``, timeouts).

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError
 
 from canfield_server.ops import metrics
@@ -31,7 +31,7 @@ def _room_of(channel: bytes) -> str:
 class RoomBus:
     def __init__(
         self,
-        redis: Redis,
+        redis: Redis | RedisCluster,
         on_event: Callable[[str, bytes], None],
         on_resync: Callable[[], Awaitable[None]],
     ) -> None:

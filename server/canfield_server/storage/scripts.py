@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
 __all__ = ["MOVE", "SAVE_ROOM", "FINISH", "Scripts"]
@@ -119,7 +119,7 @@ class Scripts:
     finish: AsyncScript
 
     @classmethod
-    def register(cls, redis: Redis) -> Scripts:
+    def register(cls, redis: Redis | RedisCluster) -> Scripts:
         return cls(
             save_room=redis.register_script(SAVE_ROOM),
             finish=redis.register_script(FINISH),

@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 import msgspec
-from canfield_protocol import RoomState
+from canfield_protocol import Phase, RoomState
 from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import NoScriptError
 
@@ -28,6 +28,14 @@ __all__ = ["RedisStore", "ScriptBatcher"]
 _state_decoder = msgspec.json.Decoder(RoomState)
 _row_decoder = msgspec.json.Decoder(StoredRow)
 _encoder = msgspec.json.Encoder()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _bytes(value: bytes | str) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
 
 
 def _origin_of(field: bytes) -> bytes:
@@ -57,7 +65,7 @@ class ScriptBatcher:
     batching only removes per-command client overhead (the hot path's cost).
     """
 
-    def __init__(self, redis: Redis, body: str) -> None:
+    def __init__(self, redis: Redis | RedisCluster, body: str) -> None:
         self.redis = redis
         self.script = redis.register_script(body)
         self.pending: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
@@ -108,7 +116,9 @@ class ScriptBatcher:
 
 
 class RedisStore:
-    def __init__(self, redis: Redis, ttl_s: int, origin: bytes, url: str | None = None) -> None:
+    def __init__(
+        self, redis: Redis | RedisCluster, ttl_s: int, origin: bytes, url: str | None = None
+    ) -> None:
         """``url``: when it is a plain Redis URL, moves get their own pipelined
         connection (``pipeline``); otherwise (a cluster) they go through ``redis``."""
         self.redis = redis
@@ -137,11 +147,11 @@ class RedisStore:
         if state is None:
             return None
         room = _state_decoder.decode(state)
-        if phase is not None and phase.decode() != room.phase:
+        if phase is not None and _text(phase) != room.phase:
             # the move script or FINISH ended the race; the state blob follows later
-            room = msgspec.structs.replace(room, phase=phase.decode())
+            room = msgspec.structs.replace(room, phase=Phase(_text(phase)))
         return RoomRecord(
-            room, int(ver or 0), deal.decode() if deal else None, final if final else None
+            room, int(ver or 0), _text(deal) if deal else None, _bytes(final) if final else None
         )
 
     async def save_room(
@@ -181,7 +191,9 @@ class RedisStore:
                 extra_keys += [keys.player(code, pid), keys.log(code, pid)]
         if final is not None:
             fields += ["final", final]
-            event = FinishedEvent(ver=-1, state=state, final=msgspec.Raw(final))
+            event: FinishedEvent | RoomEvent = FinishedEvent(
+                ver=-1, state=state, final=msgspec.Raw(final)
+            )
         else:
             event = RoomEvent(ver=-1, state=state, deal=deal, kicked=kicked)
         token_hash, token_id = token or ("", "")
@@ -213,7 +225,7 @@ class RedisStore:
 
     async def member_for_token(self, code: str, token_hash: str) -> str | None:
         found = await self.redis.hget(keys.tokens(code), token_hash)
-        return found.decode() if found else None
+        return _text(found) if found else None
 
     async def presence(self, code: str, member_id: str, delta: int) -> int:
         """Count a member's live connections; returns the count over live processes.
@@ -310,11 +322,11 @@ class RedisStore:
     async def log_entry(self, code: str, member_id: str, seq: int) -> str:
         """The action a sequence number applied (for a duplicate's ack)."""
         found = await self.redis.lindex(keys.log(code, member_id), seq - 1)
-        return found.decode() if found else ""
+        return _text(found) if found else ""
 
     async def rows(self, code: str) -> dict[str, StoredRow]:
         raw = await self.redis.hgetall(keys.rows(code))
-        return {k.decode(): _row_decoder.decode(v) for k, v in raw.items()}
+        return {_text(k): _row_decoder.decode(v) for k, v in raw.items()}
 
     async def logs(self, code: str, member_ids: list[str]) -> dict[str, list[str]]:
         async with self.redis.pipeline(transaction=False) as pipe:

@@ -1,15 +1,16 @@
 """The Starlette application: explicit routes, and a lifespan that owns Redis.
 
-``create_app(settings)`` builds everything; ``extra_routes`` (or an
-optional ``canfield_server.ops.metrics`` module exposing ``ROUTES``) adds
-routes such as ``/metrics`` without touching this file's internals.
-``/ws`` is served in front of Starlette (``WebSocketFirst``): the hot path.
+``create_app(settings)`` builds everything and wires the parts together:
+the Redis store, the solver's deal pool, the bots and the web page the
+client package offers (found through entry points, never imported by
+name), the hub and its room bus. ``extra_routes`` adds routes without
+touching this file's internals. ``/ws`` is served in front of Starlette
+(``WebSocketFirst``): the hot path.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -66,19 +67,6 @@ def bot_launcher(ws_url: str) -> BotLauncher | None:
         factory: Callable[[str], BotLauncher] = entry.load()
         return factory(ws_url)
     return None
-
-
-def _optional_routes() -> list[BaseRoute]:
-    try:
-        module = importlib.import_module("canfield_server.ops.metrics")
-    except ModuleNotFoundError as exc:
-        if exc.name != "canfield_server.ops.metrics":
-            raise
-        return []
-    routes = getattr(module, "ROUTES", None)
-    if routes is None:
-        routes = [module.route] if hasattr(module, "route") else []
-    return list(routes)
 
 
 class WebSocketFirst:
@@ -156,6 +144,10 @@ def create_app(
             await store.close()
             await redis.aclose()
 
+    async def metrics_endpoint(request: Request) -> Response:
+        body, media_type = metrics.exposition()
+        return Response(body, media_type=media_type)
+
     async def healthz(request: Request) -> Response:
         try:
             ok = await request.app.state.store.ping()
@@ -181,7 +173,7 @@ def create_app(
         Route("/healthz", healthz),
         Route("/r/{code}", share_link),
         *extra_routes,
-        *_optional_routes(),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
     if root:
         routes.append(Mount("/", StaticFiles(directory=root, html=True), name="web"))

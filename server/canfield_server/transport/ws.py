@@ -15,7 +15,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from canfield_protocol import Error, ProtocolError, decode_client, encode, error
+from canfield_protocol import Error, ProtocolError, Role, decode_client, encode, error
 from canfield_protocol import ErrorCode as E
 from starlette.types import Receive, Scope, Send
 
@@ -56,7 +56,7 @@ class WsPeer:
         self.ip = ip
         self.room: str | None = None
         self.member_id: str | None = None
-        self.role: str | None = None
+        self.role: Role | None = None
         self._queue: deque[str] = deque()
         self._wake = asyncio.Event()
         self._closing: tuple[int, str] | None = None
