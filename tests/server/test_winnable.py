@@ -14,7 +14,7 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from canfield import DealCode, Game, Move
-from canfield.solver import WINNABLE, replay, solve
+from canfield.solver import WINNABLE, solve
 from canfield_protocol import ProtocolError, SettingsMsg
 from canfield_server.ops.config import Settings
 from canfield_server.room import rules as R
@@ -37,7 +37,7 @@ def assert_proven(code: str, par: int | None) -> None:
     """The solver, run here, wins ``code``; its line replays to a win; par is a line length."""
     result = solve(code, timeout_s=10)
     assert result.result == WINNABLE, (code, result.result)
-    assert replay(code, result.moves).is_won
+    assert Game.replay(code, result.moves).is_won
     game = Game.deal(code)
     assert isinstance(par, int) and par >= 52 - game.on_foundations
 

@@ -22,12 +22,13 @@ from canfield import (
     parse_card,
 )
 from canfield.analysis import has_useful_move
+from canfield.moves import UNDO
 from canfield_protocol import ErrorCode as E
 from canfield_protocol import GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap, Undo
 
 __all__ = ["UNDO", "GIVE_UP", "StoredRow", "PlayerRace", "replay", "useful"]
 
-UNDO = "U"
+
 GIVE_UP = "G"
 
 
@@ -225,11 +226,6 @@ def useful(game: Game) -> bool:
 
 
 def replay(deal: DealCode | str, entries: list[str]) -> Game:
-    """Rebuild a board from its event log (checks a log against its snapshot)."""
-    game = Game.deal(deal)
-    for entry in entries:
-        if entry == UNDO:
-            game.pop()
-        elif entry != GIVE_UP:
-            game.push(Move.parse(entry))
-    return game
+    """Rebuild a board from its race log: the engine's replay, less the give-up
+    entry (``G`` ends a race; it does not change the board)."""
+    return Game.replay(deal, [entry for entry in entries if entry != GIVE_UP])
