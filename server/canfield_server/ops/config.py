@@ -34,6 +34,11 @@ class Settings:
     #: token bucket per connection: sustained messages/s and burst
     rate_per_s: float = 50.0
     rate_burst: int = 100
+    #: frames queued for one connection before it counts as too slow and is dropped
+    max_queued_frames: int = 512
+    #: frames refused by the rate limit that a connection may still send (refilling
+    #: at one a second) before it counts as a flood and is closed with 1008
+    abuse_refusals: int = 20
     #: leaderboard broadcasts per room per second, at most
     leaderboard_hz: float = 10.0
     #: presence heartbeat period; a process silent for 3 periods counts as gone

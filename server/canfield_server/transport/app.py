@@ -159,6 +159,8 @@ def create_app(
         max_frame_bytes=settings.max_frame_bytes,
         allowed_origins=settings.allowed_origins,
         limiter_factory=limiter_factory,
+        max_queued_frames=settings.max_queued_frames,
+        abuse_refusals=settings.abuse_refusals,
         accept_headers=(instance_header(settings.instance),),
     )
 

@@ -27,12 +27,6 @@ __all__ = ["WsPeer", "WebSocketEndpoint"]
 
 log = logging.getLogger(__name__)
 
-#: frames queued for one connection before it counts as too slow and is dropped
-MAX_QUEUED = 512
-#: frames refused by the rate limit that a connection may still send (refilling at
-#: one a second) before it counts as a flood and is closed with 1008
-ABUSE_REFUSALS = 20
-
 
 class WsPeer:
     """One connection: identity in the room, and its outgoing queue."""
@@ -48,10 +42,13 @@ class WsPeer:
         "_closing",
         "_sending",
         "replying",
+        "max_queued",
     )
 
-    def __init__(self, asgi_send: Send, ip: str | None = None) -> None:
+    def __init__(self, asgi_send: Send, ip: str | None = None, max_queued: int = 512) -> None:
         self.asgi_send = asgi_send
+        #: frames queued before this connection counts as too slow and is dropped
+        self.max_queued = max_queued
         #: the client's address (X-Forwarded-For when uvicorn trusts the proxy)
         self.ip = ip
         self.room: str | None = None
@@ -68,7 +65,7 @@ class WsPeer:
     def send(self, text: str) -> None:
         if self._closing:
             return
-        if len(self._queue) >= MAX_QUEUED:
+        if len(self._queue) >= self.max_queued:
             self.close(1008, "too slow: messages piled up")
             return
         self._queue.append(text)
@@ -142,9 +139,13 @@ class WebSocketEndpoint:
         max_frame_bytes: int,
         allowed_origins: tuple[str, ...],
         limiter_factory: Callable[[], RateLimiter],
+        max_queued_frames: int,
+        abuse_refusals: int,
         accept_headers: tuple[tuple[bytes, bytes], ...] = (),
     ) -> None:
         self.max_frame_bytes = max_frame_bytes
+        self.max_queued_frames = max_queued_frames
+        self.abuse_refusals = abuse_refusals
         self.allowed_origins = allowed_origins
         self.limiter_factory = limiter_factory
         #: headers of the handshake's answer (the app may serve ``/ws`` outside
@@ -163,10 +164,10 @@ class WebSocketEndpoint:
 
     async def _serve(self, hub: Hub, receive: Receive, send: Send, ip: str | None) -> None:
         metrics.client_connected()
-        peer = WsPeer(send, ip)
+        peer = WsPeer(send, ip, self.max_queued_frames)
         writer = asyncio.create_task(peer.writer())
         limiter = self.limiter_factory()
-        abuse = TokenBucket(1.0, ABUSE_REFUSALS)
+        abuse = TokenBucket(1.0, self.abuse_refusals)
         cap = self.max_frame_bytes
         try:
             while not writer.done():
