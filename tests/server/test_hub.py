@@ -59,7 +59,7 @@ async def hubs(redis_server):  # noqa: ANN001, ANN201
     for _ in range(2):
         redis = Redis.from_url(redis_server.url)
         hub = Hub(
-            RedisStore(redis, 600, os.urandom(4).hex().encode()),
+            RedisStore(redis, redis_server.url, 600, os.urandom(4).hex().encode()),
             Settings(countdown_s=0.05, leaderboard_hz=4.0),
             storage_errors=STORAGE_ERRORS,
         )

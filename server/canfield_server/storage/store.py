@@ -7,23 +7,19 @@ caller answers ``unavailable`` and applies nothing.
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import msgspec
 from canfield_protocol import Phase, RoomState
 from redis.asyncio import Redis, RedisCluster
-from redis.exceptions import NoScriptError
 
 from canfield_server.ops.clock import now_ms
 from canfield_server.room.events import FinishedEvent, RoomEvent, pack, pack_row
 from canfield_server.room.ports import MoveRecord, RoomRecord
 from canfield_server.room.race import StoredRow
 from canfield_server.storage import keys
-from canfield_server.storage.pipeline import PipelinedScript, supports
+from canfield_server.storage.move_script import move_script
 from canfield_server.storage.scripts import MOVE, Scripts
 
-__all__ = ["RedisStore", "ScriptBatcher"]
+__all__ = ["RedisStore"]
 
 _state_decoder = msgspec.json.Decoder(RoomState)
 _row_decoder = msgspec.json.Decoder(StoredRow)
@@ -58,82 +54,20 @@ def _live_counts(table: dict[bytes, bytes], stale_ms: int) -> dict[str, int]:
     return counts
 
 
-class ScriptBatcher:
-    """Runs one Lua script for many callers, pipelined: every call made in one
-    event-loop turn goes to Redis in a single write and comes back in a single
-    read. Each call is still its own atomic EVALSHA and answers its own caller;
-    batching only removes per-command client overhead (the hot path's cost).
-    """
-
-    def __init__(self, redis: Redis | RedisCluster, body: str) -> None:
-        self.redis = redis
-        self.script = redis.register_script(body)
-        self.pending: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
-
-    def __call__(self, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        if not self.pending:
-            loop.call_soon(self._flush)
-        self.pending.append(((len(keys), *keys, *args), future))
-        return future
-
-    def _flush(self) -> None:
-        batch, self.pending = self.pending, []
-        asyncio.ensure_future(self._run(batch))
-
-    async def _run(self, batch: list[tuple[tuple[Any, ...], asyncio.Future[Any]]]) -> None:
-        try:
-            results = await self._execute([call for call, _ in batch])
-            if any(isinstance(r, NoScriptError) for r in results):
-                await self.redis.script_load(self.script.script)  # Redis restarted
-                results = await self._execute([call for call, _ in batch])
-        except Exception as exc:  # noqa: BLE001 - every caller gets the failure
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        for (_, future), result in zip(batch, results, strict=True):
-            if future.done():
-                continue
-            if isinstance(result, Exception):
-                future.set_exception(result)
-            else:
-                future.set_result(result)
-
-    async def _execute(self, calls: list[tuple[Any, ...]]) -> list[Any]:
-        if isinstance(self.redis, RedisCluster):
-            # redis-py refuses EVALSHA in cluster pipelines: run the calls
-            # concurrently, each on its slot's node, reloading after NOSCRIPT there
-            return await asyncio.gather(
-                *(self.script(keys=list(c[1 : c[0] + 1]), args=list(c[c[0] + 1 :])) for c in calls),
-                return_exceptions=True,
-            )
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for call in calls:
-                pipe.evalsha(self.script.sha, *call)
-            return await pipe.execute(raise_on_error=False)
-
-
 class RedisStore:
-    def __init__(
-        self, redis: Redis | RedisCluster, ttl_s: int, origin: bytes, url: str | None = None
-    ) -> None:
-        """``url``: when it is a plain Redis URL, moves get their own pipelined
-        connection (``pipeline``); otherwise (a cluster) they go through ``redis``."""
+    def __init__(self, redis: Redis | RedisCluster, url: str, ttl_s: int, origin: bytes) -> None:
+        """``redis`` is the client for ``url``; moves take their own way there
+        (``move_script``)."""
         self.redis = redis
         self.ttl_s = ttl_s
         self.origin = origin
         #: a process whose heartbeat is older than this counts as gone
         self.presence_stale_ms = 15_000
         self.scripts = Scripts.register(redis)
-        self.move: Any = (
-            PipelinedScript(url, MOVE) if url and supports(url) else ScriptBatcher(redis, MOVE)
-        )
+        self.move = move_script(redis, url, MOVE)
 
     async def close(self) -> None:
-        if isinstance(self.move, PipelinedScript):
-            await self.move.close()
+        await self.move.close()
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())

@@ -110,14 +110,15 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         metrics.set_instance(settings.instance)
+        url = settings.redis_url or "redis://127.0.0.1:6379/0"
         redis = redis_client(
-            settings.redis_url or "redis://127.0.0.1:6379/0",
+            url,
             socket_timeout=5,
             socket_connect_timeout=5,
             max_connections=256,
             health_check_interval=30,
         )
-        store = RedisStore(redis, settings.room_ttl_s, origin, url=settings.redis_url)
+        store = RedisStore(redis, url, settings.room_ttl_s, origin)
         pool = DealPool(redis, settings)
         hub = Hub(
             store,

@@ -1,33 +1,61 @@
-"""One pipelined Redis connection for the move script, the server's hottest call.
+"""How the move script reaches Redis: the server's hottest call, one way.
 
-Every call writes its command at once and queues a future; one reader task
-parses replies (hiredis) and resolves the futures in order, so any number
-of moves are in flight on one socket with no pool checkout, no per-call
-client machinery and no waiting for one another. Each call is still its own
-atomic EVALSHA. On any connection error every pending call fails (the
-caller answers ``unavailable``) and the next call reconnects.
-Redis Cluster deployments use redis-py's cluster client instead (``store``).
+``move_script(redis, url, body)`` gives the caller for a deployment:
+
+* one Redis (``redis://``, ``rediss://``, ``unix://``): ``PipelinedScript``,
+  a dedicated connection. Every call writes its command at once and
+  queues a future; one reader task parses replies (hiredis) and resolves
+  the futures in order, so any number of moves are in flight on one
+  socket with no pool checkout, no per-call client machinery and no
+  waiting for one another. Each call is still its own atomic EVALSHA. On
+  any connection error every pending call fails (the caller answers
+  ``unavailable``) and the next call reconnects.
+* a Redis Cluster: redis-py's cluster client, which sends each call to
+  the node of its room's slot (EVALSHA is refused in cluster pipelines).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import ssl
 from collections import deque
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
+from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["PipelinedScript", "supports"]
+__all__ = ["MoveScript", "PipelinedScript", "move_script"]
 
 
-def supports(url: str) -> bool:
-    """Plain ``redis://`` and ``unix://`` URLs (no TLS, no cluster)."""
-    return urlsplit(url).scheme in ("redis", "unix")
+class MoveScript(Protocol):
+    async def __call__(self, keys: list[str], args: list[Any]) -> Any: ...
+
+    async def close(self) -> None: ...
+
+
+class _ClusterScript:
+    """A script through redis-py's cluster client (it reloads after NOSCRIPT)."""
+
+    def __init__(self, redis: RedisCluster, body: str) -> None:
+        self.script = redis.register_script(body)
+
+    async def __call__(self, keys: list[str], args: list[Any]) -> Any:
+        return await self.script(keys=keys, args=args)
+
+    async def close(self) -> None:
+        pass
+
+
+def move_script(redis: Redis | RedisCluster, url: str, body: str) -> MoveScript:
+    """The caller of the script ``body`` for the Redis at ``url`` (``redis``'s)."""
+    if isinstance(redis, RedisCluster):
+        return _ClusterScript(redis, body)
+    return PipelinedScript(url, body)
 
 
 def _pack(*parts: Any) -> bytes:
@@ -37,6 +65,18 @@ def _pack(*parts: Any) -> bytes:
             part = str(part).encode()
         out.append(b"$%d\r\n%s\r\n" % (len(part), part))
     return b"".join(out)
+
+
+def _tls(scheme: str, query: dict[str, list[str]]) -> ssl.SSLContext | None:
+    """``rediss://`` is TLS; ``ssl_cert_reqs=none`` (as redis-py reads it) skips
+    the certificate check, for a self-signed test deployment."""
+    if scheme != "rediss":
+        return None
+    context = ssl.create_default_context()
+    if query.get("ssl_cert_reqs", [""])[0].lower() == "none":
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 class PipelinedScript:
@@ -90,7 +130,11 @@ class PipelinedScript:
                     db = query.get("db", ["0"])[0]
                 else:
                     reader, writer = await asyncio.wait_for(
-                        asyncio.open_connection(parts.hostname or "127.0.0.1", parts.port or 6379),
+                        asyncio.open_connection(
+                            parts.hostname or "127.0.0.1",
+                            parts.port or 6379,
+                            ssl=_tls(parts.scheme, query),
+                        ),
                         self.timeout_s,
                     )
                     db = (parts.path or "/0").lstrip("/") or query.get("db", ["0"])[0]
