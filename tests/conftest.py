@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from canfield_server.ops.launcher import ServerProcess
+from canfield_client.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 
 __all__ = ["ServerProcess", "need", "IN_CI"]

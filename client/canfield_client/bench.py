@@ -1,17 +1,18 @@
 """The benchmark: start (or target) servers, run load from worker processes, report.
 
 One run measures the race server and then, with the same load generator
-and the same player count, the bare baseline (``canfield_server.ops.baseline``:
+and the same player count, the bare baseline (``canfield-race baseline``:
 a WebSocket echo with one Redis script call per frame) against the same
 Redis, so "ours / baseline" compares like with like on one machine at one
-moment. Servers it starts get limits that let the load through (the rate
-limiter and the rooms-per-address cap are for abuse, not for a benchmark).
+moment. Everything it starts is a ``canfield-race`` command in its own
+process (``redis``, ``serve``, ``baseline``; see ``processes.py``). Servers
+it starts get limits that let the load through (the rate limiter and the
+rooms-per-address cap are for abuse, not for a benchmark).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import multiprocessing
 import os
 import queue as queue_mod
@@ -25,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from canfield_server.ops.launcher import BaselineProcess, ServerProcess, rss_mb
-from canfield_server.storage.embedded_redis import EmbeddedRedis
+from canfield_cli.stats import percentile
 
 from .loadgen import Job, WorkerResult, run_worker
+from .processes import BaselineProcess, RedisProcess, ServerProcess, rss_mb
 
 __all__ = ["BenchConfig", "PhaseResult", "run_bench", "percentile", "format_table"]
 
@@ -101,15 +102,6 @@ class PhaseResult(WorkerResult):
 
     def all_ack_ms(self) -> list[float]:
         return [x for samples in self.ack_ms.values() for x in samples]
-
-
-def percentile(samples: list[float], pct: float) -> float | None:
-    """Nearest-rank percentile, or None without samples."""
-    if not samples:
-        return None
-    ordered = sorted(samples)
-    rank = max(1, min(len(ordered), math.ceil(pct / 100 * len(ordered))))
-    return ordered[rank - 1]
 
 
 def _split(total: int, parts: int) -> list[int]:
@@ -342,18 +334,19 @@ def _servers(
         return
     with tempfile.TemporaryDirectory(prefix="canfield-bench-") as tmp:
         root = Path(tmp)
-        redis = EmbeddedRedis(root / "redis", appendfsync=cfg.appendfsync).start()
+        redis = RedisProcess(root / "redis", appendfsync=cfg.appendfsync).start()
         started: list[ServerProcess] = []
         try:
+            assert redis.url is not None  # ready means the URL was printed
             for i in range(cfg.processes):
                 env = {**BENCH_ENV, "CANFIELD_MAX_PLAYERS_PER_ROOM": str(max(16, cfg.players))}
                 started.append(ServerProcess(redis.url, root / f"srv{i}", env=env).start())
             pids = [s.pid for s in started if s.pid]
-            yield [s.ws_url for s in started], pids, redis.url, redis.process.pid
+            yield [s.ws_url for s in started], pids, redis.url, redis.server_pid
         finally:
             for server in started:
                 server.stop()
-            redis.cleanup()
+            redis.stop()
 
 
 def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:

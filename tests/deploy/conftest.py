@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 from canfield_client.client import RaceClient
+from canfield_client.processes import LoopbackEndpoint
 from canfield_protocol import RoomSettings
 from canfield_server.ops import children
-from canfield_server.ops.launcher import LoopbackEndpoint
 from canfield_server.storage.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
 from canfield_server.transport.instance import HEADER
 

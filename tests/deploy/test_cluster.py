@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import redis
+from canfield_client.processes import ServerProcess
 from canfield_server.storage import keys
-from canfield_server.ops.launcher import ServerProcess
 
 from tests.deploy.conftest import DEAL, FAST_ENV, LocalRedisCluster, until_leaderboard
 from tests.server.conftest import line_of_play

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from canfield import Game, Move
-from canfield_server.ops.launcher import ServerProcess
+from canfield_client.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from pages import (
     DESKTOP,

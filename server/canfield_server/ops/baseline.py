@@ -3,26 +3,22 @@
 Each text frame costs exactly one ``EVALSHA`` (a script that stores the
 frame under the connection's key and returns it) and is sent straight
 back. No parsing, no rules, no broadcast: whatever the real server does
-beyond this is the price of the game. ``canfield-race bench`` runs it as
-its own process against the same Redis and loads it with the same
-generator.
+beyond this is the price of the game. ``canfield-race baseline`` serves
+it; ``canfield-race bench`` runs that as its own process against the
+same Redis and loads it with the same generator.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import itertools
 from collections.abc import AsyncIterator
 
 import redis.asyncio as aioredis
-import uvicorn
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
-
-from canfield_server.commands.serve import _uvicorn_options
 
 __all__ = ["build_app", "SCRIPT"]
 
@@ -62,26 +58,3 @@ def build_app(redis_url: str) -> Starlette:
         routes=[Route("/healthz", healthz), WebSocketRoute("/ws", echo)],
         lifespan=lifespan,
     )
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8001)
-    parser.add_argument("--redis-url", required=True)
-    args = parser.parse_args(argv)
-    # the same server stack as ``canfield-race serve``
-    uvicorn.run(
-        build_app(args.redis_url),
-        host=args.host,
-        port=args.port,
-        ws="websockets-sansio",
-        ws_per_message_deflate=False,
-        log_level="warning",
-        lifespan="on",
-        **_uvicorn_options(),
-    )
-
-
-if __name__ == "__main__":
-    main()

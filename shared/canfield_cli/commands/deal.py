@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from canfield import DealCode, InvalidDealCodeError
 
@@ -20,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def describe(layout: dict) -> str:
+def describe(layout: dict[str, Any]) -> str:
     """The deal as lines a person reads; piles bottom first, like the JSON."""
     mode = "three cards a tap" if layout["draw"] == 3 else "one card a tap"
     columns = "   ".join(f"{i}: {col[0]}" for i, col in enumerate(layout["tableau"], 1))
