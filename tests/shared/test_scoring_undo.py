@@ -14,6 +14,7 @@ from canfield import (
     parse_card,
 )
 from canfield.cards import RANKS
+from canfield.game import UndoRecord
 
 
 def easy_deck() -> list[int]:
@@ -132,3 +133,14 @@ def test_undo_reaches_back_exactly_100_actions() -> None:
     fresh.history.clear()
     assert game.to_dict() == fresh.to_dict()
     assert not game.can_undo
+
+
+def test_each_action_leaves_a_named_undo_record() -> None:
+    game = Game.from_deck(easy_deck())
+    game.push(Move.parse("1-F"))  # AD opens foundation 2; the reserve refills column 1
+    game.push(Move.parse("S"))
+    up, tap = game.history
+    assert isinstance(up, UndoRecord) and isinstance(tap, UndoRecord)
+    assert (up.move.text(), up.slot, up.points, up.refilled) == ("1-F", 1, POINTS_PER_CARD, True)
+    assert (tap.move.text(), tap.slot, tap.points, tap.drawn) == ("S", -1, 0, 3)
+    assert Game.from_dict(game.to_dict()).history == game.history
