@@ -13,6 +13,7 @@ import logging
 import signal
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -33,9 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _uvicorn_options() -> dict[str, str]:
+def _uvicorn_options() -> dict[str, Any]:
     """The fastest parts installed: uvloop and httptools when present."""
-    options = {"loop": "asyncio", "http": "h11"}
+    options: dict[str, Any] = {"loop": "asyncio", "http": "h11"}
     try:
         import uvloop  # noqa: F401
 
