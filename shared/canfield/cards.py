@@ -15,15 +15,9 @@ __all__ = [
     "RANKS",
     "SUITS",
     "DECK",
-    "rank_of",
-    "suit_of",
-    "is_red",
-    "make_card",
+    "BUILDS_ON",
     "card_text",
     "parse_card",
-    "next_rank",
-    "prev_rank",
-    "builds_on",
 ]
 
 Card = int
@@ -34,48 +28,16 @@ SUITS = "CDHS"
 #: The 52 cards in new-deck order: clubs A..K, diamonds, hearts, spades.
 DECK: tuple[Card, ...] = tuple(rank * 4 + suit for suit in range(4) for rank in range(13))
 
-
-def make_card(rank: int, suit: int) -> Card:
-    return rank * 4 + suit
-
-
-def rank_of(card: Card) -> int:
-    return card >> 2
-
-
-def suit_of(card: Card) -> int:
-    return card & 3
-
-
-def is_red(card: Card) -> bool:
-    """Diamonds and hearts are red; clubs and spades black."""
-    return (card & 3) in (1, 2)
-
-
-def next_rank(rank: int) -> int:
-    """The rank that follows on a foundation: K wraps to A."""
-    return (rank + 1) % 13
-
-
-def prev_rank(rank: int) -> int:
-    """The rank that goes below on a column: A wraps to K."""
-    return (rank - 1) % 13
-
-
 _TEXT = tuple(RANKS[c >> 2] + SUITS[c & 3] for c in range(52))
 _BY_TEXT = {text: card for card, text in enumerate(_TEXT)}
 
-#: ``BUILDS_ON[child * 52 + parent]``: child may lie on parent in a column.
+#: ``BUILDS_ON[child * 52 + parent]``: child may lie on parent in a column:
+#: the other colour (diamonds and hearts are red) and one rank lower (A takes a K).
 BUILDS_ON: tuple[bool, ...] = tuple(
     ((child & 3) in (1, 2)) != ((parent & 3) in (1, 2)) and (child >> 2) == ((parent >> 2) - 1) % 13
     for child in range(52)
     for parent in range(52)
 )
-
-
-def builds_on(child: Card, parent: Card) -> bool:
-    """Opposite colour and exactly one rank lower (A takes a K)."""
-    return BUILDS_ON[child * 52 + parent]
 
 
 def card_text(card: Card) -> str:
