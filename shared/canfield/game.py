@@ -249,7 +249,7 @@ class Game:
                 return index
         return -1
 
-    def position_key(self) -> tuple:
+    def position_key(self) -> tuple[int, tuple[tuple[Card, ...], ...], tuple[int, ...], int]:
         """Identifies the position for search (not the history or score).
 
         The stock and waste together always keep the original stock order

@@ -50,7 +50,9 @@ class Move(NamedTuple):
 
     src: str
     src_index: int = 0
-    count: int = 1
+    # the field shadows tuple.count (a method), which mypy reports; the
+    # name is part of the public API, so it stays
+    count: int = 1  # type: ignore[assignment]
     dst: str = ""
     dst_index: int = 0
 
