@@ -44,11 +44,13 @@ from canfield_protocol import (
     Leave,
     Left,
     MoveMsg,
+    Phase,
     Ping,
     Pong,
     Ready,
     Reconnect,
     Resume,
+    Role,
     RoomMsg,
     RoomSettings,
     RoomState,
@@ -235,7 +237,7 @@ class RaceClient:
             try:
                 await self.connect()
                 joined = await self.resume()
-                if joined.state.phase == "racing":
+                if joined.state.phase == Phase.RACING:
                     await asyncio.wait_for(board_seen.wait(), self.reply_timeout)
                 return joined
             except ServerError:
@@ -357,7 +359,7 @@ class RaceClient:
     async def create(self, name: str, settings: RoomSettings | None = None) -> Joined:
         return await self._request(Create(name=name, settings=settings), Joined)
 
-    async def join(self, room: str, name: str, role: str = "player") -> Joined:
+    async def join(self, room: str, name: str, role: Role = Role.PLAYER) -> Joined:
         return await self._request(Join(room=room_from_link(room), name=name, role=role), Joined)
 
     async def resume(self, room: str | None = None, token: str | None = None) -> Joined:
@@ -366,7 +368,7 @@ class RaceClient:
             Resume(room=room or self.room or "", token=token or self.token or ""), Joined
         )
         self.seq = joined.last_seq
-        if joined.state.phase == "racing":
+        if joined.state.phase == Phase.RACING:
             self._started_event.set()
         return joined
 

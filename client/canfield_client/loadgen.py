@@ -21,7 +21,9 @@ import asyncio
 import contextlib
 import random
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -157,7 +159,7 @@ class _Player:
             result.sent += counted
             t0 = time.perf_counter()
             try:
-                future = await self.client.send_action(lambda seq, m=text: MoveMsg(seq=seq, move=m))
+                future = await self.client.send_action(partial(_move, move=text))
                 answer = await asyncio.wait_for(future, job.drain_s)
             except Exception as exc:  # noqa: BLE001 - every failure is an error figure
                 stats.error(f"{type(exc).__name__}: {exc}")
@@ -318,8 +320,13 @@ async def _main(job: Job, queue: Any, go: Any, start_at: Any) -> WorkerResult:
     return stats.result
 
 
+def _move(seq: int, move: str) -> MoveMsg:
+    return MoveMsg(seq=seq, move=move)
+
+
 def run_worker(job: Job, queue: Any, go: Any, start_at: Any) -> None:
     """Process entry point (``multiprocessing``): run the job, send the result."""
+    runner: Callable[[Coroutine[Any, Any, WorkerResult]], WorkerResult]
     try:
         import uvloop
 

@@ -47,7 +47,6 @@ __all__ = [
     "Leave",
     "Kick",
     "ClientMessage",
-    "BOARD_ACTIONS",
     "ReserveView",
     "StockView",
     "WasteView",
@@ -264,9 +263,6 @@ ClientMessage = (
     | Leave
     | Kick
 )
-
-#: messages that act on a player's board and carry ``seq``
-BOARD_ACTIONS = (MoveMsg, Tap, Undo, GiveUp)
 
 
 # ---------------------------------------------------------------- server -> client

@@ -41,7 +41,6 @@ class BoardActions:
         self.rooms = rooms
         self.store = rooms.store
         self.solver = solver
-        self.moves_applied = 0
 
     async def act(self, peer: Peer, msg: BoardAction) -> None:
         session = session_of(self.rooms, peer)
@@ -110,7 +109,6 @@ class BoardActions:
         )
         if status == 1:
             slot.race = race
-            self.moves_applied += 1
             session.rows[member_id] = row
             session.mark_dirty()
             if value == 1 and self.rooms.finalize:

@@ -42,7 +42,6 @@ class RoomBus:
         self._pubsub = redis.pubsub(ignore_subscribe_messages=True)
         self._wanted = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self.reconnects = 0
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="room-bus")
@@ -111,7 +110,6 @@ class RoomBus:
         try:
             if self.rooms:
                 await self._pubsub.subscribe(*(keys.channel(c) for c in self.rooms))
-            self.reconnects += 1
             await self.on_resync()
         except (RedisError, OSError) as exc:
             log.warning("room bus still cannot reach Redis: %s", exc)
