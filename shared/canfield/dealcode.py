@@ -123,7 +123,7 @@ class DealCode:
         return DealCode(self.letters, draw)
 
     def deck(self) -> list[Card]:
-        """All 52 cards in canonical deal order (see canfield-rules.md)."""
+        """All 52 cards in canonical deal order (docs/rules.md, "The layout")."""
         return shuffled_deck(self.seed)
 
     def layout(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """A game of Canfield: the position, legal moves, apply (push) and undo (pop).
 
 ``Game`` is mutable and cheap to copy. ``push`` checks a move against the
-rule book (canfield-rules.md) and either applies it whole or raises
+rule book (docs/rules.md) and either applies it whole or raises
 ``IllegalMoveError`` naming the rule, leaving the game untouched. ``pop``
 undoes the last action exactly, including the reserve refill that came
 with it and its points. A replay is a deal code plus move texts, where
@@ -120,7 +120,7 @@ class Game:
 
     @classmethod
     def deal(cls, code: DealCode | str) -> Game:
-        """Lay out the deal in the canonical order of the rule book."""
+        """Lay out the deal in the canonical order of the rule book (docs/rules.md)."""
         if isinstance(code, str):
             code = DealCode.parse(code)
         return cls.from_deck(code.deck(), code.draw)

@@ -1,4 +1,4 @@
-"""Tap-to-move: where the app sends a tapped card (rule book, source 000)."""
+"""Tap-to-move: where the app sends a tapped card (docs/rules.md, "The tap rule")."""
 
 from __future__ import annotations
 
