@@ -469,8 +469,8 @@ class Game:
         ``start`` is a deal code, dealt afresh, or a position, which is
         copied and never changed. The first entry that does not parse or
         is not legal raises (``InvalidMoveError``, ``IllegalMoveError``,
-        ``NothingToUndoError``). The engine's only replay: the solver,
-        the CLI and the server's race logs all rebuild games with it.
+        ``NothingToUndoError``). The engine's only replay: the solver's
+        lines and the server's race logs are rebuilt with it.
         """
         game = start.copy() if isinstance(start, Game) else cls.deal(start)
         for text in texts:

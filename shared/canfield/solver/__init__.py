@@ -25,13 +25,8 @@ on a deal code and send the ``SolveResult`` back.
 
 from __future__ import annotations
 
-from ..game import Game
 from .depth_first import SearchOutcome, search
 from .portfolio import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult, hint, solve
-
-#: The engine's one replay is ``Game.replay``; this name stays only while
-#: tests/server/test_winnable.py imports it from here.
-replay = Game.replay
 
 __all__ = [
     "WINNABLE",
@@ -42,5 +37,4 @@ __all__ = [
     "search",
     "solve",
     "hint",
-    "replay",
 ]
