@@ -71,6 +71,8 @@ def test_deal_prints_a_readable_board() -> None:
         ("CF1-D2-AAAAACL", "draw mode"),
         ("CF1-D3-AAAA", "7 letters"),
         ("CF1-D3-AAAAAC1", "A-Z"),
+        ("CF2-D3-AAAAACL", "26 characters"),
+        ("CF2-D3-" + "U" * 26, "without U"),
     ],
 )
 def test_invalid_codes_fail_with_a_clear_error(code: str, says: str) -> None:
@@ -80,6 +82,36 @@ def test_invalid_codes_fail_with_a_clear_error(code: str, says: str) -> None:
         assert says in result.stderr
         assert result.stdout == ""
         assert "Traceback" not in result.stderr
+
+
+#: docs/deal-codes.md's CF2 test vector
+V2_CODE = "CF2-D3-7ZK3QM9XJ2BWPHT4VGN6YRCF8D"
+V2_CARDS = (
+    "TD 9C 8S AH QH 6C 6D 7C 7D 2C QS 8D 6H KD 5H 3H 7H QD 5S TC 7S AD 2S 4D 9H 6S JC 8H "
+    "QC 5D TH 9S 5C 2D KC KS AS 4S JH 3D AC 9D 4H JS 3C 3S 8C JD KH TS 2H 4C"
+).split()
+
+
+def test_deal_and_play_take_v2_codes() -> None:
+    result = cli("deal", "cf2-d1-7zk3q-m9xj2-bwpht-4vgn6-yrcf8d", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "code": "CF2-D1-7ZK3QM9XJ2BWPHT4VGN6YRCF8D",
+        "draw": 1,
+        "reserve": V2_CARDS[0:13],
+        "base": V2_CARDS[13],
+        "tableau": [[card] for card in V2_CARDS[14:18]],
+        "stock": V2_CARDS[18:52],
+    }
+    assert V2_CODE in cli("deal", V2_CODE).stdout
+    moves = greedy_line(V2_CODE, 30)
+    played = cli("play", "--json", V2_CODE, *moves)
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout) == {
+        "code": V2_CODE,
+        "moves": len(moves),
+        "board": Game.replay(V2_CODE, moves).view(),
+    }
 
 
 def test_play_replays_moves_and_prints_board_and_score() -> None:

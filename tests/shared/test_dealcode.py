@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+from pathlib import Path
+
 import pytest
 from canfield import DealCode, Game, InvalidDealCodeError, card_text
-from canfield.dealcode import SEED_SPACE
+from canfield.dealcode import SEED_SPACE, SEED_SPACE_V2
 
 #: code -> all 52 cards in canonical deal order (docs/deal-codes.md).
 VECTORS = {
@@ -18,16 +22,46 @@ VECTORS = {
     "QC JD 2S 8S TD 7D 2D KH 2C 6D KS 5H 9S 4S 4H 8C AH 9C 7C 7S 9H 4C TS 5D 5C JC QS QH",
     "CF1-D1-ZZZZZZZ": "6S 5S JH 4D 4S 2S AC 7D 9C TC AH KS 3C 6H 8H TH JS 6D 2H QC 2D 8S 8D 8C "
     "9D 6C JC 9S KH 4C 5H 9H 3S KD 2C KC QH 7S 5C 4H JD 3D AS QS AD 7C TS TD 7H 5D QD 3H",
+    "CF2-D3-00000000000000000000000000": "JH 6S AC 3D 9H 8C 8H 5S QH TD 5H JC 4S 7D 6C TS "
+    "9S 4C 6H TC 2C 7C JD 8S AS 5C QC 2D JS 6D KS 3H 4H 8D KH 3C 9C 2H TH 5D KD QD KC 9D 3S "
+    "AD 4D QS 2S 7S 7H AH",
+    "CF2-D3-00000000000000000000000001": "5S JC JH 4H 4D 6D KH 4S 3S QD 2H 5D 4C KC 8S 6C "
+    "2D JS 5C AS 9H 8H TS 2S QH JD KD TD QS 3C 6H 9S 9D 7H QC 7D TC 7C 7S 2C 5H 8C AD TH 9C "
+    "AC 3D 8D AH KS 6S 3H",
+    "CF2-D3-7ZK3QM9XJ2BWPHT4VGN6YRCF8D": "TD 9C 8S AH QH 6C 6D 7C 7D 2C QS 8D 6H KD 5H 3H "
+    "7H QD 5S TC 7S AD 2S 4D 9H 6S JC 8H QC 5D TH 9S 5C 2D KC KS AS 4S JH 3D AC 9D 4H JS 3C "
+    "3S 8C JD KH TS 2H 4C",
+    "CF2-D1-ZZZZZZZZZZZZZZZZZZZZZZZZZZ": "6C 7D 9H 4C 9C 3D 5C 6H AS QD 2D TD JH AD 3H TS "
+    "7S 9D JC 3S 2C 3C 7C 6S QH 8D 5H 8S 5D 8C 2S 9S JD TH 4H 8H 7H AH 4S KC KS 5S AC 6D 4D "
+    "JS QS KD KH TC QC 2H",
 }
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "deal-codes.md"
+
+
+def test_the_doc_lists_the_pinned_vectors() -> None:
+    section = DOC.read_text(encoding="utf-8").split("## Test vectors")[1].split("## Versions")[0]
+    found = {
+        code: " ".join(cards.split())
+        for code, cards in re.findall(
+            r"(CF[12]-D[13]-[0-9A-Z]+)\s+((?:[2-9TJQKA][CDHS]\s+)+)", section
+        )
+    }
+    assert found == {code: " ".join(cards.split()) for code, cards in VECTORS.items()}
 
 
 def doc_deal(code: str) -> list[str]:
     """docs/deal-codes.md written out again, independently of the engine.
 
+    A CF2 code goes to ``doc_deal_v2``; for CF1:
+
     Seed via Python's own base-26 reading (A-Z mapped to 0-9a-p), SplitMix64
     as a closure, the deck built from strings, the bias check done as the
     doc states it.
     """
+    if code.strip().upper().startswith("CF2-"):
+        return doc_deal_v2(code)
     letters = code.strip().upper().split("-")[2]
     seed = int(
         letters.translate(
@@ -57,6 +91,39 @@ def doc_deal(code: str) -> list[str]:
     return deck
 
 
+def doc_deal_v2(code: str) -> list[str]:
+    """The CF2 steps of docs/deal-codes.md, written separately from the engine.
+
+    Seed via Python's own base-32 reading (Crockford's alphabet mapped to
+    0-9a-v), the stream as one byte string of whole hashlib digests cut
+    into 8-byte words, the deck built from strings.
+    """
+    chars = code.strip().upper().split("-", 2)[2].replace("-", "")
+    seed = int(
+        chars.translate(
+            str.maketrans("0123456789ABCDEFGHJKMNPQRSTVWXYZ", "0123456789abcdefghijklmnopqrstuv")
+        ),
+        32,
+    )
+    stream = b"".join(
+        hashlib.sha256(
+            b"canfield-race CF2 deal" + bytes([0]) + seed.to_bytes(17, "big") + n.to_bytes(4, "big")
+        ).digest()
+        for n in range(20)  # 640 bytes: 80 words, far more than 51 draws need
+    )
+    words = iter(int.from_bytes(stream[k : k + 8], "big") for k in range(0, len(stream), 8))
+    two64 = 2**64
+    deck = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK"]
+    for i in range(51, 0, -1):
+        bound = i + 1
+        value = next(words)
+        while value >= two64 - two64 % bound:
+            value = next(words)
+        j = value % bound
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
 def texts(code: DealCode) -> list[str]:
     return [card_text(c) for c in code.deck()]
 
@@ -77,6 +144,20 @@ def test_the_documented_algorithm_matches_the_engine(seed: int) -> None:
     assert doc_deal(str(code)) == texts(code)
 
 
+@pytest.mark.parametrize("seed", [2, 31, 32, 2**64, 2**128 + 12345, SEED_SPACE_V2 - 2])
+def test_the_documented_v2_algorithm_matches_the_engine(seed: int) -> None:
+    code = DealCode.from_seed(seed, 3, 2)
+    assert doc_deal(str(code)) == texts(code)
+
+
+def test_documented_first_v2_block() -> None:
+    from canfield.dealcode import v2_block
+
+    assert v2_block(0, 0).hex() == (
+        "d6077ae6adc9060e85aa1fd810eb2939b17b266b6b9799d14fa71ce53b4a4481"
+    )
+
+
 def test_documented_first_splitmix64_output() -> None:
     from canfield.dealcode import _splitmix64
 
@@ -94,10 +175,57 @@ def test_seed_is_the_letters_in_base_26() -> None:
         DealCode.from_seed(SEED_SPACE)
 
 
+def test_v2_seed_is_the_characters_in_base_32() -> None:
+    assert DealCode.parse("CF2-D3-" + "0" * 26).seed == 0
+    assert DealCode.parse("CF2-D3-" + "0" * 25 + "Z").seed == 31
+    assert DealCode.parse("CF2-D3-" + "0" * 24 + "10").seed == 32
+    assert DealCode.parse("CF2-D3-" + "Z" * 26).seed == 2**130 - 1 == SEED_SPACE_V2 - 1
+    for seed in (0, 1, 31, 32, 2**64, 2**129 + 5, SEED_SPACE_V2 - 1):
+        code = DealCode.from_seed(seed, 1, 2)
+        assert (code.seed, code.version, len(code.letters)) == (seed, 2, 26)
+        assert DealCode.parse(str(code)) == code
+    with pytest.raises(InvalidDealCodeError):
+        DealCode.from_seed(SEED_SPACE_V2, 3, 2)
+    with pytest.raises(InvalidDealCodeError, match="version"):
+        DealCode.from_seed(0, 3, 3)
+
+
+def test_v2_reading_ignores_case_grouping_and_look_alikes() -> None:
+    code = DealCode.parse("CF2-D3-7ZK3QM9XJ2BWPHT4VGN6YRCF8D")
+    assert DealCode.parse("  cf2-d3-7zk3q-m9xj2-bwpht-4vgn6-yrcf8d ") == code
+    assert DealCode.parse("CF2-D3-7ZK3Q M9XJ2 BWPHT 4VGN6 YRCF8D") == code
+    assert str(DealCode.parse("cf2-d1-" + "o" * 13 + "iL" * 6 + "l")) == (
+        "CF2-D1-" + "0" * 13 + "1" * 13
+    )
+    assert str(code.with_draw(1)) == "CF2-D1-7ZK3QM9XJ2BWPHT4VGN6YRCF8D"
+    assert code.with_draw(1).deck() == code.deck()
+    assert code.with_draw(1).with_draw(3) == code
+
+
+def test_random_deals_are_v2_and_drawn_from_at_least_2_to_the_128() -> None:
+    assert DealCode.RANDOM_VERSION == 2
+    assert DealCode.SEED_SPACES == {1: 26**7, 2: 2**130}
+    assert DealCode.SEED_SPACES[DealCode.RANDOM_VERSION] >= 2**128
+    codes = [DealCode.random(1 + 2 * (n % 2)) for n in range(64)]
+    assert all(code.version == 2 and code.seed_space == 2**130 for code in codes)
+    assert all(str(code).startswith(f"CF2-D{code.draw}-") for code in codes)
+    assert len({code.seed for code in codes}) == 64
+    # 64 draws all below 2**125 would have probability 2**-320
+    assert max(code.seed for code in codes).bit_length() > 125
+    assert DealCode.parse("CF1-D3-AAAAACL").seed_space == 26**7
+
+
+def test_v1_codes_keep_their_form_and_version() -> None:
+    code = DealCode.parse("cf1-d1-hellocf")
+    assert (code.letters, code.draw, code.version) == ("HELLOCF", 1, 1)
+    assert DealCode("HELLOCF", 1) == code
+    assert str(code.with_draw(3)) == "CF1-D3-HELLOCF"
+
+
 def test_draw_modes_lay_out_the_same_cards() -> None:
-    for letters in ("AAAAACL", "ZZZZZZZ", "QWERTYU"):
-        one = Game.deal(f"CF1-D1-{letters}").to_dict()
-        three = Game.deal(f"CF1-D3-{letters}").to_dict()
+    for letters in ("CF1-{}-AAAAACL", "CF1-{}-ZZZZZZZ", "CF1-{}-QWERTYU", "CF2-{}-" + "7" * 26):
+        one = Game.deal(letters.format("D1")).to_dict()
+        three = Game.deal(letters.format("D3")).to_dict()
         assert (one.pop("draw"), three.pop("draw")) == (1, 3)
         assert one == three
 
@@ -138,7 +266,14 @@ def test_random_codes_are_valid_and_keep_the_draw_mode() -> None:
 @pytest.mark.parametrize(
     ("text", "names"),
     [
-        ("CF2-D3-AAAAACL", "version"),
+        ("CF3-D3-AAAAACL", "version"),
+        ("CF2-D3-AAAAACL", "26 characters"),
+        ("CF2-D3-" + "0" * 27, "26 characters"),
+        ("CF2-D3-", "26 characters"),
+        ("CF2-D2-" + "0" * 26, "draw mode"),
+        ("CF2-" + "0" * 26, "draw mode"),
+        ("CF2-D3-" + "0" * 25 + "U", "without U"),
+        ("CF2-D3-" + "0" * 25 + "_", "without U"),
         ("XX-D3-AAAAACL", "version"),
         ("CF1-D2-AAAAACL", "draw mode"),
         ("CF1-3-AAAAACL", "draw mode"),
@@ -170,3 +305,9 @@ def test_direct_construction_checks_its_parts() -> None:
         DealCode("AAAAACL", 2)
     with pytest.raises(InvalidDealCodeError, match="7 of A-Z"):
         DealCode("aaaaacl", 3)
+    with pytest.raises(InvalidDealCodeError, match="26 of"):
+        DealCode("0" * 25 + "I", 3, 2)
+    with pytest.raises(InvalidDealCodeError, match="26 of"):
+        DealCode("AAAAACL", 3, 2)
+    with pytest.raises(InvalidDealCodeError, match="version"):
+        DealCode("AAAAACL", 3, 3)

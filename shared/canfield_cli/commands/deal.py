@@ -13,7 +13,7 @@ HELP = "print the deal for a deal code"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("code", help="a deal code such as CF1-D3-AAAAACL")
+    parser.add_argument("code", help="a deal code such as CF1-D3-AAAAACL or CF2-D3-<26 characters>")
     parser.add_argument(
         "--json",
         action="store_true",

@@ -20,7 +20,7 @@ HELP = "replay moves on a deal and print the board"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("code", help="a deal code such as CF1-D3-AAAAACL")
+    parser.add_argument("code", help="a deal code such as CF1-D3-AAAAACL or CF2-D3-<26 characters>")
     parser.add_argument("moves", nargs="*", metavar="MOVE", help="e.g. S W-F 2:3-4 F1-3 U")
     parser.add_argument(
         "--json",
