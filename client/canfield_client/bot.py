@@ -96,7 +96,7 @@ async def _race_in_room(
         if token:
             await client.resume(room, token)
         else:
-            await client.join(room, name)
+            await client.join(room, name, bot=True)
         while races is None or played < races:
             if not await _unless_closed(client, client.wait_started()):
                 break

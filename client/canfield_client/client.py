@@ -359,8 +359,12 @@ class RaceClient:
     async def create(self, name: str, settings: RoomSettings | None = None) -> Joined:
         return await self._request(Create(name=name, settings=settings), Joined)
 
-    async def join(self, room: str, name: str, role: Role = Role.PLAYER) -> Joined:
-        return await self._request(Join(room=room_from_link(room), name=name, role=role), Joined)
+    async def join(
+        self, room: str, name: str, role: Role = Role.PLAYER, bot: bool = False
+    ) -> Joined:
+        """Take a seat; ``bot``: this client is a program (always ready, never host)."""
+        join = Join(room=room_from_link(room), name=name, role=role, bot=bot)
+        return await self._request(join, Joined)
 
     async def resume(self, room: str | None = None, token: str | None = None) -> Joined:
         """Rejoin with the secret token; afterwards ``seq`` continues from ``last_seq``."""
@@ -390,8 +394,9 @@ class RaceClient:
         """Host: remove a member; the answer is the room without them."""
         return await self._request(Kick(player_id=player_id), RoomMsg)
 
-    async def start(self) -> Countdown | Started:
-        return await self._request(Start(), (Countdown, Started))
+    async def start(self, force: bool = False) -> Countdown | Started:
+        """Host: start the race; ``force``: without waiting for players not ready."""
+        return await self._request(Start(force=force), (Countdown, Started))
 
     async def ping(self, t: float = 0) -> Pong:
         return await self._request(Ping(t=t), Pong)

@@ -202,7 +202,7 @@ async def _room(job: Job, index: int, idle: bool) -> list[_Player]:
             await client.join(players[0].client.room or "", f"p{job.wid}-{index}-{seat}")
         players.append(_Player(client, server, job.deal))
     if not idle:
-        await players[0].client.start()
+        await players[0].client.start(force=True)
         for player in players:
             await player.client.wait_started(30)
     return players

@@ -29,9 +29,13 @@ class Role(StrEnum):
 
 class MemberStatus(StrEnum):
     """A racer's status on the leaderboard. ``DISCONNECTED`` is shown, never
-    stored: a playing racer with no live connection."""
+    stored: a playing racer away (no live connection) within the grace time."""
 
     PLAYING = "playing"
     WON = "won"
     GAVE_UP = "gave_up"
     DISCONNECTED = "disconnected"
+    #: away past the grace time: out of the race, ranked by their progress
+    LEFT = "left"
+    #: still playing when the time limit hit; their time is the race's length
+    TIMED_OUT = "timed_out"

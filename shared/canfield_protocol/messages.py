@@ -46,6 +46,7 @@ __all__ = [
     "Hint",
     "Leave",
     "Kick",
+    "EndRace",
     "ClientMessage",
     "ReserveView",
     "StockView",
@@ -114,6 +115,7 @@ class ErrorCode(StrEnum):
     SEQ_GAP = "seq-gap"
     DONE = "done"
     RATE_LIMITED = "rate-limited"
+    NOT_READY = "not-ready"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
@@ -128,12 +130,16 @@ class ProtocolError(Exception):
         *,
         rule: str | None = None,
         last_seq: int | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.rule = rule
         self.last_seq = last_seq
+        #: the facts behind the message, for a client to word it in its own
+        #: language (e.g. ``names`` for ``not-ready``, ``retry_at`` for a limit)
+        self.params = params
 
 
 # ---------------------------------------------------------------- shared bodies
@@ -173,6 +179,9 @@ class Join(_Client, tag="join"):
     room: str
     name: str
     role: Role = Role.PLAYER
+    #: a program, not a person: always ready, never the host, and it leaves
+    #: the room with the last person
+    bot: bool = False
 
 
 class Resume(_Client, tag="resume"):
@@ -195,7 +204,9 @@ class Ready(_Client, tag="ready"):
 
 
 class Start(_Client, tag="start"):
-    pass
+    """``force``: start although some players are not ready (the host confirmed)."""
+
+    force: bool = False
 
 
 class MoveMsg(_Client, tag="move"):
@@ -244,6 +255,10 @@ class Kick(_Client, tag="kick"):
     player_id: str
 
 
+class EndRace(_Client, tag="end_race"):
+    """The host ends the race now: results so far, by the usual ranking."""
+
+
 ClientMessage = (
     Hello
     | Create
@@ -262,6 +277,7 @@ ClientMessage = (
     | Hint
     | Leave
     | Kick
+    | EndRace
 )
 
 
@@ -306,6 +322,11 @@ class Member(msgspec.Struct, kw_only=True):
     ready: bool = False
     connected: bool = True
     bot: bool = False
+    #: server time when an away member's seat is given up (all their
+    #: connections dropped); null while connected
+    away_until: int | None = None
+    #: joined as a player while a race was on: watches, and races from the rematch
+    waiting: bool = False
 
 
 class _RoomBody(msgspec.Struct, kw_only=True):
@@ -404,6 +425,7 @@ class Error(_Server, tag="error", omit_defaults=True):
     seq: int | None = None
     rule: str | None = None
     last_seq: int | None = None
+    params: dict[str, Any] | None = None
 
 
 class Pong(_Server, tag="pong"):
@@ -498,4 +520,11 @@ def decode_server(data: str | bytes) -> ServerMessage:
 
 
 def error(exc: ProtocolError, seq: int | None = None) -> Error:
-    return Error(code=exc.code, message=exc.message, seq=seq, rule=exc.rule, last_seq=exc.last_seq)
+    return Error(
+        code=exc.code,
+        message=exc.message,
+        seq=seq,
+        rule=exc.rule,
+        last_seq=exc.last_seq,
+        params=exc.params,
+    )

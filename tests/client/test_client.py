@@ -46,7 +46,7 @@ async def _race_a_bot(host: RaceClient, url: str, pace_s: float) -> asyncio.Task
         run_bot(url, joined.room, "Robo", pace_s=pace_s, strength="normal", races=1)
     )
     await host.wait_room(lambda s: len(s.members) == 2)
-    await host.start()
+    await host.start(force=True)
     await host.wait_started(10)
     return bot
 
@@ -58,7 +58,7 @@ async def _room_with_player(
     joined = await host.create("Host", RoomSettings(draw=3, deal=deal))
     player = await RaceClient(url).connect()
     await player.join(joined.room, "Player")
-    await host.start()
+    await host.start(force=True)
     await host.wait_started(10)
     await player.wait_started(10)
     return host, player
@@ -122,7 +122,7 @@ async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(serve
     player = await _DropAfterSend(server.ws_url).connect()
     try:
         await player.join(joined.room, "Player")
-        await host.start()
+        await host.start(force=True)
         await player.wait_started(10)
         ack = await player.move("S")
         assert player.dropped
@@ -196,7 +196,7 @@ async def test_bot_command_joins_by_share_link_and_races(server) -> None:  # noq
         )
         try:
             await host.wait_room(lambda s: any(m.name == "Cli" for m in s.members), 30)
-            await host.start()
+            await host.start(force=True)
             await host.wait_started(10)
             await host.give_up()
             output, _ = await asyncio.wait_for(command.communicate(), 120)
@@ -257,7 +257,7 @@ async def test_a_host_adds_a_bot_that_races(server) -> None:  # noqa: ANN001
         await host.add_bot(strength="strong", pace_s=0)
         state = await host.wait_room(lambda s: len(s.members) == 2, 30)
         bot_name = next(m.name for m in state.members if m.name != "Host")
-        await host.start()
+        await host.start(force=True)
         await host.wait_started(10)
         await host.give_up()
         finished = await host.wait_finished(120)
@@ -295,7 +295,7 @@ async def test_leave_and_kick_free_seats_and_stop_resuming(server) -> None:  # n
 async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(server) -> None:  # noqa: ANN001
     async with RaceClient(server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3, practice=True))
-        await host.start()
+        await host.start(force=True)
         await host.wait_started(10)
         hint = await host.hint()
         assert hint.move is not None
@@ -307,7 +307,7 @@ async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(server) -
 async def test_a_hint_in_a_race_is_not_allowed(server) -> None:  # noqa: ANN001
     async with RaceClient(server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3))
-        await host.start()
+        await host.start(force=True)
         await host.wait_started(10)
         with pytest.raises(ServerError) as refused:
             await host.hint()

@@ -290,7 +290,7 @@ async def race_pair() -> Iterator[Callable]:
         guest = await RaceClient(guest_url).connect()
         opened.append(guest)
         await guest.join(host.room or "", "Bob")
-        await host.start()
+        await host.start(force=True)
         await asyncio.gather(host.wait_started(10), guest.wait_started(10))
         return host, guest
 

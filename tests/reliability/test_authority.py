@@ -64,7 +64,7 @@ async def test_only_the_right_member_acts_and_tokens_stay_with_their_owner(
     who = {"bob": bob, "eve": eve}
     await refuse_all(url, room, ann, who, REFUSED_IN_LOBBY)
 
-    await ann.send(type="start")
+    await ann.send(type="start", force=True)
     await bob.wait_for(lambda m: m["type"] == "started")
     await refuse_all(url, room, ann, who, REFUSED_IN_RACE)
     for seq in (1, 2, 3):  # Bob's moves land on Bob's board only

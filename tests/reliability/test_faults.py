@@ -246,7 +246,7 @@ async def test_players_of_a_killed_process_continue_on_the_other(server_factory)
     async with RaceClient(one.ws_url) as ann, RaceClient(two.ws_url) as bob:
         await ann.create("Ann", RoomSettings(deal=DEAL))
         await bob.join(ann.room or "", "Bob")
-        await ann.start()
+        await ann.start(force=True)
         await asyncio.gather(ann.wait_started(10), bob.wait_started(10))
         for move in LINE[:5]:
             await ann.move(move)

@@ -107,7 +107,7 @@ async def test_no_face_down_card_and_no_deal_code_reach_any_client(server_factor
     await bob.enter("join", room=room, name="Bob")
     await cy.enter("join", room=room, name="Cy")
     await eve.enter("join", room=room, name="Eve", role="spectator")
-    await ann.send(type="start")
+    await ann.send(type="start", force=True)
     seed = random.randrange(2**32)
     await asyncio.gather(*(race(p, random.Random(seed + i)) for i, p in enumerate((ann, bob, cy))))
     finals = [await c.wait_for(lambda m: m["type"] == "finished") for c in (ann, bob, cy, eve)]

@@ -67,7 +67,7 @@ async def room_life(url: str, slot: int, totals: Totals, rng: random.Random) -> 
                 assert host.ws is not None
                 await host.ws.send(encode(Rematch()).decode())
                 await host.wait_room(lambda s: s.phase == "lobby")
-            await host.start()
+            await host.start(force=True)
             await host.wait_started(10)
             await race_once(host, strategy, PACE_S, rng)
             finished = await host.wait_finished(60)

@@ -83,7 +83,7 @@ async def race_in_two_hubs(hubs, settings: SettingsMsg | None = None):  # noqa: 
     await two.handle(guest, Join(room=room, name="Bob"))
     await guest.expect("joined")
     await host.expect("room", lambda m: len(m["members"]) == 2)
-    await one.handle(host, Start())
+    await one.handle(host, Start(force=True))
     for peer in (host, guest):
         await peer.expect("started")
     return room, host, guest
@@ -95,7 +95,7 @@ async def test_the_time_limit_ends_the_race_once_however_many_processes_try(hubs
     await two.handle(guest, MoveMsg(seq=1, move="S"))
     assert (await guest.expect("ack"))["move"] == "S"
 
-    await asyncio.gather(one.results.time_up(room, 1), two.results.time_up(room, 1))
+    await asyncio.gather(one.results.end(room, 1), two.results.end(room, 1))
     finals = [await peer.expect("finished") for peer in (host, guest)]
     assert finals[0] == finals[1] and finals[0]["deal"] == DEAL
     ids = {r["name"]: r["id"] for r in finals[0]["standings"]}

@@ -38,11 +38,15 @@ def test_leaving_removes_the_seat_of_a_player_or_a_spectator() -> None:
     assert R.member(R.add_member(without_cy, "cy2", "cy", "player"), "cy2") is not None
 
 
-def test_a_leaving_host_hands_over_to_the_earliest_person_then_bot_then_spectator() -> None:
+def test_a_leaving_host_hands_over_to_a_person_here_a_player_first_never_a_bot() -> None:
     state = room()
     assert R.remove_member(state, "ann").host_id == "cy"  # a person before an earlier bot
-    no_person = R.remove_member(R.remove_member(state, "cy"), "ann")
-    assert no_person.host_id == "bob"  # a player before an earlier spectator
+    no_player = R.remove_member(R.remove_member(state, "cy"), "ann")
+    assert no_player.host_id == "eve"  # a watching person, never the bot
+    away = R.set_connected(state, "cy", False, away_until=1)
+    assert R.remove_member(away, "ann").host_id == "eve"  # a person here before one away
+    only_bob = R.remove_member(R.remove_member(state, "eve"), "cy")
+    assert R.remove_member(only_bob, "ann").host_id == ""  # only a bot left: nobody hosts
     only_eve = R.remove_member(R.remove_member(R.remove_member(state, "cy"), "bob"), "ann")
     assert only_eve.host_id == "eve"
     empty = R.remove_member(only_eve, "eve")
@@ -50,7 +54,7 @@ def test_a_leaving_host_hands_over_to_the_earliest_person_then_bot_then_spectato
 
 
 def test_leaving_mid_race_keeps_the_race_on_for_the_others() -> None:
-    racing, _ = R.start_race(room(), "ann", 1_000, 3.0)
+    racing, _ = R.start_race(room(), "ann", 1_000, 3.0, force=True)
     left = R.remove_member(racing, "ann")
     assert (left.phase, left.race, left.starts_at) == ("racing", 1, 4_000)
     assert left.host_id == "cy" and R.member(left, "ann") is None
@@ -64,7 +68,7 @@ def test_only_the_host_kicks_and_never_themselves_or_a_stranger() -> None:
     assert code_of(lambda: R.remove_member(state, "nobody")) == "unknown-player"
     kicked = R.kick(state, "ann", "eve")
     assert [m.id for m in kicked.members] == ["ann", "bob", "cy"]
-    finished = R.finish_race(R.start_race(state, "ann", 0, 0)[0])
+    finished = R.finish_race(R.start_race(state, "ann", 0, 0, force=True)[0])
     assert R.member(R.kick(finished, "ann", "cy"), "cy") is None  # any phase
 
 
@@ -199,7 +203,7 @@ async def test_a_leaving_host_hands_the_room_to_the_earliest_joined_player(
         handed = await client.expect("room", lambda m: "Ann" not in members(m))
         assert handed["host_id"] == bob_id
     assert (await cy.request("error", type="start"))["code"] == "not-host"
-    await bob.send(type="start")  # the new host's powers work
+    await bob.send(type="start", force=True)  # the new host's powers work
     for client in (bob, cy):
         await client.expect("started")
 

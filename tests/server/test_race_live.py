@@ -29,7 +29,7 @@ async def lobby(connect, url: str, names: list[str], deal: str = DEAL):  # noqa:
 
 async def start(clients) -> dict:  # noqa: ANN001
     """The host starts; every client sees the countdown, then the start."""
-    await clients[0].send(type="start")
+    await clients[0].send(type="start", force=True)
     started = [await c.expect("started") for c in clients]
     return started[0]
 
@@ -54,7 +54,7 @@ async def test_a_whole_race_of_three_players_watched_by_a_spectator(
     assert (await eve.join(room, "Eve", "spectator"))["role"] == "spectator"
     assert eve.joined["state"]["settings"]["deal"] == "custom"  # the code stays secret
 
-    await ann.send(type="start")
+    await ann.send(type="start", force=True)
     for client in (ann, bob, cy, eve):
         countdown = await client.expect("countdown")
         assert countdown["starts_at"] > countdown["server_time"]
@@ -320,9 +320,10 @@ async def test_out_of_place_messages_are_refused_and_change_nothing(fast_server,
     await start([ann, bob, eve])
     assert (await eve.request("error", type="move", seq=1, move="S"))["code"] == "not-player"
     late = await connect(fast_server.ws_url)
-    assert (await late.request("error", type="join", room=room, name="Zed"))[
-        "code"
-    ] == "wrong-phase"  # players join between races
+    seated = await late.join(room, "Zed")  # mid-race: watches now, races from the rematch
+    assert seated["role"] == "spectator"
+    zed = next(m for m in seated["state"]["members"] if m["name"] == "Zed")
+    assert zed["waiting"] is True and zed["role"] == "spectator"
     assert (await ann.request("error", type="settings", draw=1))["code"] == "wrong-phase"
     first = await ann.request("ack", type="move", seq=1, move="S")
     assert first["type"] == "ack" and first["board"]["stock"]["count"] == 31
@@ -359,7 +360,7 @@ async def test_the_host_adds_a_bot_that_joins_and_races(fast_server, connect) ->
     seated = await ann.expect("room", lambda m: len(m["members"]) == 2)
     bot = next(m for m in seated["members"] if m["name"] != "Ann")
     assert bot["bot"] and bot["role"] == "player" and bot["name"].startswith("Bot")
-    await ann.send(type="start")
+    await ann.send(type="start", force=True)
     await ann.expect("started")
     await ann.expect(
         "leaderboard", lambda m: any(r["id"] == bot["id"] and r["moves"] >= 3 for r in m["rows"])

@@ -68,8 +68,11 @@ def test_names_are_trimmed_and_must_be_unique_in_a_room() -> None:
 
 def test_players_join_in_the_lobby_spectators_any_time_and_rooms_fill() -> None:
     state = lobby()
-    racing, _ = R.start_race(state, "host", 1_000, 3.0)
-    assert code_of(lambda: R.add_member(racing, "c", "Cy", "player")) == "wrong-phase"
+    racing, _ = R.start_race(state, "host", 1_000, 3.0, force=True)
+    late = R.add_member(racing, "c", "Cy", "player")  # mid-race: watches, races next time
+    assert (R.member(late, "c").role, R.member(late, "c").waiting) == ("spectator", True)
+    rematch = R.rematch(R.finish_race(late), "host")
+    assert (R.member(rematch, "c").role, R.member(rematch, "c").waiting) == ("player", False)
     watched = R.add_member(racing, "c", "Cy", "spectator")
     assert R.member(watched, "c").role == "spectator"
     small = R.Limits(max_players=2, max_spectators=0)
@@ -107,7 +110,7 @@ def test_a_typed_in_deal_code_is_checked_with_a_clear_error() -> None:
 def test_start_fixes_the_deal_countdown_and_time_limit() -> None:
     state = R.update_settings(lobby(), "host", SettingsMsg(deal=DEAL, time_limit_s=60))
     assert code_of(lambda: R.start_race(state, "bob", 0, 3)) == "not-host"
-    racing, deal = R.start_race(state, "host", 10_000, 3.0)
+    racing, deal = R.start_race(state, "host", 10_000, 3.0, force=True)
     assert str(deal) == DEAL
     assert (racing.phase, racing.race, racing.starts_at, racing.ends_at) == (
         "racing",
@@ -122,7 +125,7 @@ def test_start_fixes_the_deal_countdown_and_time_limit() -> None:
 def test_rematch_returns_to_the_lobby_with_a_new_random_deal() -> None:
     state = R.update_settings(lobby(), "host", SettingsMsg(deal=DEAL))
     state = R.set_ready(state, "bob", True)
-    racing, _ = R.start_race(state, "host", 0, 0)
+    racing, _ = R.start_race(state, "host", 0, 0, force=True)
     assert code_of(lambda: R.rematch(racing, "host")) == "wrong-phase"
     again = R.rematch(R.finish_race(racing), "host")
     assert again.phase == "lobby" and again.settings.deal == "random"

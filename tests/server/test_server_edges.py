@@ -60,7 +60,7 @@ async def test_rooms_expire_after_inactivity_and_activity_refreshes_them(
         for key in keys:
             assert 0 < await redis.ttl(key) <= 120
         await redis.expire(f"cf:{{{room}}}:room", 30)
-        await client.send(type="start")
+        await client.send(type="start", force=True)
         await client.expect("started")
         await client.request("ack", type="move", seq=1, move="S")
         assert await redis.ttl(f"cf:{{{room}}}:room") > 30  # a move is activity

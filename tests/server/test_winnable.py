@@ -152,7 +152,7 @@ async def race_to_the_end(
     host = await connect(url)
     joined = await host.create("Ann", **settings)
     assert joined["type"] == "joined", joined
-    await host.send(type="start")
+    await host.send(type="start", force=True)
     started = await host.expect("started")
     if until is not None:
         await poll(until)
@@ -220,7 +220,7 @@ async def test_a_hint_in_a_practice_room_is_a_legal_move_for_my_board(
     early = await ann.request("hint", type="hint")
     assert early["type"] == "error" and early["code"] == "wrong-phase"
 
-    await ann.send(type="start")
+    await ann.send(type="start", force=True)
     await ann.expect("started")
     game = Game.deal(EASY_DRAW3)
     for seq, move in enumerate(["S", "S"], start=1):
@@ -238,7 +238,7 @@ async def test_hints_are_refused_in_races(server_factory, connect) -> None:  # n
     server = server_factory(env=EMPTY_POOL_ENV)
     ann = await connect(server.ws_url)
     await ann.create("Ann", deal=EASY_DRAW3)
-    await ann.send(type="start")
+    await ann.send(type="start", force=True)
     await ann.expect("started")
     refused = await ann.request("hint", type="hint")
     assert refused["type"] == "error" and refused["code"] == "not-allowed"

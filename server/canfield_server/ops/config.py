@@ -41,6 +41,12 @@ class Settings:
     abuse_refusals: int = 20
     #: leaderboard broadcasts per room per second, at most
     leaderboard_hz: float = 10.0
+    #: a player whose connections all dropped may come back this long; then their
+    #: seat is given up (mid-race: out of the race, ranked by their progress)
+    away_grace_s: float = 60.0
+    #: joins one client address may make at once, and then per second
+    joins_per_ip_burst: int = 30
+    joins_per_ip_per_s: float = 0.5
     #: presence heartbeat period; a process silent for 3 periods counts as gone
     presence_s: float = 5.0
     #: empty -> any Origin (and none) is accepted

@@ -64,3 +64,7 @@ class PerAddress:
 
     def spend(self, address: str) -> None:
         self._bucket(address).allow()
+
+    def allow(self, address: str) -> bool:
+        """True when ``address`` may do one more now (and a token is taken)."""
+        return self._bucket(address).allow()

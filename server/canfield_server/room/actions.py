@@ -14,6 +14,7 @@ from canfield_protocol import (
     GiveUp,
     Hint,
     HintMsg,
+    MemberStatus,
     MoveMsg,
     Phase,
     ProtocolError,
@@ -86,12 +87,13 @@ class BoardActions:
         race: PlayerRace,
         msg: BoardAction,
         now: int,
+        quit_as: MemberStatus = MemberStatus.GAVE_UP,
     ) -> str | None:
         """Apply one action to ``race`` and store it (the move script, under the slot's
         lock): its log entry, or None when Redis holds a newer board (reload, retry)."""
         state = session.state
         base_seq = race.seq
-        entry = race.apply(msg, now - (state.starts_at or now))
+        entry = race.apply(msg, now - (state.starts_at or now), quit_as)
         me = rules.member(state, member_id)
         row = race.row(member_id, me.name if me else "?")
         slot.race = None  # until Redis confirms, the local board is not trusted
@@ -118,10 +120,12 @@ class BoardActions:
             raise ProtocolError(E.WRONG_PHASE, "this race is over")
         return None
 
-    async def give_up_for(self, session: RoomSession, member_id: str) -> None:
-        """Lock a racer's result as given up (they leave, or the host removes them):
-        ``give_up`` at their next seq, counted done like any give up. Nothing to do
-        when no race is on or their race is over already."""
+    async def give_up_for(
+        self, session: RoomSession, member_id: str, quit_as: MemberStatus = MemberStatus.GAVE_UP
+    ) -> None:
+        """Lock a racer's result (they leave, the host removes them, or they were
+        away too long: ``quit_as``): ``give_up`` at their next seq, counted done
+        like any give up. Nothing to do when no race is on or their race is over."""
         slot = session.slot(member_id)
         async with slot.lock:
             for _ in range(4):
@@ -132,7 +136,8 @@ class BoardActions:
                     return
                 try:
                     give_up = GiveUp(seq=race.seq + 1)
-                    if await self._commit(session, member_id, slot, race, give_up, now_ms()):
+                    now = now_ms()
+                    if await self._commit(session, member_id, slot, race, give_up, now, quit_as):
                         return
                 except ProtocolError as exc:
                     if exc.code == E.WRONG_PHASE:

@@ -26,6 +26,7 @@ from canfield_protocol import (
     AddBot,
     ClientMessage,
     Create,
+    EndRace,
     GiveUp,
     Hello,
     Hint,
@@ -91,9 +92,12 @@ class Hub:
         self.results = Results(self.rooms, solver)
         self.actions = BoardActions(self.rooms, solver)
         self.seating = Seating(self.rooms, self.actions.race_of, self.actions.give_up_for)
-        self.lobby = Lobby(self.rooms, solver, bots)
+        self.lobby = Lobby(self.rooms, self.results, solver, bots)
         self.rooms.finalize = self.results.finalize
-        self.rooms.hooks = SessionHooks(time_up=self._time_up, unseated=self._unseated)
+        self.rooms.on_gone = self.seating.gone
+        self.rooms.hooks = SessionHooks(
+            time_up=self._time_up, unseated=self._unseated, grace_over=self._grace_over
+        )
         self._handlers: dict[type, Handler] = {
             Hello: self._hello,
             Ping: self._ping,
@@ -102,6 +106,7 @@ class Hub:
             Resume: self.seating.resume,
             Leave: self.seating.leave,
             Kick: self.seating.kick,
+            EndRace: self.lobby.end_race,
             SettingsMsg: self.lobby.settings,
             Ready: self.lobby.ready,
             Start: self.lobby.start,
@@ -133,10 +138,13 @@ class Hub:
         await self.rooms.set_connected(code, member_id, connected)
 
     def _time_up(self, code: str, race_no: int) -> None:
-        self.rooms.spawn(self.results.time_up(code, race_no))
+        self.rooms.spawn(self.results.end(code, race_no))
 
     def _unseated(self, session: RoomSession, member_id: str) -> None:
         self.rooms.spawn(self.seating.count_out(session, member_id))
+
+    def _grace_over(self, code: str) -> None:
+        self.rooms.spawn(self.seating.give_up_away(code))
 
     # ------------------------------------------------------------ messages
 

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from canfield_protocol import AddBot, Phase, ProtocolError, Ready, Rematch, SettingsMsg, Start
+from canfield_protocol import (
+    AddBot,
+    EndRace,
+    Phase,
+    ProtocolError,
+    Ready,
+    Rematch,
+    SettingsMsg,
+    Start,
+)
 from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.clock import now_ms
 from canfield_server.room import rules
 from canfield_server.room.ports import BotLauncher, Peer, Proven, SolverService
 from canfield_server.room.registry import Rooms
+from canfield_server.room.results import Results
 from canfield_server.room.seating import session_of
 
 __all__ = ["Lobby"]
@@ -16,9 +26,14 @@ __all__ = ["Lobby"]
 
 class Lobby:
     def __init__(
-        self, rooms: Rooms, solver: SolverService | None, bots: BotLauncher | None
+        self,
+        rooms: Rooms,
+        results: Results,
+        solver: SolverService | None,
+        bots: BotLauncher | None,
     ) -> None:
         self.rooms = rooms
+        self.results = results
         self.solver = solver
         self.bots = bots
         self.countdown_s = rooms.settings.countdown_s
@@ -49,7 +64,9 @@ class Lobby:
         try:
             await self.rooms.mutate(
                 session.code,
-                lambda s: rules.start_race(s, member_id, now_ms(), self.countdown_s, code),
+                lambda s: rules.start_race(
+                    s, member_id, now_ms(), self.countdown_s, code, force=msg.force
+                ),
                 new_race=True,
             )
         except ProtocolError:
@@ -61,6 +78,12 @@ class Lobby:
     async def _put_back(self, draw: int, proven: Proven | None) -> None:
         if proven is not None and self.solver is not None:
             await self.solver.put_back(draw, proven)
+
+    async def end_race(self, peer: Peer, msg: EndRace) -> None:
+        """The host ends the race now: results so far, by the usual ranking."""
+        session = session_of(self.rooms, peer)
+        rules.check_end_race(session.state, peer.member_id or "")
+        await self.results.end(session.code, session.state.race)
 
     async def rematch(self, peer: Peer, msg: Rematch) -> None:
         session = session_of(self.rooms, peer)
@@ -75,10 +98,10 @@ class Lobby:
             raise ProtocolError(E.WRONG_PHASE, "bots join in the lobby")
         if self.bots is None:
             raise ProtocolError(E.UNAVAILABLE, "bots are not installed on this server")
-        taken = {m.name.casefold() for m in session.state.members} | {
-            n.casefold() for n in session.bot_names
+        taken = {rules.name_key(m.name) for m in session.state.members} | {
+            rules.name_key(n) for n in session.bot_names
         }
-        name = next(f"Bot {i}" for i in range(1, 1000) if f"bot {i}" not in taken)
+        name = next(f"Bot {i}" for i in range(1, 1000) if rules.name_key(f"Bot {i}") not in taken)
         options = {"pace_s": msg.pace_s, "strength": msg.strength}
         try:
             run = self.bots(

@@ -90,8 +90,16 @@ class PlayerRace:
 
     # ------------------------------------------------------------ actions
 
-    def apply(self, msg: MoveMsg | Tap | Undo | GiveUp, elapsed_ms: int) -> str:
-        """Apply one action; returns its log entry (move text, ``U`` or ``G``)."""
+    def apply(
+        self,
+        msg: MoveMsg | Tap | Undo | GiveUp,
+        elapsed_ms: int,
+        quit_as: MemberStatus = MemberStatus.GAVE_UP,
+    ) -> str:
+        """Apply one action; returns its log entry (move text, ``U`` or ``G``).
+
+        ``quit_as``: the status a ``give_up`` locks in (``LEFT`` for a racer
+        away past the grace time, whose time stays that of their last action)."""
         if self.done:
             raise ProtocolError(E.DONE, f"your race is over ({self.status.replace('_', ' ')})")
         game = self.game
@@ -119,10 +127,11 @@ class PlayerRace:
                 raise ProtocolError(E.NOTHING_TO_UNDO, str(exc)) from None
             entry = UNDO
         else:
-            self.status = MemberStatus.GAVE_UP
+            self.status = quit_as
             entry = GIVE_UP
         self.seq += 1
-        self.time_ms = max(self.time_ms, elapsed_ms)
+        if self.status != MemberStatus.LEFT:
+            self.time_ms = max(self.time_ms, elapsed_ms)
         if entry not in (UNDO, GIVE_UP):
             self.moves += 1
             if game.is_won:

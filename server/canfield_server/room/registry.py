@@ -50,6 +50,8 @@ class Rooms:
         self.hooks: SessionHooks | None = None
         #: wired by the hub: write a finished race's results
         self.finalize: Callable[[str, int], Coroutine[Any, Any, None]] | None = None
+        #: wired by the hub: a member has no connection left on any process
+        self.on_gone: Callable[[str, str], Coroutine[Any, Any, None]] | None = None
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
@@ -166,8 +168,11 @@ class Rooms:
         raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
 
     async def set_connected(self, code: str, member_id: str, connected: bool) -> None:
-        """Show a member as connected or not (the presence heartbeat's verdict)."""
-        await self.mutate(code, lambda s: rules.set_connected(s, member_id, connected))
+        """Show a member as connected or gone (the presence heartbeat's verdict)."""
+        if not connected and self.on_gone is not None:
+            await self.on_gone(code, member_id)
+        else:
+            await self.mutate(code, lambda s: rules.set_connected(s, member_id, connected))
 
     # ------------------------------------------------------------ events
 

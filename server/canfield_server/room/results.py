@@ -12,18 +12,32 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from canfield_protocol import Finished, encode
+import msgspec
+from canfield_protocol import Finished, MemberStatus, RoomState, encode
 
 from canfield_server.ops.clock import now_ms
 from canfield_server.room import rules
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.ports import SolverService
-from canfield_server.room.race import PlayerRace
+from canfield_server.room.race import PlayerRace, StoredRow
 from canfield_server.room.registry import Rooms
 
 __all__ = ["Results"]
 
 log = logging.getLogger(__name__)
+
+
+def _cut_off_by_the_clock(rows: dict[str, StoredRow], state: RoomState) -> None:
+    """Racers still playing when the time limit hit are ``timed_out``, and their
+    time is the race's length (not that of their last move)."""
+    if state.ends_at is None or state.starts_at is None or now_ms() < state.ends_at:
+        return
+    length = state.ends_at - state.starts_at
+    for member_id, row in rows.items():
+        if row.status == MemberStatus.PLAYING:
+            rows[member_id] = msgspec.structs.replace(
+                row, status=MemberStatus.TIMED_OUT, time_ms=length
+            )
 
 
 class Results:
@@ -32,12 +46,14 @@ class Results:
         self.store = rooms.store
         self.solver = solver
 
-    async def time_up(self, code: str, race_no: int) -> None:
+    async def end(self, code: str, race_no: int) -> None:
+        """End a race now (its time ran out, or the host ended it): once, whichever
+        process gets there first."""
         try:
             if await self.store.finish(code, race_no):
                 await self.finalize(code, race_no)
         except self.rooms.storage_errors as exc:
-            log.warning("time limit of %s not applied: %s", code, exc)
+            log.warning("end of the race in %s not applied: %s", code, exc)
 
     async def finalize(self, code: str, race_no: int) -> None:
         """Write and announce the results of a finished race, once; retried while
@@ -63,6 +79,7 @@ class Results:
             for m in rules.players(record.state):
                 if m.id not in rows:
                     rows[m.id] = PlayerRace.fresh(deal).row(m.id, m.name)
+            _cut_off_by_the_clock(rows, record.state)
             finished = Finished(
                 standings=ranked(rows.values()),
                 deal=deal,

@@ -8,6 +8,7 @@ the result, so these rules are tested without Redis or a server.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 import unicodedata
@@ -24,6 +25,7 @@ from canfield_protocol import (
     RoomState,
     SettingsMsg,
 )
+from confusable_homoglyphs.confusables import confusables_data
 
 from canfield_server.ops.config import Settings
 
@@ -52,6 +54,13 @@ __all__ = [
     "check_kick",
     "kick",
     "players",
+    "name_key",
+    "not_ready",
+    "away_too_long",
+    "next_grace_end",
+    "bots_alone",
+    "check_end_race",
+    "heir",
     "member",
     "public_settings",
 ]
@@ -62,6 +71,10 @@ NAME_MAX = 24
 TIME_LIMIT_RANGE = (30, 7200)
 #: characters allowed in names besides letters and digits
 _NAME_PUNCT = frozenset(" -_.'!?&+#@()")
+#: ASCII characters that pass for one another in most fonts
+_ASCII_ALIKE = str.maketrans({"l": "i", "1": "i", "|": "i", "0": "o"})
+#: Unicode's confusables (UTS #39): a character -> characters it passes for
+_CONFUSABLES: dict[str, list[dict[str, str]]] = confusables_data
 
 
 class Limits(msgspec.Struct, frozen=True):
@@ -103,8 +116,9 @@ def token_hash(token: str) -> str:
 
 
 def clean_name(name: str) -> str:
-    """A display name: 1-24 letters, digits, spaces and a little punctuation."""
-    text = " ".join(unicodedata.normalize("NFC", name).split())
+    """A display name: 1-24 letters, digits, spaces and a little punctuation,
+    in Unicode's compatibility form (full-width ``Ｈ`` is ``H``)."""
+    text = " ".join(unicodedata.normalize("NFKC", name).split())
     if not text:
         raise ProtocolError(ErrorCode.BAD_NAME, "a name needs at least one visible character")
     if len(text) > NAME_MAX:
@@ -115,6 +129,24 @@ def clean_name(name: str) -> str:
             ErrorCode.BAD_NAME, f"a name may not contain {''.join(bad)!r}: use letters and digits"
         )
     return text
+
+
+@functools.lru_cache(maxsize=4096)
+def _look_alike(char: str) -> str:
+    """The ASCII character that ``char`` passes for (Cyrillic ``о`` is ``o``),
+    or ``char`` itself: ASCII stays as it is."""
+    if char.isascii():
+        return char
+    forms = [h["c"] for h in _CONFUSABLES.get(char, ()) if len(h["c"]) == 1 and h["c"].isascii()]
+    letters = [c for c in forms if c.isalpha()]
+    return min(letters or forms or [char])
+
+
+def name_key(text: str) -> str:
+    """What a name looks like: two names with one key would pass for each other
+    (``Host``, ``HOST``, full-width ``Ｈｏｓｔ``, Cyrillic ``Ноst``)."""
+    shape = "".join(_look_alike(ch) for ch in unicodedata.normalize("NFKC", text))
+    return "".join(_look_alike(ch) for ch in shape.casefold()).translate(_ASCII_ALIKE)
 
 
 def check_settings(settings: RoomSettings) -> RoomSettings:
@@ -194,22 +226,31 @@ def add_member(
     limits: Limits = DEFAULT_LIMITS,
     bot: bool = False,
 ) -> RoomState:
-    """A newcomer. Players join in the lobby or after a race; spectators any time.
-    ``bot``: a bot the host added (shown as one)."""
+    """A newcomer. Spectators join any time, players in the lobby or after a race;
+    a player who comes while a race is on watches it (``waiting``) and races
+    from the rematch. ``bot``: a bot the host added (shown as one)."""
     text = clean_name(name)
+    waiting = False
     if role == Role.PLAYER:
-        if state.phase in (Phase.COUNTDOWN, Phase.RACING):
-            raise ProtocolError(
-                ErrorCode.WRONG_PHASE, "a race is on: join as a spectator, or wait for the rematch"
-            )
-        if len(players(state)) >= limits.max_players:
+        seated = len(players(state)) + sum(m.waiting for m in state.members)
+        if seated >= limits.max_players:
             raise ProtocolError(ErrorCode.ROOM_FULL, f"the room has {limits.max_players} players")
-    elif sum(m.role == Role.SPECTATOR for m in state.members) >= limits.max_spectators:
+        if state.phase in (Phase.COUNTDOWN, Phase.RACING):
+            role, waiting = Role.SPECTATOR, True
+    elif _spectators(state) >= limits.max_spectators:
         raise ProtocolError(ErrorCode.ROOM_FULL, "the room has no more spectator seats")
-    if any(m.name.casefold() == text.casefold() for m in state.members):
-        raise ProtocolError(ErrorCode.BAD_NAME, f"{text!r} is taken in this room")
-    new = Member(id=member_id, name=text, role=role, bot=bot)
+    key = name_key(text)
+    if any(name_key(m.name) == key for m in state.members):
+        raise ProtocolError(
+            ErrorCode.BAD_NAME, f"{text!r} is taken in this room (or looks like a name that is)"
+        )
+    new = Member(id=member_id, name=text, role=role, bot=bot, waiting=waiting)
     return msgspec.structs.replace(state, members=[*state.members, new])
+
+
+def _spectators(state: RoomState) -> int:
+    """Spectator seats taken (a player waiting for the rematch holds a player's)."""
+    return sum(m.role == Role.SPECTATOR and not m.waiting for m in state.members)
 
 
 def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomState:
@@ -239,15 +280,23 @@ def set_ready(state: RoomState, member_id: str, ready: bool) -> RoomState:
     return _replace_member(state, msgspec.structs.replace(me, ready=ready))
 
 
+def not_ready(state: RoomState) -> list[Member]:
+    """Players the host would start without: people (bots are always ready, the
+    host starts) who have not said they are ready."""
+    return [m for m in players(state) if not (m.ready or m.bot or m.id == state.host_id)]
+
+
 def start_race(
     state: RoomState,
     member_id: str,
     now_ms: int,
     countdown_s: float,
     proven: str | None = None,
+    force: bool = False,
 ) -> tuple[RoomState, DealCode]:
     """The host starts: the deal is fixed now and dealt at ``starts_at``.
 
+    Every player must be ready, unless the host confirmed (``force``).
     ``proven``: a solver-proven code to use instead of a random one
     (winnable-only rooms); a typed-in deal code always wins.
     """
@@ -255,6 +304,14 @@ def start_race(
     _require_phase(state, Phase.LOBBY, "start a race")
     if not players(state):
         raise ProtocolError(ErrorCode.WRONG_PHASE, "a race needs at least one player")
+    waiting_for = not_ready(state)
+    if waiting_for and not force:
+        names = [m.name for m in waiting_for]
+        raise ProtocolError(
+            ErrorCode.NOT_READY,
+            f"not ready yet: {', '.join(names)} (start anyway to race without waiting)",
+            params={"names": names},
+        )
     settings = state.settings
     if settings.deal == "random":
         deal = DealCode.parse(proven) if proven else DealCode.random(settings.draw)
@@ -276,7 +333,13 @@ def rematch(state: RoomState, member_id: str) -> RoomState:
     """Back to the lobby, same members, a new random deal; nobody is ready yet."""
     _require_host(state, member_id, "call a rematch")
     _require_phase(state, Phase.FINISHED, "call a rematch")
-    members = [msgspec.structs.replace(m, ready=False) for m in state.members]
+    # who joined as a player during the race takes their seat now
+    members = [
+        msgspec.structs.replace(
+            m, ready=False, waiting=False, role=Role.PLAYER if m.waiting else m.role
+        )
+        for m in state.members
+    ]
     settings = msgspec.structs.replace(state.settings, deal="random")
     return msgspec.structs.replace(
         state,
@@ -288,29 +351,67 @@ def rematch(state: RoomState, member_id: str) -> RoomState:
     )
 
 
-def set_connected(state: RoomState, member_id: str, connected: bool) -> RoomState:
+def set_connected(
+    state: RoomState, member_id: str, connected: bool, away_until: int | None = None
+) -> RoomState:
+    """A member's connections came back, or all went (``away_until``: when the
+    seat is given up if they do not come back)."""
     me = member(state, member_id)
     if me is None or me.connected == connected:
         return state
-    return _replace_member(state, msgspec.structs.replace(me, connected=connected))
+    until = None if connected else away_until
+    return _replace_member(
+        state, msgspec.structs.replace(me, connected=connected, away_until=until)
+    )
+
+
+def away_too_long(state: RoomState, now_ms: int) -> list[Member]:
+    """Members whose grace time ran out: their seats are given up."""
+    return [
+        m
+        for m in state.members
+        if not m.connected and m.away_until is not None and m.away_until <= now_ms
+    ]
+
+
+def next_grace_end(state: RoomState) -> int | None:
+    ends = [m.away_until for m in state.members if not m.connected and m.away_until]
+    return min(ends) if ends else None
+
+
+def bots_alone(state: RoomState) -> list[Member]:
+    """Bots follow the people: with no person left to race, they leave too."""
+    if any(m.role == Role.PLAYER and not m.bot for m in state.members):
+        return []
+    return [m for m in state.members if m.bot]
+
+
+def check_end_race(state: RoomState, member_id: str) -> None:
+    _require_host(state, member_id, "end the race")
+    _require_phase(state, Phase.RACING, "end the race")
 
 
 def remove_member(state: RoomState, member_id: str) -> RoomState:
     """A member leaves for good: their seat goes (no ghost fills the lobby).
 
-    A leaving host hands the role to the earliest-joined remaining player
-    (a person before a bot; a spectator only when no player is left).
+    A leaving host hands the role on (``heir``).
     """
     if member(state, member_id) is None:
         raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"no member {member_id!r} in this room")
     members = [m for m in state.members if m.id != member_id]
     host_id = state.host_id
     if host_id == member_id:
-        heirs = sorted(
-            members, key=lambda m: (m.role != Role.PLAYER, m.bot)
-        )  # stable: join order within each kind
-        host_id = heirs[0].id if heirs else ""
+        host_id = heir(members)
     return msgspec.structs.replace(state, members=members, host_id=host_id)
+
+
+def heir(members: list[Member]) -> str:
+    """Who hosts next: the earliest-joined person who is here, a player before a
+    spectator; then one who is away; never a bot ("" when only bots are left)."""
+    people = [m for m in members if not m.bot]
+    # stable: join order within each kind
+    ranked = sorted(people, key=lambda m: (not m.connected, m.role != Role.PLAYER))
+    return ranked[0].id if ranked else ""
 
 
 def check_kick(state: RoomState, host_id: str, target_id: str) -> Member:

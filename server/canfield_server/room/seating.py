@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from canfield_protocol import (
     BoardMsg,
@@ -20,6 +21,7 @@ from canfield_protocol import (
     Kick,
     Leave,
     Member,
+    MemberStatus,
     Phase,
     ProtocolError,
     Resume,
@@ -50,7 +52,7 @@ class Seating:
         self,
         rooms: Rooms,
         race_of: RaceOf,
-        give_up_for: Callable[[RoomSession, str], Awaitable[None]],
+        give_up_for: Callable[[RoomSession, str, MemberStatus], Awaitable[None]],
     ) -> None:
         self.rooms = rooms
         self.store = rooms.store
@@ -63,6 +65,8 @@ class Seating:
         self.room_misses = PerAddress(
             self.settings.room_misses_per_s, self.settings.room_misses_burst
         )
+        self.joins = PerAddress(self.settings.joins_per_ip_per_s, self.settings.joins_per_ip_burst)
+        self.grace_ms = int(self.settings.away_grace_s * 1000)
 
     def _not_in_room(self, peer: Peer) -> None:
         if peer.room is not None:
@@ -73,10 +77,16 @@ class Seating:
     async def create(self, peer: Peer, msg: Create) -> None:
         self._not_in_room(peer)
         limit = self.settings.max_rooms_per_ip
-        if limit and peer.ip and await self.store.count_room_created(peer.ip) > limit:
-            raise ProtocolError(
-                E.RATE_LIMITED, f"this address created {limit} rooms lately; try again later"
-            )
+        if limit and peer.ip:
+            made, wait_ms = await self.store.rooms_created(peer.ip)
+            if made >= limit:
+                minutes = max(1, -(-wait_ms // 60_000))
+                raise ProtocolError(
+                    E.RATE_LIMITED,
+                    f"this address created {limit} rooms lately; the next one can be made"
+                    f" in {minutes} min",
+                    params={"limit": limit, "retry_at": now_ms() + wait_ms},
+                )
         for _ in range(8):
             code, member_id, token = rules.new_room_code(), rules.new_member_id(), rules.new_token()
             state = rules.create_room(code, member_id, msg.name, msg.settings)
@@ -85,6 +95,8 @@ class Seating:
                 break
         else:  # pragma: no cover - 8 collisions in a space of 887 million
             raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
+        if limit and peer.ip:
+            await self.store.note_room_created(peer.ip)
         await self._enter(peer, RoomRecord(state, ver), member_id, token)
 
     async def join(self, peer: Peer, msg: Join) -> None:
@@ -102,10 +114,14 @@ class Seating:
             raise ProtocolError(
                 E.RATE_LIMITED, "too many unknown room codes from this address; wait a little"
             )
+        if peer.ip and not self.joins.allow(peer.ip):
+            # one address cannot fill rooms with throwaway seats
+            raise ProtocolError(E.RATE_LIMITED, "too many joins from this address; wait a little")
         code = rules.normalize_room_code(msg.room)
         member_id, token = rules.new_member_id(), rules.new_token()
         session = self.rooms.get(code)
-        bot = session is not None and msg.name.strip() in session.bot_names  # one we launched
+        launched = session is not None and msg.name.strip() in session.bot_names
+        bot = msg.bot or launched
         for _ in range(16):
             record = await self.rooms.load(code)
             state = rules.add_member(record.state, member_id, msg.name, msg.role, self.limits, bot)
@@ -117,7 +133,7 @@ class Seating:
                 break
         else:
             raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
-        if bot and session is not None:
+        if launched and session is not None:
             session.bot_names.discard(msg.name.strip())
         await self._enter(peer, record, member_id, token)
 
@@ -207,15 +223,44 @@ class Seating:
         await self.count_out(session, peer.member_id)
 
     async def count_out(self, session: RoomSession, member_id: str | None) -> None:
-        """One connection of a member is gone from this process: presence, then the room."""
+        """One connection of a member is gone from this process: presence, then the
+        room. A spectator's seat is freed at once; a player is away, with the
+        grace time to come back."""
         try:
             if member_id and await self.store.presence(session.code, member_id, -1) <= 0:
-                await self.rooms.mutate(
-                    session.code, lambda s: rules.set_connected(s, member_id, False)
-                )
+                await self.gone(session.code, member_id)
         except self.rooms.storage_errors as exc:
             log.warning("presence update lost: %s", exc)
+        except ProtocolError as exc:
+            log.info("departure of %s not recorded: %s", member_id, exc.message)
         await self.rooms.drop_if_empty(session)
+
+    async def gone(self, code: str, member_id: str) -> None:
+        """No connection of this member is left on any process."""
+        session = self.rooms.get(code)
+        me = rules.member(session.state, member_id) if session else None
+        if session is not None and me is not None and me.role == Role.SPECTATOR:
+            await self._remove(session, member_id, lambda s: _without(s, member_id))
+            return
+        away_until = now_ms() + self.grace_ms
+        await self.rooms.mutate(
+            code, lambda s: rules.set_connected(s, member_id, False, away_until)
+        )
+
+    async def give_up_away(self, code: str) -> None:
+        """Grace ran out: the seats of members still away are given up (a racer
+        is out of the race, ranked by their progress; a host hands over)."""
+        session = self.rooms.get(code)
+        if session is None:
+            return
+        try:
+            for m in rules.away_too_long(session.state, now_ms()):
+                event(log, "member.away_too_long", room=code, player=m.id)
+                await self._remove(
+                    session, m.id, partial(_without, member_id=m.id), quit_as=MemberStatus.LEFT
+                )
+        finally:
+            session.grace_checked()
 
     async def leave(self, peer: Peer, msg: Leave) -> None:
         """The member goes for good; their connections here get ``left``."""
@@ -239,19 +284,30 @@ class Seating:
         member_id: str,
         change: Callable[[RoomState], RoomState],
         kicked: bool = False,
+        quit_as: MemberStatus = MemberStatus.GAVE_UP,
     ) -> None:
         """A racer first gives up (the race can end without them), then the seat and
-        its tokens go in one compare-and-set; every process drops its connections."""
+        its tokens go in one compare-and-set; every process drops its connections.
+        Bots follow: with no person left to race, they are removed too."""
         me = rules.member(session.state, member_id)
         if me is not None and me.role == Role.PLAYER and session.state.phase == Phase.RACING:
-            await self.give_up_for(session, member_id)
+            await self.give_up_for(session, member_id, quit_as)
         event(log, "member.removed", room=session.code, player=member_id, kicked=kicked)
         await self.rooms.mutate(
             session.code, change, revoke=member_id, kicked=member_id if kicked else None
         )
+        for bot in rules.bots_alone(session.state):
+            await self._remove(session, bot.id, partial(_without, member_id=bot.id), kicked=True)
 
     def _session_of(self, peer: Peer) -> RoomSession:
         return session_of(self.rooms, peer)
+
+
+def _without(state: RoomState, member_id: str) -> RoomState:
+    """``remove_member``, unless another process removed them first."""
+    if rules.member(state, member_id) is None:
+        return state
+    return rules.remove_member(state, member_id)
 
 
 def session_of(rooms: Rooms, peer: Peer) -> RoomSession:

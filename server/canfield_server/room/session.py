@@ -57,6 +57,8 @@ class SessionHooks:
     time_up: Callable[[str, int], None]
     #: a member's seat is gone: count their connection here out of the room
     unseated: Callable[[RoomSession, str], None]
+    #: some member's grace time ran out: give up their seat (room code)
+    grace_over: Callable[[str], None]
 
 
 class RoomSession:
@@ -74,6 +76,8 @@ class RoomSession:
         self.slots: dict[str, Slot] = {}
         self.rows: dict[str, StoredRow] = {}
         self.timers: list[asyncio.TimerHandle] = []
+        #: fires when the earliest grace time of an away member runs out
+        self._grace: tuple[int, asyncio.TimerHandle] | None = None
         #: names of the bots this process launched that have not joined yet
         self.bot_names: set[str] = set()
         self._last_flush = 0.0
@@ -97,6 +101,9 @@ class RoomSession:
     def close(self) -> None:
         """Stop every timer: the room is no longer served here."""
         self._cancel_timers()
+        if self._grace:
+            self._grace[1].cancel()
+            self._grace = None
         if self._flush_handle:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -129,6 +136,7 @@ class RoomSession:
         if deal:
             self.deal = deal
         self._unseat_removed(kicked)
+        self._watch_grace()
         self.broadcast(frames.room_frame(state))
         new_race = state.race != old.race or (force and state.phase == Phase.RACING)
         if state.phase == Phase.RACING and new_race:
@@ -170,6 +178,26 @@ class RoomSession:
             else:
                 peer.send(frames.text(Left(room=self.code)))
             self.hooks.unseated(self, member_id)
+
+    def _watch_grace(self, again: bool = False) -> None:
+        """One timer, for the earliest grace time of the members away.
+
+        ``again``: the timer fired and left someone away (another process's
+        clock runs a little behind): look again shortly."""
+        due = rules.next_grace_end(self.state)
+        if self._grace and self._grace[0] == due and not again:
+            return
+        if self._grace:
+            self._grace[1].cancel()
+            self._grace = None
+        if due is not None:
+            delay = max(0.2 if again else 0.0, (due - now_ms()) / 1000)
+            handle = asyncio.get_running_loop().call_later(delay, self.hooks.grace_over, self.code)
+            self._grace = (due, handle)
+
+    def grace_checked(self) -> None:
+        """The owner gave up the seats whose grace ran out; watch the rest."""
+        self._watch_grace(again=True)
 
     # ------------------------------------------------------------ the race's clock
 

@@ -147,15 +147,23 @@ class RedisStore:
         )
         return None if int(ver) < 0 else int(ver)
 
-    async def count_room_created(self, ip: str) -> int:
-        """Count one more room created from ``ip``; the count lives one room TTL
-        from that address's first room (the abuse limit on room creation)."""
+    async def rooms_created(self, ip: str) -> tuple[int, int]:
+        """Rooms created from ``ip`` lately, and the ms until that count is
+        forgotten (the abuse limit on room creation)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(keys.ip_rooms(ip))
+            pipe.pttl(keys.ip_rooms(ip))
+            count, ttl_ms = await pipe.execute()
+        return int(count or 0), max(0, int(ttl_ms))
+
+    async def note_room_created(self, ip: str) -> None:
+        """Count one room created from ``ip``; the count lives one room TTL from
+        that address's first room."""
         key = keys.ip_rooms(ip)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(key, 0, ex=self.ttl_s, nx=True)
             pipe.incr(key)
-            _, count = await pipe.execute()
-        return int(count)
+            await pipe.execute()
 
     async def member_for_token(self, code: str, token_hash: str) -> str | None:
         found = await self.redis.hget(keys.tokens(code), token_hash)
