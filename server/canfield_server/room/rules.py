@@ -245,7 +245,9 @@ def add_member(
             ErrorCode.BAD_NAME, f"{text!r} is taken in this room (or looks like a name that is)"
         )
     new = Member(id=member_id, name=text, role=role, bot=bot, waiting=waiting)
-    return msgspec.structs.replace(state, members=[*state.members, new])
+    # a room whose people all left is hosted by the next person to come
+    host_id = state.host_id or ("" if bot else member_id)
+    return msgspec.structs.replace(state, members=[*state.members, new], host_id=host_id)
 
 
 def _spectators(state: RoomState) -> int:

@@ -164,7 +164,11 @@ class RoomSession:
     def _unseat_removed(self, kicked: str | None) -> None:
         """Connections whose seat is gone leave the room: ``left``, or ``kicked`` and
         closed. Synchronous, so the socket's own detach finds no room to count out."""
-        seated = {m.id for m in self.state.members}
+        seated = {m.id: m for m in self.state.members}
+        for peer in self.peers:  # a late joiner's seat becomes a player's at the rematch
+            seat = seated.get(peer.member_id or "")
+            if seat is not None and peer.role != seat.role:
+                peer.role = seat.role
         gone = [p for p in self.peers if p.member_id and p.member_id not in seated]
         for peer in gone:
             member_id = peer.member_id or ""
