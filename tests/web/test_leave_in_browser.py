@@ -3,6 +3,8 @@ guest from the lobby, a gone racer from the leaderboard, then leaves."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -34,12 +36,15 @@ def test_the_host_removes_members_and_a_player_leaves(browser, fast_server) -> N
     expect(host.locator("#players .who")).to_have_text(["Ana", "Cy"])
 
     # the race: Cy's tab closes; the host removes the gone racer from the leaderboard
+    racer.click("#ready")  # everyone is ready: Start asks nothing
+    expect(host.locator("#players .ready-mark.on")).to_have_count(1)
     host.click("#start")
     wait_board(host)
     wait_board(racer)
     racer.context.close()
     row = leaderboard_row(host, "Cy")
-    expect(row.locator("td.c-status")).to_have_text("away")
+    # away, with the seconds left to come back (the server's grace time, 60 s here)
+    expect(row.locator("td.c-status")).to_have_text(re.compile(r"^away [1-6]?\ds$"))
     row.get_by_role("button", name="Remove Cy from the room").click()
     expect(row.locator("td.c-status")).to_have_text("gave up")
     expect(row.locator("button.kick")).to_be_hidden()

@@ -6,13 +6,17 @@ import { clock, h, setText } from "./dom.js";
 import { t } from "./i18n.js";
 
 const COLUMNS = ["rank", "player", "score", "cards", "moves", "status", "time"];
+/** Statuses whose time stands still (the row's own time_ms). */
+const DONE = new Set(["won", "gave_up", "left", "timed_out"]);
 
 export class Leaderboard {
   /** raceClock: () => ms since the race started, or null (no race running);
-   * remove: {can(row), send(row)} - a "remove" button on the rows it allows (the host's). */
-  constructor(root, raceClock = () => null, remove = null) {
+   * remove: {can(row), send(row)} - a "remove" button on the rows it allows (the host's);
+   * awayLeft: (row) => seconds an away racer has left to come back, or null. */
+  constructor(root, raceClock = () => null, remove = null, awayLeft = () => null) {
     this.raceClock = raceClock;
     this.remove = remove;
+    this.awayLeft = awayLeft;
     this.rows = new Map();
     this.data = null;
     this.me = null;
@@ -103,7 +107,14 @@ export class Leaderboard {
     const width = `${Math.round((row.on_foundations / 52) * 100)}%`;
     if (tr.bar.style.width !== width) tr.bar.style.width = width;
     setText(c.moves, row.moves);
-    setText(c.status, t(`st_${row.status}`));
+    this.fillStatus(tr);
+  }
+
+  /** The status word; an away racer's counts down the seconds left to come back. */
+  fillStatus(tr) {
+    const row = tr.row;
+    const left = row.status === "disconnected" && !this.data?.final ? this.awayLeft(row) : null;
+    setText(tr.cells_.status, left === null ? t(`st_${row.status}`) : t("away_s", { s: left }));
   }
 
   /** Clocks of players still racing run on between updates. */
@@ -112,8 +123,8 @@ export class Leaderboard {
     const now = this.data.final ? null : this.raceClock();
     for (const tr of this.rows.values()) {
       const row = tr.row;
-      const done = row.status === "won" || row.status === "gave_up";
-      setText(tr.cells_.time, clock(done || now === null ? row.time_ms : now));
+      setText(tr.cells_.time, clock(DONE.has(row.status) || now === null ? row.time_ms : now));
+      if (row.status === "disconnected") this.fillStatus(tr);
     }
   }
 }

@@ -1,18 +1,23 @@
 // The lobby: who is here and ready, the host's race settings, the share link,
 // and the start button. Everyone sees the same room; only the host edits.
 
-import { $, copyText, h } from "./dom.js";
+import { ask } from "./confirm.js";
+import { $, $$, copyText, h, setText } from "./dom.js";
 import { t } from "./i18n.js";
 
 const LIMITS_MIN = [0, 1, 2, 3, 5, 10, 15, 20, 30, 60];
 /** On/off settings, shown as checkboxes when the server's settings carry them. */
 const CHECKS = ["winnable_only", "practice"];
 
+/** Whole seconds from now (server ms) until `until` (server ms), never below 0. */
+export const secondsLeft = (until, now) => Math.max(0, Math.ceil((until - now) / 1000));
+
 export class Lobby {
-  /** send(msg): to the server; flash(text): a short message. */
-  constructor(send, flash) {
+  /** send(msg): to the server; flash(text): a short message; serverNow(): the server clock. */
+  constructor(send, flash, serverNow) {
     this.send = send;
     this.flash = flash;
+    this.serverNow = serverNow;
     this.room = null;
     this.me = null;
     this.form = $("#room-settings");
@@ -24,6 +29,7 @@ export class Lobby {
       this.send({ type: "ready", ready: !mine?.ready });
     });
     $("#start").addEventListener("click", () => this.send({ type: "start" }));
+    setInterval(() => this.tickAway(), 250);
     $("#add-bot").addEventListener("click", () => this.send({ type: "add_bot" }));
     this.form.addEventListener("change", (e) => this.settingsChanged(e));
     this.form.addEventListener("submit", (e) => {
@@ -57,6 +63,26 @@ export class Lobby {
     else if (!players.length) wait = t("need_player");
     $("#lobby-wait").textContent = wait;
     this.renderSettings(room.settings || {}, isHost);
+    // a typed-in deal is secret ("custom") until the end, but everyone should know it is not random
+    $("#known-deal").hidden = (room.settings?.deal ?? "random") === "random";
+    this.tickAway();
+  }
+
+  /** Start was refused for players who are not ready: the host may start without waiting. */
+  async notReady(names) {
+    if (this.room?.phase !== "lobby" || this.room.host_id !== this.me?.id) return;
+    const go = await ask(t("not_ready_start", { names: names.join(", ") }), t("start_anyway"));
+    if (go && this.room?.phase === "lobby" && this.room.host_id === this.me?.id) {
+      this.send({ type: "start", force: true });
+    }
+  }
+
+  /** Members away count down the seconds they have left to come back. */
+  tickAway() {
+    const now = this.serverNow();
+    for (const el of $$("#view-lobby .away-left[data-until]")) {
+      setText(el, t("away_s", { s: secondsLeft(Number(el.dataset.until), now) }));
+    }
   }
 
   memberEl(member, room) {
@@ -64,6 +90,11 @@ export class Lobby {
     li.append(h("span", { class: "who", text: member.name }));
     if (member.id === room.host_id) li.append(h("span", { class: "badge", text: t("host") }));
     if (member.bot) li.append(h("span", { class: "badge", text: t("bot") }));
+    if (member.waiting) li.append(h("span", { class: "badge waiting", text: t("waiting") }));
+    if (member.connected === false) {
+      const until = typeof member.away_until === "number" ? String(member.away_until) : null;
+      li.append(h("span", { class: "badge away-left", dataset: until ? { until } : {}, text: t("st_disconnected") }));
+    }
     if (member.id === this.me.id) li.append(h("span", { class: "badge you", text: t("you") }));
     if (room.host_id === this.me.id && member.id !== this.me.id && room.phase === "lobby") {
       li.append(this.removeButton(member));

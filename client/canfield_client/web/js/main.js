@@ -4,9 +4,10 @@
 import { $, clock } from "./dom.js";
 import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
 import { BoardView } from "./board.js";
+import { ask, dismiss, initConfirm } from "./confirm.js";
 import { Home } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
-import { Lobby } from "./lobby.js";
+import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
 import { Results } from "./results.js";
 import { Actions, state } from "./state.js";
@@ -40,9 +41,42 @@ function refused(req, msg) {
     setTimeout(() => request(req), 1000);
     return;
   }
-  if (req.type === "resume") clearSeat(req.room);
+  if (req.type === "resume") {
+    const seat = getSeat(req.room);
+    clearSeat(req.room);
+    if (msg.code === "bad-token" && seat?.rejoin && seat.name) {
+      // a spectator's seat (or a late joiner's, still watching) goes with its last
+      // connection: take a new one under the same name, without a word
+      request({ type: "join", room: req.room, name: seat.name, role: seat.rejoin });
+      return;
+    }
+  }
   const gone = msg.code === "unknown-room";
-  goHome(req.type === "create" || gone ? null : req.room.toUpperCase(), gone ? t("room_gone") : msg.message);
+  goHome(req.type === "create" || gone ? null : req.room.toUpperCase(), gone ? t("room_gone") : errorText(msg, req));
+}
+
+/** A refusal in the page's language where the server gave the facts (params). */
+function errorText(msg, req = null) {
+  if (msg.code === "rate-limited" && typeof msg.params?.retry_at === "number") {
+    const at = new Date(msg.params.retry_at - conn.offset); // server ms -> this machine's clock
+    const time = `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
+    return t("too_many_rooms", { time });
+  }
+  if (msg.code === "bad-name" && req?.name) return nameProblem(req.name);
+  return msg.message;
+}
+
+const NAME_MAX = 24;
+const NAME_OK = /[\p{L}\p{N} \-_.'!?&+#@()]/u;
+
+/** Why the server refused a name: the same checks as the server's, else it is taken. */
+function nameProblem(name) {
+  const text = name.normalize("NFKC").split(/\s+/).filter(Boolean).join(" ");
+  if (!text) return t("name_needed");
+  if ([...text].length > NAME_MAX) return t("name_long", { n: NAME_MAX });
+  const bad = [...new Set([...text].filter((ch) => !NAME_OK.test(ch)))].sort().join("");
+  if (bad) return t("name_chars", { chars: `'${bad}'` });
+  return t("name_taken", { name: text });
 }
 
 // ------------------------------------------------------------------ views
@@ -63,7 +97,7 @@ function flash(text) {
 }
 
 const home = new Home(request);
-const lobby = new Lobby((msg) => conn.send(msg), flash);
+const lobby = new Lobby((msg) => conn.send(msg), flash, () => conn.serverNow());
 const results = new Results((msg) => conn.send(msg), flash);
 const leaderboard = new Leaderboard(
   $("#race-lb"),
@@ -72,6 +106,11 @@ const leaderboard = new Leaderboard(
     // the host may remove a player who is gone (their board locks as given up)
     can: (row) => isHost() && row.status === "disconnected" && row.id !== state.me?.id,
     send: (row) => conn.send({ type: "kick", player_id: row.id }),
+  },
+  // an away racer's seconds left to come back (their member's away_until)
+  (row) => {
+    const until = state.roomState?.members.find((m) => m.id === row.id)?.away_until;
+    return typeof until === "number" ? secondsLeft(until, conn.serverNow()) : null;
   },
 );
 const board = new BoardView($("#board"), {
@@ -91,7 +130,7 @@ function isPlaying() {
 
 function isDone() {
   const row = state.leaderboard?.rows.find((r) => r.id === state.me?.id);
-  return Boolean(state.board?.won) || row?.status === "gave_up" || row?.status === "won";
+  return Boolean(state.board?.won) || ["gave_up", "won", "left", "timed_out"].includes(row?.status);
 }
 
 const isPractice = () => Boolean(state.roomState?.settings?.practice);
@@ -126,13 +165,15 @@ function renderRace() {
   $("#hint").hidden = !isPractice() || state.me?.role !== "player";
   $("#hint").disabled = isDone();
   $("#give-up").disabled = isDone();
+  $("#end-race").hidden = !isHost() || state.roomState?.phase !== "racing";
   const note = $("#race-note");
   let text = "";
-  if (b?.won) text = t("you_won");
+  if (state.me?.waiting) text = t("waiting_note");
+  else if (b?.won) text = t("you_won");
   else if (isDone()) text = t("you_gave_up");
   else if (b && b.useful_move === false) text = t("no_useful");
   note.textContent = text;
-  note.hidden = !text || state.me?.role !== "player";
+  note.hidden = !text || (state.me?.role !== "player" && !state.me?.waiting);
 }
 
 function tickClock() {
@@ -169,6 +210,10 @@ $("#give-up").addEventListener("click", (e) => {
   }, 3000);
 });
 $("#undo").addEventListener("click", () => act("undo"));
+$("#end-race").addEventListener("click", async () => {
+  if (!(await ask(t("sure_end_race"), t("end_race")))) return;
+  if (isHost() && state.roomState?.phase === "racing") conn.send({ type: "end_race" });
+});
 $("#hint").addEventListener("click", askHint);
 
 // Leave for good: at once from the lobby and the results; a racer still playing clicks twice
@@ -218,6 +263,8 @@ document.addEventListener("keydown", (e) => {
 function applyRoom(room) {
   const before = state.roomState?.phase;
   state.roomState = room;
+  if (room.phase !== before) dismiss(); // a question asked in another phase no longer applies
+  seatFromMembers(room);
   if (room.phase === "lobby") {
     if (before !== "lobby") {
       state.finished = null;
@@ -243,7 +290,22 @@ function applyRoom(room) {
   tickClock();
 }
 
+/** Our role comes from the member list: a late joiner watches, then races after the rematch. */
+function seatFromMembers(room) {
+  const mine = state.me && room.members?.find((m) => m.id === state.me.id);
+  if (!mine) return;
+  state.me.role = mine.role;
+  state.me.waiting = Boolean(mine.waiting);
+  const tag = $("#room-tag");
+  tag.textContent = mine.role === "player" ? room.room : `${room.room} \u00b7 ${t("spectating")}`;
+  // how to take a seat again when this one is freed (spectators' seats go with the link)
+  const rejoin = mine.waiting ? "player" : mine.role === "spectator" ? "spectator" : null;
+  const seat = getSeat(room.room);
+  if (seat && (seat.rejoin !== rejoin || seat.name !== mine.name)) setSeat(room.room, { ...seat, name: mine.name, rejoin });
+}
+
 function showResults() {
+  $("#waiting-note").hidden = !state.me?.waiting;
   results.show(state.finished, state.me, isHost());
   showView("results");
 }
@@ -365,8 +427,12 @@ conn.on("error", (msg) => {
     flash(msg.message);
     return;
   }
-  if (state.view === "lobby") $("#lobby-error").textContent = msg.message;
-  else flash(msg.message);
+  if (msg.code === "not-ready" && state.view === "lobby") {
+    lobby.notReady(Array.isArray(msg.params?.names) ? msg.params.names : []);
+    return;
+  }
+  if (state.view === "lobby") $("#lobby-error").textContent = errorText(msg);
+  else flash(errorText(msg));
 });
 
 // ------------------------------------------------------------------ settings and start
@@ -393,6 +459,7 @@ function initSettings() {
 }
 
 function boot() {
+  initConfirm();
   initSettings();
   applyStatic(document);
   const match = /^\/r\/([A-Za-z0-9]{4,12})\/?$/.exec(location.pathname);
