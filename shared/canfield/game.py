@@ -6,6 +6,10 @@ rule book (docs/rules.md) and either applies it whole or raises
 undoes the last action exactly, including the reserve refill that came
 with it and its points. A replay is a deal code plus move texts, where
 ``U`` stands for an undo (``Game.replay``; see docs/moves.md).
+
+The game also keeps what the player has seen of the stock
+(``talon_seen``), so a hint can use the player's knowledge only
+(``canfield.analysis.has_useful_move_seen``).
 """
 
 from __future__ import annotations
@@ -91,6 +95,7 @@ class Game:
         "score",
         "on_foundations",
         "history",
+        "talon_seen",
     )
 
     def __init__(self, draw: int = 3, base_rank: int = 0, base_suit: int = -1) -> None:
@@ -115,6 +120,15 @@ class Game:
         self.score = 0
         self.on_foundations = 0
         self.history: deque[UndoRecord] = deque(maxlen=UNDO_LIMIT)
+        #: how many cards of the talon (the waste bottom first, then the
+        #: stock in turning order) the player has seen face up, counted
+        #: from the waste's bottom. Cards are turned in talon order and
+        #: the talon keeps its order, so the seen cards are always its
+        #: first ``talon_seen``: every waste card and the stock's next
+        #: ``talon_seen - len(waste)``. Undo never lowers it (seeing is not
+        #: undone); a waste card played lowers it by one, as it leaves the
+        #: talon, and its undo raises it again.
+        self.talon_seen = 0
 
     # ------------------------------------------------------------------ build
 
@@ -152,10 +166,13 @@ class Game:
         draw: int = 3,
         base_rank: str | None = None,
         base_suit: str | None = None,
+        stock_seen: int = 0,
     ) -> Game:
         """A hand-built position (cards as text, piles bottom first).
 
         ``stock`` lists the cards face down with the next one turned last.
+        The waste's cards count as seen, and so do the next ``stock_seen``
+        cards of the stock (``-1``: all of them, as after a recycle).
         Cards may be missing (a partial position for a test), never repeated.
         The start rank and the suit of foundation 1 come from the first
         card of foundation 1 unless ``base_rank`` / ``base_suit`` say.
@@ -195,6 +212,11 @@ class Game:
         game.stock = cards(stock)
         game.waste = cards(waste)
         game.fan = min(len(game.waste), 1)
+        if stock_seen < 0:
+            stock_seen = len(game.stock)
+        if stock_seen > len(game.stock):
+            raise CanfieldError(f"stock_seen {stock_seen} is more than the stock's cards")
+        game.talon_seen = len(game.waste) + stock_seen
         return game
 
     def copy(self) -> Game:
@@ -213,6 +235,7 @@ class Game:
         other.score = self.score
         other.on_foundations = self.on_foundations
         other.history = deque(self.history, maxlen=UNDO_LIMIT)
+        other.talon_seen = self.talon_seen
         return other
 
     # ------------------------------------------------------------------ facts
@@ -224,6 +247,16 @@ class Game:
     @property
     def can_undo(self) -> bool:
         return bool(self.history)
+
+    @property
+    def unseen_stock(self) -> int:
+        """How many stock cards the player has never seen (0: the talon's order is known)."""
+        return len(self.waste) + len(self.stock) - self.talon_seen
+
+    def seen_stock(self) -> list[Card]:
+        """The stock cards the player has seen, next turned first (see ``talon_seen``)."""
+        known = self.talon_seen - len(self.waste)
+        return self.stock[::-1][:known]
 
     def foundation_accepts(self, card: Card) -> int:
         """The slot that takes ``card`` now, or -1.
@@ -487,6 +520,8 @@ class Game:
                 for _ in range(drawn):
                     waste.append(stock.pop())
                 self.fan = drawn
+                if len(waste) > self.talon_seen:
+                    self.talon_seen = len(waste)
             else:
                 # turn the waste over: its bottom card becomes the next drawn
                 drawn = -len(self.waste)
@@ -503,6 +538,7 @@ class Game:
             card = self.waste.pop()
             cards = [card]
             self.fan = fan - 1 if fan > 1 else (1 if self.waste else 0)
+            self.talon_seen -= 1
         elif src == TABLEAU:
             col = self.tableau[move.src_index]
             cards = col[-count:]
@@ -546,12 +582,16 @@ class Game:
         before = size = len(self.waste)
         total = before + len(self.stock)
         fan = self.fan
+        seen = self.talon_seen
         for _ in range(taps):
             if size < total:
                 fan = min(self.draw, total - size)
                 size += fan
+                if size > seen:
+                    seen = size
             else:
                 size = fan = 0
+        self.talon_seen = seen
         self.history.append(
             _new(UndoRecord, (Move(STOCK, 0, taps), -1, -1, False, 0, self.fan, before))
         )
@@ -599,6 +639,7 @@ class Game:
             self.reserve.append(card)
         elif src == WASTE:
             self.waste.append(card)
+            self.talon_seen += 1
         elif src == TABLEAU:
             self.tableau[move.src_index].extend(cards)
         else:
@@ -689,7 +730,11 @@ class Game:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The full state, history included, compact and JSON-ready."""
+        """The full state, history included, compact and JSON-ready.
+
+        ``seen`` is ``talon_seen``; ``from_dict`` reads a dict without it
+        (saved before it existed) as having seen only the waste.
+        """
 
         def pack(cards: list[Card]) -> str:
             return "".join(card_text(c) for c in cards)
@@ -705,6 +750,7 @@ class Game:
             "waste": pack(self.waste),
             "fan": self.fan,
             "score": self.score,
+            "seen": self.talon_seen,
             "history": [
                 [m.text(), slot, suit_slot, int(refilled), points, fan, drawn]
                 for m, slot, suit_slot, refilled, points, fan, drawn in self.history
@@ -731,6 +777,7 @@ class Game:
         game.waste = unpack(data["waste"])
         game.fan = int(data["fan"])
         game.score = int(data["score"])
+        game.talon_seen = int(data.get("seen", len(game.waste)))
         for text, slot, suit_slot, refilled, points, fan, drawn in data["history"]:
             game.history.append(
                 UndoRecord(Move.parse(text), slot, suit_slot, bool(refilled), points, fan, drawn)

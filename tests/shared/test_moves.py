@@ -153,6 +153,9 @@ def test_replay_entries_mix_moves_and_undos() -> None:
     game = Game.deal("CF1-D3-AAAAACL")
     assert game.play_text("S") == DRAW
     assert game.play_text(" U ") is None
+    # all as dealt, except that the player has now seen three stock cards
+    assert game.talon_seen == 3
+    game.talon_seen = 0
     assert game.to_dict() == Game.deal("CF1-D3-AAAAACL").to_dict()
     replayed = Game.replay("CF1-D3-AAAAACL", ["S", "S", "U", "S"])
     assert replayed.to_dict() == Game.replay("CF1-D3-AAAAACL", ["S", "S"]).to_dict()

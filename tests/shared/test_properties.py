@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from canfield import POINTS_PER_CARD, UNDO_LIMIT, DealCode, Game, Move, card_text
+from canfield import DRAW, POINTS_PER_CARD, UNDO_LIMIT, DealCode, Game, Move, card_text
 from canfield.dealcode import SEED_SPACE
 from canfield.moves import _CACHE
 from hypothesis import given, settings
@@ -105,13 +105,20 @@ def test_undo_restores_the_previous_state_exactly(code: DealCode, picks: list[in
     def check(game: Game, done: list[Move]) -> None:
         before = game.to_dict()
         history = before.pop("history")
+        seen = before.pop("seen")
         for move in list(game.legal_moves()):
+            # undo never hides again what a tap showed: a draw leaves the
+            # cards it turned seen, whatever else comes back
+            drawn = min(game.draw, len(game.stock)) if move == DRAW else 0
+            expected = max(seen, len(game.waste) + drawn) if drawn else seen
             game.push(move)
             game.pop()
             after = game.to_dict()
             # a push onto a full history forgets the oldest action (the
             # 100-action undo limit); everything else comes back as it was
             kept = after.pop("history")
+            assert after.pop("seen") == expected, move
+            game.talon_seen = seen
             assert after == before, move
             assert kept == history[len(history) - len(kept) :]
             full = len(history) == UNDO_LIMIT
@@ -176,11 +183,19 @@ def test_turn_stock_is_that_many_taps_and_one_pop_undoes_it(
         for _ in range(taps):
             tapped.push(Move.parse("S"))
         game.turn_stock(taps)
-        assert (game.stock, game.waste, game.fan) == (tapped.stock, tapped.waste, tapped.fan)
+        assert (game.stock, game.waste, game.fan, game.talon_seen) == (
+            tapped.stock,
+            tapped.waste,
+            tapped.fan,
+            tapped.talon_seen,
+        )
         game.pop()
         after = game.to_dict()
-        # a full history forgot its oldest action (the undo limit), as any push does
+        # a full history forgot its oldest action (the undo limit), as any push does;
+        # the cards the taps showed stay seen
         history, kept = before.pop("history"), after.pop("history")
+        assert after.pop("seen") == tapped.talon_seen
+        before.pop("seen")
         assert after == before
         assert kept == history[len(history) - len(kept) :]
 

@@ -131,6 +131,9 @@ def test_undo_reaches_back_exactly_100_actions() -> None:
     for _ in range(5):
         fresh.push_text("S")
     fresh.history.clear()
+    # the 34 stock cards all passed the waste once: undo does not unsee them
+    assert (game.talon_seen, fresh.talon_seen) == (34, 5)
+    fresh.talon_seen = 34
     assert game.to_dict() == fresh.to_dict()
     assert not game.can_undo
 
