@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TextIO
 
 from canfield import CanfieldError, DealCode, Game
-from canfield.analysis import has_useful_move
+from canfield.analysis import has_useful_move, has_useful_move_seen
 from canfield.dealcode import SEED_SPACE
 from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult, solve
 
@@ -28,7 +28,7 @@ HELP = "decide whether a deal can be won"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("code", nargs="?", help="deal code such as CF1-D3-AAAAACL")
+    parser.add_argument("code", nargs="?", help="deal code such as CF1-D3-AAAAACL (or CF2-...)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per deal (default 10)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     study = parser.add_argument_group("study (instead of CODE)")
@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bench-useful",
         type=int,
         metavar="N",
-        help="time has_useful_move on positions from N randomly played deals",
+        help="time has_useful_move(_seen) on positions from N randomly played deals",
     )
 
 
@@ -85,26 +85,35 @@ def run(args: argparse.Namespace) -> int:
 
 
 def bench_useful(deals: int, seed: int, steps: int = 60) -> str:
-    """Time ``has_useful_move`` after every move of random play (both draw modes)."""
+    """Time ``has_useful_move`` (every card) and ``has_useful_move_seen`` (the
+    player's knowledge, what a board shows) after every move of random play
+    (both draw modes): one line each, on the same positions."""
     rng = random.Random(seed)
-    times: list[float] = []
-    stuck = 0
+    checks = (has_useful_move, has_useful_move_seen)
+    times: list[list[float]] = [[] for _ in checks]
+    stuck = [0 for _ in checks]
     for index in range(deals):
         game = Game.deal(DealCode.from_seed(rng.randrange(SEED_SPACE), 1 + 2 * (index % 2)))
         for _ in range(steps):
-            start = time.process_time()
-            useful = has_useful_move(game)
-            times.append(time.process_time() - start)
-            stuck += not useful
+            for k, check in enumerate(checks):
+                start = time.process_time()
+                useful = check(game)
+                times[k].append(time.process_time() - start)
+                stuck[k] += not useful
             moves = list(game.legal_moves())
             if not moves:
                 break
             game.push(rng.choice(moves))
-    shares = ", ".join(
-        f"{name} {1000 * (percentile(times, pct) or 0.0):.3f} ms"
-        for name, pct in (("median", 50), ("p90", 90), ("p99", 99), ("max", 100))
-    )
-    return f"has_useful_move on {len(times)} positions ({stuck} with no useful move): {shares}"
+    lines = []
+    for check, taken, none in zip(checks, times, stuck, strict=True):
+        shares = ", ".join(
+            f"{name} {1000 * (percentile(taken, pct) or 0.0):.3f} ms"
+            for name, pct in (("median", 50), ("p90", 90), ("p99", 99), ("max", 100))
+        )
+        lines.append(
+            f"{check.__name__} on {len(taken)} positions ({none} with no useful move): {shares}"
+        )
+    return "\n".join(lines)
 
 
 def study_codes(count: int, draw: int, seed: int) -> list[str]:
