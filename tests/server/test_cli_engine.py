@@ -36,18 +36,23 @@ def greedy_line(code: str, length: int) -> list[str]:
     return texts + ["U"]
 
 
+def documented_split(code: str, cards: list[str]) -> dict[str, object]:
+    """docs/deal-codes.md's JSON for ``code``, whose deck in deal order is ``cards``."""
+    return {
+        "code": code,
+        "draw": int(code[5]),
+        "reserve": cards[0:13],
+        "base": cards[13],
+        "tableau": [[card] for card in cards[14:18]],
+        "stock": cards[18:52],
+    }
+
+
 def test_deal_json_is_the_documented_split() -> None:
     result = cli("deal", "CF1-D3-AAAAACL", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data == {
-        "code": "CF1-D3-AAAAACL",
-        "draw": 3,
-        "reserve": AAAAACL[0:13],
-        "base": AAAAACL[13],
-        "tableau": [[card] for card in AAAAACL[14:18]],
-        "stock": AAAAACL[18:52],
-    }
+    assert data == documented_split("CF1-D3-AAAAACL", AAAAACL)
     other = json.loads(cli("deal", " cf1-d1-aaaaacl ", "--json").stdout)
     assert other.pop("draw") == 1 and other.pop("code") == "CF1-D1-AAAAACL"
     assert other == {k: v for k, v in data.items() if k not in ("draw", "code")}
@@ -95,14 +100,9 @@ V2_CARDS = (
 def test_deal_and_play_take_v2_codes() -> None:
     result = cli("deal", "cf2-d1-7zk3q-m9xj2-bwpht-4vgn6-yrcf8d", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == {
-        "code": "CF2-D1-7ZK3QM9XJ2BWPHT4VGN6YRCF8D",
-        "draw": 1,
-        "reserve": V2_CARDS[0:13],
-        "base": V2_CARDS[13],
-        "tableau": [[card] for card in V2_CARDS[14:18]],
-        "stock": V2_CARDS[18:52],
-    }
+    assert json.loads(result.stdout) == documented_split(
+        "CF2-D1-7ZK3QM9XJ2BWPHT4VGN6YRCF8D", V2_CARDS
+    )
     assert V2_CODE in cli("deal", V2_CODE).stdout
     moves = greedy_line(V2_CODE, 30)
     played = cli("play", "--json", V2_CODE, *moves)
