@@ -41,6 +41,9 @@ class Settings:
     abuse_refusals: int = 20
     #: leaderboard broadcasts per room per second, at most
     leaderboard_hz: float = 10.0
+    #: membership announcements (joins, leaves, presence, ready) per room per
+    #: second, at most; a change of the race or its host goes out at once
+    room_updates_hz: float = 4.0
     #: a player whose connections all dropped may come back this long; then their
     #: seat is given up (mid-race: out of the race, ranked by their progress)
     away_grace_s: float = 60.0

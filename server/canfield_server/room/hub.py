@@ -175,7 +175,12 @@ class Hub:
             metrics.move_done(accepted, time.perf_counter() - started)
 
     async def detach(self, peer: Peer) -> None:
-        await self.seating.detach(peer)
+        """A connection ended. Never raises: whatever fails is logged, and the
+        presence heartbeat corrects what could not be recorded."""
+        try:
+            await self.seating.detach(peer)
+        except Exception:
+            log.exception("departure from %s not recorded", peer.room)
 
     async def shutdown(self, message: str = "server restarting") -> None:
         text = frames.text(Reconnect(message=message))

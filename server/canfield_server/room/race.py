@@ -21,7 +21,7 @@ from canfield import (
     NothingToUndoError,
     parse_card,
 )
-from canfield.analysis import has_useful_move
+from canfield.analysis import has_useful_move_seen
 from canfield.moves import UNDO
 from canfield_protocol import ErrorCode as E
 from canfield_protocol import GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap, Undo
@@ -209,9 +209,12 @@ _USEFUL_CACHE_MAX = 16384
 
 
 def useful(game: Game) -> bool:
-    """``has_useful_move``, cheaply: an obvious progress move answers at once, and
-    a search result is remembered per position (racers share one deal, so
-    positions repeat across a room)."""
+    """``has_useful_move_seen``, cheaply: worked out only from the cards this player
+    has seen (a face-down card never shapes the answer). A stock card not yet
+    seen or an obvious progress move answers at once, and a search result is
+    remembered per position (racers share one deal, so positions repeat)."""
+    if game.unseen_stock:
+        return True  # drawing may bring anything: the flag says nothing of it
     for move in game.legal_moves():
         if move.dst == "F" or move.src == "R":
             return True
@@ -230,7 +233,7 @@ def useful(game: Game) -> bool:
     if found is None:
         if len(_USEFUL_CACHE) >= _USEFUL_CACHE_MAX:
             _USEFUL_CACHE.clear()
-        found = _USEFUL_CACHE[key] = bool(has_useful_move(game))
+        found = _USEFUL_CACHE[key] = bool(has_useful_move_seen(game))
     return found
 
 

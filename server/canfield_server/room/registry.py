@@ -42,6 +42,8 @@ class Rooms:
         self.storage_errors = storage_errors
         interval = 1.0 / settings.leaderboard_hz if settings.leaderboard_hz > 0 else 0.0
         self.pace = Pace(interval)
+        hz = settings.room_updates_hz
+        self.room_interval_s = 1.0 / hz if hz > 0 else 0.0
         self.sessions: dict[str, RoomSession] = {}
         #: None in single-process use (tests); set by ``attach_bus``
         self.bus: RoomBus | None = None
@@ -83,7 +85,9 @@ class Rooms:
             session.adopt(record.ver, record.state, record.deal, record.final)
             return session
         assert self.hooks is not None, "the hub wires the session hooks"
-        session = self.sessions[code] = RoomSession(record, self.pace, self.hooks)
+        session = self.sessions[code] = RoomSession(
+            record, self.pace, self.hooks, self.room_interval_s
+        )
         metrics.set_rooms(len(self.sessions))
         try:
             if self.bus:

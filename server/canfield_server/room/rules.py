@@ -56,6 +56,7 @@ __all__ = [
     "players",
     "name_key",
     "not_ready",
+    "depart",
     "away_too_long",
     "next_grace_end",
     "bots_alone",
@@ -365,6 +366,20 @@ def set_connected(
     return _replace_member(
         state, msgspec.structs.replace(me, connected=connected, away_until=until)
     )
+
+
+def depart(state: RoomState, member_ids: set[str], away_until: int) -> RoomState:
+    """Members with no connection left: a spectator's seat is freed (it costs
+    nothing to take again), a player is away until ``away_until``."""
+    for member_id in member_ids:
+        me = member(state, member_id)
+        if me is None or not me.connected:
+            continue
+        if me.role == Role.SPECTATOR:
+            state = remove_member(state, member_id)
+        else:
+            state = set_connected(state, member_id, False, away_until)
+    return state
 
 
 def away_too_long(state: RoomState, now_ms: int) -> list[Member]:

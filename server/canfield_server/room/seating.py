@@ -8,6 +8,7 @@ is open.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -224,28 +225,42 @@ class Seating:
 
     async def count_out(self, session: RoomSession, member_id: str | None) -> None:
         """One connection of a member is gone from this process: presence, then the
-        room. A spectator's seat is freed at once; a player is away, with the
-        grace time to come back."""
+        room. A spectator's seat is freed; a player is away, with the grace time
+        to come back. Never raises: a departure is always recorded or logged."""
         try:
             if member_id and await self.store.presence(session.code, member_id, -1) <= 0:
                 await self.gone(session.code, member_id)
         except self.rooms.storage_errors as exc:
             log.warning("presence update lost: %s", exc)
         except ProtocolError as exc:
-            log.info("departure of %s not recorded: %s", member_id, exc.message)
+            log.warning("departure of %s not recorded: %s", member_id, exc.message)
         await self.rooms.drop_if_empty(session)
 
     async def gone(self, code: str, member_id: str) -> None:
-        """No connection of this member is left on any process."""
+        """No connection of this member is left on any process. Departures that
+        come together (a page of spectators closing at once) are recorded
+        together: one compare-and-set for all of them, not one each."""
         session = self.rooms.get(code)
-        me = rules.member(session.state, member_id) if session else None
-        if session is not None and me is not None and me.role == Role.SPECTATOR:
-            await self._remove(session, member_id, lambda s: _without(s, member_id))
+        if session is None:
+            away_until = now_ms() + self.grace_ms
+            await self.rooms.mutate(
+                code, lambda s: rules.set_connected(s, member_id, False, away_until)
+            )
             return
-        away_until = now_ms() + self.grace_ms
-        await self.rooms.mutate(
-            code, lambda s: rules.set_connected(s, member_id, False, away_until)
-        )
+        session.departing.add(member_id)
+        if session.departures is None or session.departures.done():
+            session.departures = asyncio.ensure_future(self._record_departures(session))
+        await asyncio.shield(session.departures)
+
+    async def _record_departures(self, session: RoomSession) -> None:
+        while session.departing:
+            await asyncio.sleep(0)  # let the other departures of this turn join in
+            batch, session.departing = session.departing, set()
+            away_until = now_ms() + self.grace_ms
+            change = partial(rules.depart, member_ids=batch, away_until=away_until)
+            await self.rooms.mutate(session.code, change)
+            event(log, "members.departed", room=session.code, count=len(batch))
+        await self._bots_follow(session)
 
     async def give_up_away(self, code: str) -> None:
         """Grace ran out: the seats of members still away are given up (a racer
@@ -296,6 +311,10 @@ class Seating:
         await self.rooms.mutate(
             session.code, change, revoke=member_id, kicked=member_id if kicked else None
         )
+        await self._bots_follow(session)
+
+    async def _bots_follow(self, session: RoomSession) -> None:
+        """With no person left to race, the bots are removed too."""
         for bot in rules.bots_alone(session.state):
             await self._remove(session, bot.id, partial(_without, member_id=bot.id), kicked=True)
 

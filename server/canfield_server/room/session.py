@@ -64,7 +64,9 @@ class SessionHooks:
 class RoomSession:
     """What this process knows of one room."""
 
-    def __init__(self, record: RoomRecord, pace: Pace, hooks: SessionHooks) -> None:
+    def __init__(
+        self, record: RoomRecord, pace: Pace, hooks: SessionHooks, room_interval_s: float = 0.0
+    ) -> None:
         self.code = record.state.room
         self.state = record.state
         self.ver = record.ver
@@ -78,6 +80,9 @@ class RoomSession:
         self.timers: list[asyncio.TimerHandle] = []
         #: fires when the earliest grace time of an away member runs out
         self._grace: tuple[int, asyncio.TimerHandle] | None = None
+        #: members whose last connection just went, recorded together by ``departures``
+        self.departing: set[str] = set()
+        self.departures: asyncio.Future[None] | None = None
         #: names of the bots this process launched that have not joined yet
         self.bot_names: set[str] = set()
         self._last_flush = 0.0
@@ -86,6 +91,11 @@ class RoomSession:
         self._flush_due = 0.0
         #: the rows the last leaderboard showed (an unchanged one is not sent again)
         self._shown: list[Row] | None = None
+        #: membership changes (joins, leaves, presence, ready) are announced at most
+        #: once per interval, the latest state for all of them
+        self.room_interval_s = room_interval_s
+        self._room_sent = 0.0
+        self._room_handle: asyncio.TimerHandle | None = None
 
     def slot(self, member_id: str) -> Slot:
         slot = self.slots.get(member_id)
@@ -104,6 +114,9 @@ class RoomSession:
         if self._grace:
             self._grace[1].cancel()
             self._grace = None
+        if self._room_handle:
+            self._room_handle.cancel()
+            self._room_handle = None
         if self._flush_handle:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -137,7 +150,7 @@ class RoomSession:
             self.deal = deal
         self._unseat_removed(kicked)
         self._watch_grace()
-        self.broadcast(frames.room_frame(state))
+        self._announce(urgent=kicked is not None or _shape(old) != _shape(state))
         new_race = state.race != old.race or (force and state.phase == Phase.RACING)
         if state.phase == Phase.RACING and new_race:
             self._begin(fresh=state.race != old.race)
@@ -154,6 +167,26 @@ class RoomSession:
                 self.broadcast(final.decode())
         elif state.phase == Phase.RACING and _presence(old) != _presence(state):
             self.mark_dirty()
+
+    def _announce(self, urgent: bool) -> None:
+        """Tell every connection the room changed: at once when the race or its
+        host changed, else coalesced (churn cannot multiply the traffic)."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if not urgent and self._room_handle is not None:
+            return  # the pending announcement will carry this state too
+        delay = 0.0 if urgent else self._room_sent + self.room_interval_s - now
+        if delay <= 0:
+            self._send_room()
+        else:
+            self._room_handle = loop.call_later(delay, self._send_room)
+
+    def _send_room(self) -> None:
+        if self._room_handle is not None:
+            self._room_handle.cancel()
+            self._room_handle = None
+        self._room_sent = asyncio.get_running_loop().time()
+        self.broadcast(frames.room_frame(self.state))
 
     def adopt_rows(self, rows: dict[str, StoredRow]) -> None:
         """Rows read from storage (first use, or after the bus reconnected)."""
@@ -296,6 +329,18 @@ class RoomSession:
     def ranked(self) -> list[Row]:
         connected = {m.id for m in self.state.members if m.connected}
         return ranked(self.rows.values(), connected)
+
+
+def _shape(state: RoomState) -> tuple[object, ...]:
+    """What a room change must be announced at once for: the race, its host, a
+    seat's role (the order of room events matters to every client)."""
+    return (
+        state.phase,
+        state.race,
+        state.host_id,
+        state.settings,
+        tuple((m.id, m.role) for m in state.members if m.role == Role.PLAYER),
+    )
 
 
 def _presence(state: RoomState) -> tuple[bool, ...]:

@@ -81,11 +81,13 @@ def ip_rooms(address: str) -> str:
 
 
 def pool(draw: int) -> str:
-    return f"cf:pool:d{draw}"
+    """Proven winnable codes; ``cf2``: only codes of 128+ secret bits (a pool of
+    older, guessable codes left by an earlier version is never read)."""
+    return f"cf:pool:cf2:d{draw}"
 
 
 def pool_lock(draw: int) -> str:
-    return f"cf:pool:d{draw}:lock"
+    return f"cf:pool:cf2:d{draw}:lock"
 
 
 def par(deal: str) -> str:
