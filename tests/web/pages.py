@@ -7,13 +7,14 @@ tests read as user stories and the script reuses the same steps.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from canfield import Game, Move
 from canfield.cards import card_text, parse_card
-from playwright.sync_api import Browser, Locator, Page, Playwright
+from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
 
 CHROMIUM = Path(os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -127,3 +128,22 @@ def tappable_moves(game: Game) -> Iterator[Move]:
         if move.src in ("R", "T", "W") and move.dst:
             if game.tap_move(parse_card(picked_card(game, move))) == move:
                 yield move
+
+
+def confirm_box(page: Page) -> Locator:
+    """The page's own confirmation dialog (a modal <dialog>)."""
+    return page.locator("dialog#confirm")
+
+
+def record_frames(page: Page) -> list[dict]:
+    """Every JSON frame the page receives from the server, in order (filled as they come)."""
+    frames: list[dict] = []
+
+    def on_socket(ws: WebSocket) -> None:
+        def on_frame(payload: str | bytes) -> None:
+            frames.append(json.loads(payload))
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_socket)
+    return frames
