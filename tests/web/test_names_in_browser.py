@@ -1,0 +1,62 @@
+"""Names and limits, worded by the page in its own language (Croatian here)
+from the facts the server sends: a look-alike of a name in the room is
+refused, a typed-in deal is announced as known, and the room limit says at
+what time the next room can be made (from ``params.retry_at``). A guest who
+goes away shows in the lobby with the seconds left to come back."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from playwright.sync_api import expect
+
+from tests.web.pages import create_room, new_page, record_frames, set_deal
+
+LOOK_ALIKE = "\u041d\u043est"  # Cyrillic En and o: "Ноst" passes for "Host"
+
+
+def test_look_alike_name_known_deal_and_room_limit_in_croatian(browser, server_factory) -> None:  # noqa: ANN001
+    server = server_factory(env={"CANFIELD_MAX_ROOMS_PER_IP": "1", "CANFIELD_AWAY_GRACE_S": "2"})
+    base = server.http_url
+    host = new_page(browser)
+    guest = new_page(browser, locale="hr-HR")
+    frames = record_frames(guest)
+    room = create_room(host, base, "Host")
+    expect(host.locator("#known-deal")).to_be_hidden()  # a random deal: nothing to say
+    set_deal(host, "CF1-D3-AAADKOH")
+    expect(host.locator("#known-deal")).to_have_text("Known deal: the host chose it")
+
+    # a name that looks like the host's is refused, in the page's language
+    guest.goto(f"{base}/r/{room}")
+    guest.fill("#name", LOOK_ALIKE)
+    guest.click("#join")
+    expect(guest.locator("#home-error")).to_have_text(
+        f"Ime {LOOK_ALIKE} je zauzeto u ovoj sobi (ili nalikuje zauzetom). Odaberi drugo."
+    )
+    guest.fill("#name", "Gost")
+    guest.click("#join")
+    guest.wait_for_selector("#view-lobby:not([hidden])")
+    expect(guest.locator("#known-deal")).to_have_text("Poznato dijeljenje: odabrao ga je domaćin")
+
+    # the second room from this address is one too many: the page says when the next can be
+    maker = new_page(browser, locale="hr-HR")
+    maker_frames = record_frames(maker)
+    maker.goto(base + "/")
+    maker.fill("#name", "Iva")
+    maker.click("#create")
+    error = maker.locator("#home-error")
+    expect(error).to_contain_text("Napravio si previše soba; sljedeća se može napraviti u ")
+    refusal = next(f for f in maker_frames if f["type"] == "error")
+    assert refusal["code"] == "rate-limited"
+    at = datetime.fromtimestamp(refusal["params"]["retry_at"] / 1000)
+    expect(error).to_have_text(
+        f"Napravio si previše soba; sljedeća se može napraviti u {at:%H:%M}"
+    )
+    assert [f["code"] for f in frames if f["type"] == "error"] == ["bad-name"]
+
+    # the guest's tab closes: away in the lobby, counting down, then the seat goes
+    guest.context.close()
+    gost = host.locator("#players li", has=host.locator(".who", has_text="Gost"))
+    expect(gost.locator(".away-left")).to_have_text(re.compile(r"^away [0-2]s$"))
+    expect(host.locator("#players .who")).to_have_text(["Host"], timeout=6_000)
