@@ -51,7 +51,9 @@ def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator:
     started: list[ServerProcess] = []
 
     def start(**kwargs: object) -> ServerProcess:
-        proc = ServerProcess(redis_server.url, tmp_path / f"srv{len(started)}", **kwargs)  # type: ignore[arg-type]
+        # bots at full pace unless a test says otherwise: races end quickly
+        env = {"CANFIELD_BOT_PACE_S": "0", **(kwargs.pop("env", None) or {})}  # type: ignore[dict-item]
+        proc = ServerProcess(redis_server.url, tmp_path / f"srv{len(started)}", env=env, **kwargs)  # type: ignore[arg-type]
         started.append(proc)
         return proc.start()
 

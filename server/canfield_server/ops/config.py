@@ -80,6 +80,11 @@ class Settings:
     #: typos, then this many a second, so codes cannot be enumerated by guessing
     room_misses_burst: int = 20
     room_misses_per_s: float = 0.2
+    #: bots the host may add to one room, and bots one server process runs
+    max_bots_per_room: int = 8
+    max_bots: int = 64
+    #: the shortest pause a bot takes before each move (bots play like people)
+    bot_pace_s: float = 0.5
     #: a server-process name for logs and metrics
     instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 

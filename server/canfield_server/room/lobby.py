@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Coroutine
+from itertools import count
+from typing import Any
+
 from canfield_protocol import (
     AddBot,
     EndRace,
@@ -15,13 +21,17 @@ from canfield_protocol import (
 from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.clock import now_ms
+from canfield_server.ops.logs import event
 from canfield_server.room import rules
 from canfield_server.room.ports import BotLauncher, Peer, Proven, SolverService
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import Results
 from canfield_server.room.seating import session_of
+from canfield_server.room.session import RoomSession
 
 __all__ = ["Lobby"]
+
+log = logging.getLogger(__name__)
 
 
 class Lobby:
@@ -36,6 +46,8 @@ class Lobby:
         self.results = results
         self.solver = solver
         self.bots = bots
+        #: the bots this process runs (``max_bots`` at most)
+        self.running: set[asyncio.Task[Any]] = set()
         self.countdown_s = rooms.settings.countdown_s
 
     async def settings(self, peer: Peer, msg: SettingsMsg) -> None:
@@ -91,23 +103,60 @@ class Lobby:
         await self.rooms.mutate(session.code, lambda s: rules.rematch(s, member_id), new_race=True)
 
     async def add_bot(self, peer: Peer, msg: AddBot) -> None:
+        """The host adds a bot: bounded per room and per server, paced like a person."""
         session = session_of(self.rooms, peer)
-        if session.state.host_id != peer.member_id:
+        state = session.state
+        if state.host_id != peer.member_id:
             raise ProtocolError(E.NOT_HOST, "only the host can add bots")
-        if session.state.phase != Phase.LOBBY:
+        if state.phase != Phase.LOBBY:
             raise ProtocolError(E.WRONG_PHASE, "bots join in the lobby")
         if self.bots is None:
             raise ProtocolError(E.UNAVAILABLE, "bots are not installed on this server")
-        taken = {rules.name_key(m.name) for m in session.state.members} | {
+        settings = self.rooms.settings
+        in_room = sum(m.bot for m in state.members) + len(session.bot_names)
+        if in_room >= settings.max_bots_per_room:
+            raise ProtocolError(
+                E.ROOM_FULL,
+                f"this room has {settings.max_bots_per_room} bots, the most it takes",
+                params={"limit": settings.max_bots_per_room},
+            )
+        seated = len(rules.players(state)) + sum(m.waiting for m in state.members)
+        if seated + len(session.bot_names) >= settings.max_players_per_room:
+            raise ProtocolError(
+                E.ROOM_FULL, f"the room has {settings.max_players_per_room} players"
+            )
+        if len(self.running) >= settings.max_bots:
+            raise ProtocolError(E.UNAVAILABLE, "this server runs all the bots it can; try later")
+        pace_s = settings.bot_pace_s if msg.pace_s is None else msg.pace_s
+        if not settings.bot_pace_s <= pace_s <= 60:
+            raise ProtocolError(
+                E.BAD_MESSAGE, f"add_bot: pace_s must be {settings.bot_pace_s} to 60 seconds"
+            )
+        taken = {rules.name_key(m.name) for m in state.members} | {
             rules.name_key(n) for n in session.bot_names
         }
-        name = next(f"Bot {i}" for i in range(1, 1000) if rules.name_key(f"Bot {i}") not in taken)
-        options = {"pace_s": msg.pace_s, "strength": msg.strength}
+        name = next(n for i in count(1) if rules.name_key(n := f"Bot {i}") not in taken)
+        options: dict[str, Any] = {"pace_s": pace_s}
+        if msg.strength is not None:
+            options["strength"] = msg.strength
         try:
-            run = self.bots(
-                session.code, name, **{k: v for k, v in options.items() if v is not None}
-            )
+            run = self.bots(session.code, name, **options)
         except (TypeError, ValueError) as exc:
             raise ProtocolError(E.BAD_MESSAGE, f"add_bot: {exc}") from None
         session.bot_names.add(name)
-        self.rooms.spawn(run)
+        self.rooms.spawn(self._run_bot(session, name, run))
+
+    async def _run_bot(
+        self, session: RoomSession, name: str, run: Coroutine[Any, Any, object]
+    ) -> None:
+        """One bot's life; its end, however it comes, is one log line."""
+        task = asyncio.current_task()
+        assert task is not None
+        self.running.add(task)
+        try:
+            await run
+        except Exception as exc:  # noqa: BLE001 - a bot's failure is its own
+            event(log, "bot.ended", logging.WARNING, room=session.code, bot=name, error=str(exc))
+        finally:
+            self.running.discard(task)
+            session.bot_names.discard(name)
