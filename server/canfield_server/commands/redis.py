@@ -5,7 +5,9 @@ AOF under ``--data-dir``) until SIGTERM or SIGINT, then stops it so it
 flushes its AOF. Once Redis answers, the one line on standard output is
 its URL (the unix socket, or ``redis://127.0.0.1:PORT/0`` with
 ``--port``): a parent process waits for that line, then hands the URL to
-``serve --redis-url`` processes, as ``canfield-race bench`` does.
+``serve --redis-url`` processes, as ``canfield-race bench`` does. A
+redis-server that dies unasked is restarted on its data, as ``serve``
+restarts its embedded one; it dies with this command, even on SIGKILL.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, _stop)
     redis = EmbeddedRedis(args.data_dir, port=args.port, appendfsync=args.appendfsync)
     try:
-        redis.start()
+        redis.start().supervise()  # a crashed redis-server comes back on its data
         print(redis.url, flush=True)
         while True:
             signal.pause()

@@ -2,7 +2,9 @@
 
 Without ``--redis-url`` (or ``REDIS_URL``) it starts the bundled
 redis-server under ``DATA_DIR/redis`` and stops it on exit, so one
-command runs everything on a machine with no Redis installed.
+command runs everything on a machine with no Redis installed. That
+redis-server is supervised (restarted on its data if it dies) and dies
+with this process, as do the solver workers, even on SIGKILL.
 """
 
 from __future__ import annotations
@@ -70,10 +72,12 @@ def run(args: argparse.Namespace) -> int:
     configure_logs(json_lines=settings.log_json, instance=settings.instance)
     embedded = None
     if not settings.redis_url:
-        embedded = EmbeddedRedis(settings.data_dir / "redis").start()
+        # supervised: restarted on its data if it dies (its AOF replays)
+        embedded = EmbeddedRedis(settings.data_dir / "redis").start().supervise()
         settings.redis_url = embedded.url
         log.info("embedded redis-server at %s (data in %s)", embedded.url, embedded.data_dir)
     app = create_app(settings)
+    app.state.embedded_redis = embedded  # /healthz says "restarting" while it is down
 
     class Server(uvicorn.Server):
         """On SIGTERM/SIGINT, tell every client to reconnect before closing."""

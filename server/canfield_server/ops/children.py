@@ -1,15 +1,67 @@
-"""Stopping child processes (redis-server, server processes, nginx) one way.
+"""Child processes: stopping them one way, and making them die with their parent.
 
 ``stop`` asks politely (SIGTERM, so redis flushes its AOF and a server
 tells its clients to reconnect) and insists after a grace period;
 ``kill`` is the crash that fault tests inject.
+
+``die_with_parent`` runs in a child (a ``preexec_fn``, a worker's
+initializer): on Linux the kernel then sends the child a signal when its
+parent goes, even by SIGKILL, so no helper process (redis-server, solver
+worker) outlives the server that started it. Elsewhere it does nothing.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 import subprocess
+import sys
+from collections.abc import Callable
+from functools import partial
 
-__all__ = ["stop", "kill"]
+__all__ = ["stop", "kill", "die_with_parent", "dies_with_this_process"]
+
+#: prctl(2) option: the signal the kernel sends this process when its parent dies
+PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    """libc's ``prctl``, looked up now, in the parent: a forked child then only
+    calls it (loading a library between fork and exec could deadlock)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl
+
+
+_prctl = _load_prctl()
+
+
+def die_with_parent(sig: int, parent_pid: int) -> None:
+    """In a child: have the kernel send ``sig`` when the parent dies (Linux).
+
+    The parent may have died before this call (the child would then never
+    get the signal: it was re-parented already), so the parent pid is
+    checked afterwards and the child exits at once if it is not
+    ``parent_pid`` any more. Linux counts the *thread* that forked the
+    child as its parent: a child forked by a thread that ends gets ``sig``
+    then, so fork from threads that live as long as the child should.
+    """
+    if _prctl is None:
+        return
+    if _prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
+        return  # refused (a sandbox): the child lives on as before
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def dies_with_this_process(sig: int) -> Callable[[], None]:
+    """A ``preexec_fn`` for ``subprocess.Popen``: the child gets ``sig`` when
+    this process (the thread starting the child) dies."""
+    return partial(die_with_parent, sig, os.getpid())
 
 
 def stop(process: subprocess.Popen | None, grace_s: float = 10.0) -> None:

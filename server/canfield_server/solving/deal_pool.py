@@ -27,6 +27,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -36,6 +37,7 @@ from canfield.solver import WINNABLE, hint, solve
 from canfield_protocol import ErrorCode, ProtocolError
 from redis.exceptions import RedisError
 
+from canfield_server.ops import children
 from canfield_server.ops.config import Settings
 from canfield_server.room.ports import Proven
 from canfield_server.storage import keys
@@ -57,19 +59,29 @@ T = TypeVar("T")
 def solver_executor(workers: int, niceness: int) -> ProcessPoolExecutor:
     """Worker processes started fresh (``spawn``): no copy of the server's
     event loop, sockets or threads ends up in a child. They start with the
-    first job, so a server that never solves never starts one."""
+    first job, so a server that never solves never starts one.
+
+    Each worker dies with the server, even one killed by SIGKILL (Linux:
+    ``children.die_with_parent``; a worker holds its own end of the job
+    pipe, so it would never notice otherwise). The executor starts them
+    from the thread submitting jobs, the event loop's. multiprocessing's
+    resource tracker then exits too: it stops when the last process
+    holding its pipe (the server, the workers) is gone.
+    """
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_lower_priority,
-        initargs=(niceness,),
+        initargs=(niceness, os.getpid()),
     )
 
 
 # ---------------------------------------------------------------- in the workers
 
 
-def _lower_priority(niceness: int) -> None:
+def _lower_priority(niceness: int, server_pid: int) -> None:
+    """A worker's start: SIGKILL when the server dies, then below its priority."""
+    children.die_with_parent(signal.SIGKILL, server_pid)
     with contextlib.suppress(OSError):
         os.nice(niceness)
 

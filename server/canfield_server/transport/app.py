@@ -150,6 +150,11 @@ def create_app(
         return Response(body, media_type=media_type)
 
     async def healthz(request: Request) -> Response:
+        # the embedded redis-server (serve sets it) died and is being restarted:
+        # say so at once rather than wait out the client's reconnect retries
+        embedded = getattr(request.app.state, "embedded_redis", None)
+        if embedded is not None and embedded.restarting:
+            return JSONResponse({"ok": False, "redis": "restarting"}, status_code=503)
         try:
             ok = await request.app.state.store.ping()
         except (RedisError, OSError):
