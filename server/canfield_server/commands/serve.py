@@ -36,8 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _uvicorn_options() -> dict[str, Any]:
-    """The fastest parts installed: uvloop and httptools when present."""
+def _uvicorn_options(settings: Any = None) -> dict[str, Any]:
+    """The fastest parts installed (uvloop and httptools when present); with the
+    server's ``settings``, the HTTP and WebSocket protocols guarded against slow
+    clients (header deadline, connections per address: transport/guard.py)."""
+    from canfield_server.transport.guard import uvicorn_protocols
+
     options: dict[str, Any] = {"loop": "asyncio", "http": "h11"}
     try:
         import uvloop  # noqa: F401
@@ -51,6 +55,8 @@ def _uvicorn_options() -> dict[str, Any]:
         options["http"] = "httptools"
     except ImportError:
         pass
+    if settings is not None:
+        options.update(uvicorn_protocols(settings, options["http"]))
     return options
 
 
@@ -94,14 +100,13 @@ def run(args: argparse.Namespace) -> int:
         app,
         host=settings.host,
         port=settings.port,
-        ws="websockets-sansio",
         ws_max_size=64 * 1024,
         ws_per_message_deflate=False,
         lifespan="on",
         log_level="warning",
         log_config=None,  # keep the structured handler configure_logs installed
         timeout_graceful_shutdown=5,
-        **_uvicorn_options(),
+        **_uvicorn_options(settings),  # http= and ws= (guarded websockets-sansio)
     )
     # uvicorn re-raises SIGTERM after its graceful shutdown; turn that into a
     # normal exit so the embedded Redis below is stopped, not orphaned

@@ -85,6 +85,22 @@ class Settings:
     max_bots: int = 64
     #: the shortest pause a bot takes before each move (bots play like people)
     bot_pace_s: float = 0.5
+    #: slow clients (transport/guard.py, transport/ws.py). A request's line and
+    #: headers - a WebSocket's upgrade request included - must arrive within this
+    #: many seconds of the connection (or of the next request's first byte on a
+    #: kept-alive one), else 408 and closed; 0: no limit
+    header_timeout_s: float = 10.0
+    #: open TCP connections per peer address (WebSockets included); past it a new
+    #: one is answered 503 and closed. Counted at accept, so per *peer*: addresses
+    #: in FORWARDED_ALLOW_IPS (proxies, which cap per client themselves) are not
+    #: capped; 0: no cap
+    max_conns_per_ip: int = 64
+    #: a WebSocket in no room that sends nothing (not even ``ping``) this long is
+    #: closed with 1008; 0: never
+    ws_idle_s: float = 120.0
+    #: the same for a connection in a room; 0 (the default): never, since today's
+    #: clients stay silent while they only listen (a spectator, a bot in a lobby)
+    ws_idle_member_s: float = 0.0
     #: a server-process name for logs and metrics
     instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 

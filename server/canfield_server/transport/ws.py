@@ -2,7 +2,9 @@
 
 Per connection: check the Origin at the handshake, then for each frame
 enforce the size cap and the rate limit, decode it with the protocol
-schema, and hand the typed message to the hub. Outgoing frames go
+schema, and hand the typed message to the hub. A connection that sends
+nothing for the idle limit (``ws_idle_s`` outside a room,
+``ws_idle_member_s`` in one) is closed with 1008. Outgoing frames go
 through a queue drained by one writer task, so a broadcast never waits
 on a slow socket and frames never interleave. It speaks raw ASGI (no
 Starlette ``WebSocket`` wrapper): this is the per-frame hot path.
@@ -126,6 +128,47 @@ def _origin_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
     return True
 
 
+class _IdleWatch:
+    """Closes a connection whose client sends nothing for its idle limit.
+
+    One timer per connection, re-armed only when it fires (the reader just
+    notes the time of each frame), so the per-frame cost is one clock read.
+    """
+
+    __slots__ = ("peer", "idle_s", "idle_member_s", "loop", "heard", "timer")
+
+    def __init__(self, peer: WsPeer, idle_s: float, idle_member_s: float) -> None:
+        self.peer = peer
+        self.idle_s = idle_s
+        self.idle_member_s = idle_member_s
+        self.loop = asyncio.get_running_loop()
+        self.heard = self.loop.time()
+        self.timer: asyncio.TimerHandle | None = None
+        self._arm()
+
+    def _arm(self) -> None:
+        limit = self.idle_member_s if self.peer.room is not None else self.idle_s
+        if limit > 0:
+            delay = self.heard + limit - self.loop.time()
+        else:  # no limit where the peer is now: look again in case it moves
+            delay = max(self.idle_s, self.idle_member_s)
+        if delay > 0 or limit > 0:
+            self.timer = self.loop.call_later(max(delay, 0.0), self._check)
+
+    def _check(self) -> None:
+        self.timer = None
+        limit = self.idle_member_s if self.peer.room is not None else self.idle_s
+        if limit > 0 and self.loop.time() - self.heard >= limit:
+            self.peer.close(1008, f"idle: nothing received for {limit:g} s")
+            return
+        self._arm()
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
 def _err(code: str, message: str) -> str:
     return encode(Error(code=code, message=message)).decode()
 
@@ -142,6 +185,8 @@ class WebSocketEndpoint:
         max_queued_frames: int,
         abuse_refusals: int,
         accept_headers: tuple[tuple[bytes, bytes], ...] = (),
+        idle_s: float | None = None,
+        idle_member_s: float | None = None,
     ) -> None:
         self.max_frame_bytes = max_frame_bytes
         self.max_queued_frames = max_queued_frames
@@ -151,6 +196,11 @@ class WebSocketEndpoint:
         #: headers of the handshake's answer (the app may serve ``/ws`` outside
         #: the middleware that would add them)
         self.accept_headers = list(accept_headers)
+        #: seconds without a frame from the client before it is closed, outside a
+        #: room and in one (0: never; None: the hub's settings, ``ws_idle_s`` and
+        #: ``ws_idle_member_s``)
+        self.idle_s = idle_s
+        self.idle_member_s = idle_member_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
@@ -169,9 +219,15 @@ class WebSocketEndpoint:
         limiter = self.limiter_factory()
         abuse = TokenBucket(1.0, self.abuse_refusals)
         cap = self.max_frame_bytes
+        idle = _IdleWatch(
+            peer,
+            hub.settings.ws_idle_s if self.idle_s is None else self.idle_s,
+            hub.settings.ws_idle_member_s if self.idle_member_s is None else self.idle_member_s,
+        )
         try:
             while not writer.done():
                 message = await receive()
+                idle.heard = idle.loop.time()
                 if message["type"] != "websocket.receive":
                     break
                 text = message.get("text")
@@ -204,6 +260,7 @@ class WebSocketEndpoint:
                     )
                 await peer.flush()
         finally:
+            idle.stop()
             metrics.client_disconnected()
             try:
                 await hub.detach(peer)

@@ -1,0 +1,254 @@
+"""Connection guards below the application: a header deadline and a per-address cap.
+
+uvicorn closes a kept-alive connection that sends nothing (``timeout_keep_alive``)
+but gives a request it has begun to read all the time in the world: a client
+that connects and trickles (or never finishes) its request line and headers
+holds a socket - a file descriptor - for as long as it likes. A few hundred of
+those exhaust the process's descriptors and lock every client out.
+
+``uvicorn_protocols(settings)`` returns the HTTP and WebSocket protocol classes
+to pass to ``uvicorn.Config(http=..., ws=...)``. They are uvicorn's own
+(httptools when installed, else h11; websockets' sans-I/O implementation) with
+two additions:
+
+* **header deadline**: a timer armed when a connection is accepted, and again
+  when the next request on a kept-alive connection begins, disarmed once the
+  request's headers are complete. When it fires the connection is answered
+  ``408`` and closed. A WebSocket handshake is a request like any other: its
+  upgrade request must be complete by the deadline (the rest of the handshake,
+  the ``101``, is the server's own answer).
+* **per-address cap**: open connections are counted per peer address from the
+  TCP accept to the close, WebSockets included (an upgraded connection hands
+  its count to its WebSocket protocol). Past the cap a new connection is
+  answered ``503`` at once and closed, so other addresses still get in. The
+  addresses uvicorn trusts as proxies (``FORWARDED_ALLOW_IPS``) are not
+  capped: every client behind a proxy shares its address, and the proxy caps
+  per client itself (deploy/nginx.conf ``limit_conn``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import time
+from typing import Any, ClassVar
+
+import h11
+from uvicorn.config import Config
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from canfield_server.ops.config import Settings
+
+__all__ = ["ConnectionGuard", "uvicorn_protocols"]
+
+log = logging.getLogger(__name__)
+
+
+def _plain(status: bytes, text: bytes) -> bytes:
+    """A whole ``connection: close`` answer, written before anything is read."""
+    head = b"HTTP/1.1 %s\r\ncontent-type: text/plain; charset=utf-8\r\n" % status
+    return head + b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(text), text)
+
+
+_TIMED_OUT = _plain(b"408 Request Timeout", b"request headers took too long\n")
+_REFUSED = _plain(b"503 Service Unavailable", b"too many connections from one address\n")
+#: at most one warning per kind in this many seconds (a flood must not flood the log)
+_LOG_EVERY_S = 10.0
+
+
+class ConnectionGuard:
+    """The limits and the per-address counts of one server process."""
+
+    def __init__(self, header_timeout_s: float, max_per_address: int) -> None:
+        #: seconds a request's line and headers may take; 0: no deadline
+        self.header_timeout_s = header_timeout_s
+        #: open connections per peer address; 0: no cap
+        self.max_per_address = max_per_address
+        self.counts: dict[str, int] = {}
+        self._trusted: tuple[bool, list[Any], set[str]] | None = None
+        self._unlogged = {"refused": 0, "timed out": 0}
+        self._logged_at = {"refused": 0.0, "timed out": 0.0}
+
+    def _is_trusted_proxy(self, address: str, config: Config) -> bool:
+        """Is ``address`` one uvicorn takes ``X-Forwarded-For`` from?"""
+        if self._trusted is None:
+            allowed = config.forwarded_allow_ips if config.proxy_headers else []
+            items = allowed.split(",") if isinstance(allowed, str) else list(allowed)
+            items = [item.strip() for item in items if item.strip()]
+            networks, literals = [], set()
+            for item in items:
+                try:
+                    networks.append(ipaddress.ip_network(item, strict=False))
+                except ValueError:
+                    literals.add(item)
+            self._trusted = ("*" in literals, networks, literals)
+        anything, networks, literals = self._trusted
+        if anything or address in literals:
+            return True
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in networks)
+
+    def admit(self, address: str | None, config: Config) -> tuple[bool, str | None]:
+        """May a connection from ``address`` open? And the address it counts
+        against (None: not counted), to ``release`` when it closes."""
+        if not self.max_per_address or address is None:
+            return True, None
+        if self._is_trusted_proxy(address, config):
+            return True, None
+        count = self.counts.get(address, 0)
+        if count >= self.max_per_address:
+            self.note("refused", address)
+            return False, None
+        self.counts[address] = count + 1
+        return True, address
+
+    def release(self, address: str | None) -> None:
+        if address is None:
+            return
+        count = self.counts.get(address, 0) - 1
+        if count > 0:
+            self.counts[address] = count
+        else:
+            self.counts.pop(address, None)
+
+    def note(self, what: str, address: str | None) -> None:
+        """Log a refusal or a timeout, at most once per ``_LOG_EVERY_S`` per kind."""
+        self._unlogged[what] += 1
+        now = time.monotonic()
+        if now - self._logged_at[what] >= _LOG_EVERY_S:
+            log.warning(
+                "connections %s: %d (latest from %s; header limit %g s, %d per address)",
+                what,
+                self._unlogged[what],
+                address,
+                self.header_timeout_s,
+                self.max_per_address,
+            )
+            self._unlogged[what] = 0
+            self._logged_at[what] = now
+
+
+class _Guarded(asyncio.Protocol):
+    """What both HTTP protocols add; mixed in before uvicorn's class."""
+
+    guard: ClassVar[ConnectionGuard]
+    config: Config
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    client: tuple[str, int] | None
+    _counted: str | None = None
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        admitted, self._counted = self.guard.admit(
+            self.client[0] if self.client else None, self.config
+        )
+        if not admitted:
+            self.transport.write(_REFUSED)
+            self.transport.close()
+            return
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        self.guard.release(self._counted)
+        self._counted = None
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._header_timer is None and self.guard.header_timeout_s > 0:
+            self._header_timer = self.loop.call_later(
+                self.guard.header_timeout_s, self._headers_timed_out
+            )
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_timed_out(self) -> None:
+        self._header_timer = None
+        if not self.transport.is_closing():
+            self.guard.note("timed out", self.client[0] if self.client else None)
+            self.transport.write(_TIMED_OUT)
+            self.transport.close()
+
+    def _hand_over(self) -> None:
+        """After a WebSocket upgrade: the new protocol owns the connection's count."""
+        self._disarm()
+        protocol = self.transport.get_protocol()
+        if isinstance(protocol, GuardedWebSocket):
+            protocol.counted, self._counted = self._counted, None
+
+
+class GuardedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol; releases its address's count when it closes."""
+
+    guard: ClassVar[ConnectionGuard]
+    counted: str | None = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.guard.release(self.counted)
+        self.counted = None
+        super().connection_lost(exc)
+
+
+class GuardedH11(_Guarded, H11Protocol):
+    """h11: a request's headers are complete when h11 hands over a ``Request``."""
+
+    def data_received(self, data: bytes) -> None:
+        # bytes while h11 waits for a request (IDLE) or has one whole (DONE: these
+        # are the next one's, pipelined): a request begins, its deadline runs
+        if self.conn.their_state in (h11.IDLE, h11.DONE):
+            self._arm()
+        super().data_received(data)
+
+    def handle_events(self) -> None:
+        scope = self.scope
+        super().handle_events()
+        if self.scope is not scope:  # a new Request event: its headers are in
+            self._disarm()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        super().handle_websocket_upgrade(event)
+        self._hand_over()
+
+
+def _httptools_class() -> type[_Guarded] | None:
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:
+        return None
+
+    class GuardedHttpTools(_Guarded, HttpToolsProtocol):
+        """httptools: the parser says when a message begins and its headers end."""
+
+        def on_message_begin(self) -> None:
+            self._arm()  # already running for a connection's first request
+            super().on_message_begin()
+
+        def on_headers_complete(self) -> None:
+            self._disarm()
+            super().on_headers_complete()
+
+        def handle_websocket_upgrade(self) -> None:
+            super().handle_websocket_upgrade()
+            self._hand_over()
+
+    return GuardedHttpTools
+
+
+def uvicorn_protocols(settings: Settings, http: str = "httptools") -> dict[str, Any]:
+    """``uvicorn.Config`` options: guarded ``http`` and ``ws`` protocol classes
+    sharing one ``ConnectionGuard`` (``http``: "httptools" when installed, or "h11")."""
+    guard = ConnectionGuard(settings.header_timeout_s, settings.max_conns_per_ip)
+    base = _httptools_class() if http == "httptools" else None
+    http_class = type("GuardedHttp", (base or GuardedH11,), {"guard": guard})
+    ws_class = type("GuardedWs", (GuardedWebSocket,), {"guard": guard})
+    return {"http": http_class, "ws": ws_class}
