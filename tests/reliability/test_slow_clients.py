@@ -28,7 +28,7 @@ import uvicorn
 import websockets
 from canfield_client.processes import free_port
 from canfield_server.ops.config import Settings
-from canfield_server.transport.guard import uvicorn_protocols
+from canfield_server.transport.guard import ConnectionGuard, uvicorn_protocols
 from websockets.exceptions import InvalidStatus
 
 from tests.deploy import conftest as deploy_conftest
@@ -247,7 +247,7 @@ async def _echo(scope, receive, send) -> None:  # noqa: ANN001 - a raw ASGI app
 
 
 @contextlib.asynccontextmanager
-async def local_server(http: str) -> AsyncIterator[int]:
+async def local_server(http: str) -> AsyncIterator[tuple[int, ConnectionGuard]]:
     """uvicorn in this process with the guarded protocols; on the way out, once
     every connection is closed, no address may still hold a count."""
     settings = Settings(header_timeout_s=HEADER_S, max_conns_per_ip=16)
@@ -260,6 +260,7 @@ async def local_server(http: str) -> AsyncIterator[int]:
         lifespan="off",
         log_level="warning",
         log_config=None,
+        forwarded_allow_ips=NOBODY,  # 127.0.0.1 is a client, counted
         **protocols,
     )
     server = uvicorn.Server(config)
@@ -268,7 +269,7 @@ async def local_server(http: str) -> AsyncIterator[int]:
         while not server.started:  # uvicorn offers no event for "listening"
             await asyncio.sleep(0.01)
     try:
-        yield port
+        yield port, protocols["http"].guard
     finally:
         server.should_exit = True
         await task
@@ -279,11 +280,12 @@ async def local_server(http: str) -> AsyncIterator[int]:
 async def test_each_request_on_a_kept_alive_connection_gets_the_header_limit(http: str) -> None:
     """A whole request is answered; the next one on the same connection, left
     unfinished, is answered 408 and closed after the limit, not before."""
-    async with local_server(http) as port:
+    async with local_server(http) as (port, guard):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         async with asyncio.timeout(TIMEOUT):
             assert (await reader.readuntil(b"ok")).startswith(b"HTTP/1.1 200")
+        assert guard.counts == {"127.0.0.1": 1}
         writer.write(PARTIAL)
         sent = time.monotonic()
         async with asyncio.timeout(TIMEOUT):
@@ -296,7 +298,7 @@ async def test_each_request_on_a_kept_alive_connection_gets_the_header_limit(htt
 async def test_an_unfinished_websocket_handshake_is_closed_and_a_whole_one_works(
     http: str,
 ) -> None:
-    async with local_server(http) as port:
+    async with local_server(http) as (port, guard):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(
             b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -311,6 +313,7 @@ async def test_an_unfinished_websocket_handshake_is_closed_and_a_whole_one_works
             await asyncio.sleep(HEADER_S * 1.5)  # the subject: time past the deadline
             await ws.send("still here")
             assert await ws.recv() == "still here"
+            assert guard.counts == {"127.0.0.1": 1}  # the upgraded one, still counted
 
 
 # ---------------------------------------------------------------- behind nginx
