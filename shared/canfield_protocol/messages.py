@@ -434,9 +434,11 @@ class Pong(_Server, tag="pong"):
 
 
 class HintMsg(_Server, tag="hint"):
-    """Reply to ``hint``: a move in engine notation, or null when none was found."""
+    """Reply to ``hint``: a move in engine notation, or null when none was found;
+    ``busy``: no hint now (the solver could not take it in time; ask again)."""
 
     move: str | None
+    busy: bool = False
 
 
 class Reconnect(_Server, tag="reconnect"):

@@ -111,24 +111,24 @@ async def test_a_held_lock_leaves_the_filling_to_its_holder(pool) -> None:  # no
 async def test_take_empties_the_pool_then_solves_on_demand(pool) -> None:  # noqa: ANN001
     await pool.refill(3)
     pooled = set(await pool.entries(3))
-    taken = [await pool.take(3) for _ in range(4)]
+    taken = [await pool.take(3, "ROOM") for _ in range(4)]
     assert set(taken[:3]) == pooled and await pool.size(3) == 0
     for proven in taken:  # the fourth was solved on demand
         assert_proven(proven.code, proven.par)
-        assert await pool.par(proven.code) == proven.par  # remembered for the finish
+        assert await pool.par(proven.code, "ROOM") == proven.par  # remembered for the finish
 
 
 async def test_par_is_solved_once_remembered_and_null_when_unknown(pool) -> None:  # noqa: ANN001
-    solving = pool.solve_par(EASY_DRAW3)  # as at the start of a race
-    assert pool.solve_par(EASY_DRAW3) is solving  # one solve per deal at a time
+    solving = pool.solve_par(EASY_DRAW3, "ROOM")  # as at the start of a race
+    assert pool.solve_par(EASY_DRAW3, "ROOM") is solving  # one solve per deal at a time
     par = await solving
     assert_proven(EASY_DRAW3, par)
     assert (await pool.redis.get(keys.par(EASY_DRAW3))).decode() == str(par)
-    assert await pool.par(EASY_DRAW3) == par  # the end of the race reads it
+    assert await pool.par(EASY_DRAW3, "ROOM") == par  # the end of the race reads it
     pool.par_timeout_s = 0.05
-    assert await pool.solve_par(HARD_DRAW3) is None
+    assert await pool.solve_par(HARD_DRAW3, "ROOM") is None
     assert await pool.redis.get(keys.par(HARD_DRAW3)) == b""  # unknown: not solved again
-    assert await pool.par(HARD_DRAW3) is None
+    assert await pool.par(HARD_DRAW3, "ROOM") is None
 
 
 # ---------------------------------------------------------------- whole rooms
@@ -247,14 +247,14 @@ async def test_hints_are_refused_in_races(server_factory, connect) -> None:  # n
 
 
 async def test_a_dead_worker_is_replaced(pool) -> None:  # noqa: ANN001
-    await pool.solve_par(EASY_DRAW3)  # a worker is running now
+    await pool.solve_par(EASY_DRAW3, "ROOM")  # a worker is running now
     for process in list(pool.executor._processes.values()):
         process.kill()
         process.join()
     with pytest.raises(ProtocolError) as refused:  # the next job learns the worker died
         for _ in range(3):
-            await pool.hint("room:player", Game.deal(EASY_DRAW3).to_dict())
+            await pool.hint("ROOM", "player", Game.deal(EASY_DRAW3).to_dict())
     assert refused.value.code == "unavailable"
-    move = await pool.hint("room:player", Game.deal(EASY_DRAW3).to_dict())
+    move = await pool.hint("ROOM", "player", Game.deal(EASY_DRAW3).to_dict())
     assert move is not None
     Game.deal(EASY_DRAW3).push(Move.parse(move))  # a legal first move

@@ -66,6 +66,10 @@ class Settings:
     #: a par solve (from the start of a race); past it par is unknown
     par_timeout_s: float = 2.0
     hint_timeout_s: float = 1.0
+    #: hints one room may have in the works at once, and how long one waits for
+    #: its turn at the workers before it is "no hint now"
+    hints_per_room: int = 2
+    hint_wait_s: float = 3.0
     #: how long the end of a race waits for a par still being solved
     par_wait_s: float = 1.0
     #: par solves in flight per process; past it a deal's par stays unknown

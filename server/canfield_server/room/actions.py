@@ -26,7 +26,7 @@ from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.clock import now_ms
 from canfield_server.room import frames, rules
-from canfield_server.room.ports import MoveRecord, Peer, SolverService
+from canfield_server.room.ports import MoveRecord, Peer, SolverBusy, SolverService
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import session_of
@@ -159,7 +159,11 @@ class BoardActions:
             raise ProtocolError(E.UNAVAILABLE, "this server has no solver workers")
         race = await self.race_of(session, peer.member_id or "")
         position = race.game.to_dict()
-        move = await self.solver.hint(f"{session.code}:{peer.member_id}", position)
+        try:
+            move = await self.solver.hint(session.code, peer.member_id or "", position)
+        except SolverBusy:
+            peer.send(frames.text(HintMsg(move=None, busy=True)))
+            return
         peer.send(frames.text(HintMsg(move=move)))
 
     async def race_of(self, session: RoomSession, member_id: str) -> PlayerRace:

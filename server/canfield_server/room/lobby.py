@@ -71,7 +71,7 @@ class Lobby:
             and state.host_id == member_id
             and state.phase == Phase.LOBBY
         ):
-            proven = await self.solver.take(state.settings.draw)
+            proven = await self.solver.take(state.settings.draw, session.code)
         code = proven.code if proven else None
         try:
             await self.rooms.mutate(
@@ -85,7 +85,7 @@ class Lobby:
             await self._put_back(state.settings.draw, proven)
             raise
         if self.solver is not None and proven is None and session.deal:
-            self.solver.solve_par(session.deal)  # usually ready by the end of the race
+            self.solver.solve_par(session.deal, session.code)  # usually ready by the end
 
     async def _put_back(self, draw: int, proven: Proven | None) -> None:
         if proven is not None and self.solver is not None:

@@ -25,6 +25,7 @@ __all__ = [
     "RoomStore",
     "RoomBus",
     "Proven",
+    "SolverBusy",
     "SolverService",
     "BotLauncher",
     "StorageErrors",
@@ -142,18 +143,23 @@ class Proven(NamedTuple):
         return cls(code, int(par))
 
 
-class SolverService(Protocol):
-    """The solver's workers: winnable-only deals, par, hints."""
+class SolverBusy(Exception):
+    """The solver cannot answer in time: "no hint now" (nothing was computed)."""
 
-    async def take(self, draw: int) -> Proven: ...
+
+class SolverService(Protocol):
+    """The solver's workers: winnable-only deals, par, hints; each request in its
+    room's fair turn (see ``solving.scheduler``)."""
+
+    async def take(self, draw: int, room: str) -> Proven: ...
 
     async def put_back(self, draw: int, proven: Proven) -> None: ...
 
-    def solve_par(self, code: str) -> Any: ...
+    def solve_par(self, code: str, room: str) -> Any: ...
 
-    async def par(self, code: str) -> int | None: ...
+    async def par(self, code: str, room: str) -> int | None: ...
 
-    async def hint(self, who: str, position: dict[str, Any]) -> str | None: ...
+    async def hint(self, room: str, who: str, position: dict[str, Any]) -> str | None: ...
 
 
 class BotLauncher(Protocol):

@@ -84,7 +84,7 @@ class Results:
                 standings=ranked(rows.values()),
                 deal=deal,
                 replays=await self.store.logs(code, racers),
-                par=await self.solver.par(deal) if self.solver and deal else None,
+                par=await self.solver.par(deal, code) if self.solver and deal else None,
                 server_time=now_ms(),
             )
             final = encode(finished)

@@ -40,6 +40,7 @@ from redis.exceptions import RedisError
 from canfield_server.ops import children
 from canfield_server.ops.config import Settings
 from canfield_server.room.ports import Proven
+from canfield_server.solving.scheduler import POOL, Busy, FairScheduler
 from canfield_server.storage import keys
 
 __all__ = ["DRAW_MODES", "Proven", "DealPool", "solver_executor"]
@@ -48,8 +49,10 @@ log = logging.getLogger(__name__)
 
 DRAW_MODES = (3, 1)
 
-#: slack past a job's own limit: the job a worker is on, a busy machine
-_QUEUE_MARGIN_S = 5.0
+#: slack past a job's own limit: a busy machine
+_MARGIN_S = 5.0
+#: how long a pool refill waits for its turn (it has no one waiting on it)
+_POOL_WAIT_S = 60.0
 #: a fresh worker process first starts and imports the engine (slow on a busy machine)
 _STARTUP_S = 15.0
 
@@ -133,6 +136,11 @@ class DealPool:
         self.max_par_solves = settings.max_par_solves
         self.hint_timeout_s = settings.hint_timeout_s
         self.ttl_s = settings.room_ttl_s
+        self.hints_per_room = settings.hints_per_room
+        self.hint_wait_s = settings.hint_wait_s
+        #: whose turn it is at the workers (one slot per worker)
+        self.scheduler = FairScheduler(self.workers)
+        self._room_hints: dict[str, int] = {}
         self.owner = os.urandom(6).hex()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -142,11 +150,21 @@ class DealPool:
         self._cold = True
 
     def _limit(self, timeout_s: float) -> float:
-        """How long a job may take: its own limit, the queue, a worker's start."""
-        return timeout_s + self.solve_timeout_s + _QUEUE_MARGIN_S + _STARTUP_S * self._cold
+        """How long a job may take: its own limit, a margin, a worker's start (the
+        scheduler never queues more jobs than there are workers)."""
+        return timeout_s + _MARGIN_S + _STARTUP_S * self._cold
 
-    async def _work(self, fn: Callable[..., T], *args: Any, timeout_s: float) -> T:
-        """Run ``fn`` in a worker; ``TimeoutError`` past its own limit plus the queue.
+    async def _work(
+        self, owner: str, fn: Callable[..., T], *args: Any, timeout_s: float, wait_s: float
+    ) -> T:
+        """Run ``fn`` in a worker in ``owner``'s turn (``Busy`` if it does not come
+        within ``wait_s``); ``TimeoutError`` past the job's own limit."""
+        return await self.scheduler.run(
+            owner, lambda: self._execute(fn, *args, timeout_s=timeout_s), wait_s
+        )
+
+    async def _execute(self, fn: Callable[..., T], *args: Any, timeout_s: float) -> T:
+        """Run ``fn`` in a free worker.
 
         A worker that died (killed, out of memory) breaks the executor: the
         caller gets ``unavailable`` and the next job starts fresh workers.
@@ -186,7 +204,13 @@ class DealPool:
                 break
             try:
                 found = await self._work(
-                    _prove_random, draw, self.solve_timeout_s, 1, timeout_s=self.solve_timeout_s
+                    POOL,
+                    _prove_random,
+                    draw,
+                    self.solve_timeout_s,
+                    1,
+                    timeout_s=self.solve_timeout_s,
+                    wait_s=_POOL_WAIT_S,
                 )
                 if found is not None and await self.size(draw) < self.target:
                     added += await self.redis.sadd(keys.pool(draw), Proven(*found).entry())
@@ -195,8 +219,9 @@ class DealPool:
                     await self.redis.delete(lock)
         return added
 
-    async def take(self, draw: int) -> Proven:
-        """A proven code for a race: from the pool, else solved now (bounded)."""
+    async def take(self, draw: int, room: str) -> Proven:
+        """A proven code for ``room``'s race: from the pool, else solved now, one
+        code per turn of the room's (bounded: ``attempts`` codes at most)."""
         raw = await self.redis.spop(keys.pool(draw))
         self._wake.set()
         if raw is not None:
@@ -204,14 +229,19 @@ class DealPool:
         else:
             found = None
             per_code = max(self.solve_timeout_s, self.demand_solve_s)
-            with contextlib.suppress(TimeoutError):
-                found = await self._work(
-                    _prove_random,
-                    draw,
-                    per_code,
-                    self.attempts,
-                    timeout_s=per_code * self.attempts,
-                )
+            for _ in range(self.attempts):
+                with contextlib.suppress(TimeoutError, Busy):
+                    found = await self._work(
+                        room,
+                        _prove_random,
+                        draw,
+                        per_code,
+                        1,
+                        timeout_s=per_code,
+                        wait_s=per_code * self.attempts,
+                    )
+                if found is not None:
+                    break
             if found is None:
                 raise ProtocolError(
                     ErrorCode.UNAVAILABLE, "no proven winnable deal is ready; try again"
@@ -230,13 +260,13 @@ class DealPool:
         """Keep a deal's par (or "unknown", as an empty value) for a room lifetime."""
         await self.redis.set(keys.par(code), "" if par is None else str(par), ex=self.ttl_s)
 
-    async def par(self, code: str) -> int | None:
+    async def par(self, code: str, room: str) -> int | None:
         """The solver's line length for ``code`` (None: unknown): remembered, or
         the solve under way, waited for at most ````par_wait_s``."""
         found = await self.redis.get(keys.par(code))
         if found is not None:
             return int(found) if found else None
-        task = self.solve_par(code)
+        task = self.solve_par(code, room)
         if task is None:
             return None
         try:
@@ -244,45 +274,67 @@ class DealPool:
         except TimeoutError:
             return None
 
-    def solve_par(self, code: str) -> asyncio.Task[int | None] | None:
-        """Start solving ``code``'s par in a worker (once per process at a time);
-        None when too many solves are under way already."""
+    def solve_par(self, code: str, room: str) -> asyncio.Task[int | None] | None:
+        """Start solving ``code``'s par in a worker, in ``room``'s turns (once per
+        process at a time); None when too many solves are under way already."""
         task = self._pars.get(code)
         if task is None and len(self._pars) < self.max_par_solves:
-            task = self._pars[code] = asyncio.ensure_future(self._solve_par(code))
+            task = self._pars[code] = asyncio.ensure_future(self._solve_par(code, room))
             task.add_done_callback(lambda _: self._pars.pop(code, None))
         return task
 
-    async def _solve_par(self, code: str) -> int | None:
+    async def _solve_par(self, code: str, room: str) -> int | None:
         try:
             found = await self.redis.get(keys.par(code))
             if found is not None:
                 return int(found) if found else None
-            par = await self._work(_par, code, self.par_timeout_s, timeout_s=self.par_timeout_s)
+            par = await self._work(
+                room,
+                _par,
+                code,
+                self.par_timeout_s,
+                timeout_s=self.par_timeout_s,
+                wait_s=self.par_wait_s + self.par_timeout_s * 4,
+            )
             await self.remember_par(code, par)
             return par
-        except (TimeoutError, RedisError, OSError) as exc:
+        except (TimeoutError, Busy, RedisError, OSError) as exc:
             log.warning("par of %s unknown: %s", code, exc)
             return None
 
     # ------------------------------------------------------------ hints
 
-    async def hint(self, who: str, position: dict[str, Any]) -> str | None:
-        """The solver's next move from ``position`` (``Game.to_dict``), or None.
+    async def hint(self, room: str, who: str, position: dict[str, Any]) -> str | None:
+        """The solver's next move from ``position`` (``Game.to_dict``), or None when
+        it finds no win within its time; ``SolverBusy`` when it cannot answer in
+        time ("no hint now").
 
-        One hint at a time per ``who``: a player cannot queue up the workers.
+        One hint at a time per player, ``hints_per_room`` per room, each in the
+        room's turns: one room cannot queue up the workers.
         """
-        if who in self._hinting:
+        key = f"{room}:{who}"
+        if key in self._hinting:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "one hint at a time")
-        self._hinting.add(who)
+        if self._room_hints.get(room, 0) >= self.hints_per_room:
+            raise Busy(f"this room has {self.hints_per_room} hints in the works")
+        self._hinting.add(key)
+        self._room_hints[room] = self._room_hints.get(room, 0) + 1
         try:
             return await self._work(
-                _hint, position, self.hint_timeout_s, timeout_s=self.hint_timeout_s
+                room,
+                _hint,
+                position,
+                self.hint_timeout_s,
+                timeout_s=self.hint_timeout_s,
+                wait_s=self.hint_wait_s,
             )
         except TimeoutError:
             return None
         finally:
-            self._hinting.discard(who)
+            self._hinting.discard(key)
+            left = self._room_hints.pop(room) - 1
+            if left:
+                self._room_hints[room] = left
 
     # ------------------------------------------------------------ background
 
