@@ -121,8 +121,13 @@ class RaceClient:
         open_timeout: float = 10.0,
         reply_timeout: float = 10.0,
         resume_attempts: int = 8,
+        keepalive_s: float = 30.0,
     ) -> None:
         self.url = url
+        #: a ``ping`` this often, so the server never takes a quiet client
+        #: (a watcher, a bot in a lobby) for an idle one
+        self.keepalive_s = keepalive_s
+        self._keepalive: asyncio.Task[None] | None = None
         self.open_timeout = open_timeout
         self.reply_timeout = reply_timeout
         #: reconnect-and-resume tries after a lost connection (0: never)
@@ -169,12 +174,24 @@ class RaceClient:
         self._generation += 1
         self.closed.clear()
         self._reader = asyncio.create_task(self._read(self.ws))
+        if self._keepalive is None or self._keepalive.done():
+            self._keepalive = asyncio.create_task(self._keep_alive())
         return self
+
+    async def _keep_alive(self) -> None:
+        while not self._closing:
+            await asyncio.sleep(self.keepalive_s)  # a clock, not an event
+            ws = self.ws
+            if ws is not None and not self._closing:
+                with contextlib.suppress(websockets.ConnectionClosed):
+                    await ws.send(encode(Ping(t=0)).decode())
 
     async def close(self) -> None:
         self._closing = True
         if self._revival is not None:
             self._revival.cancel()
+        if self._keepalive is not None:
+            self._keepalive.cancel()
         if self.ws is not None:
             await self.ws.close()
         if self._reader is not None:
