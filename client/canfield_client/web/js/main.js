@@ -378,7 +378,8 @@ conn.on("ack", (msg) => {
 conn.on("hint", (msg) => {
   hintAsked = 0;
   if (state.view !== "race") return;
-  if (!msg.move || !board.showHint(msg.move)) flash(t("no_hint"));
+  if (msg.busy) flash(t("hint_busy")); // the solver had no time for it now: ask again
+  else if (!msg.move || !board.showHint(msg.move)) flash(t("no_hint"));
 });
 
 conn.on("leaderboard", (msg) => {
