@@ -9,6 +9,7 @@ piles) cheap; ``card_text`` / ``parse_card`` give the text form
 from __future__ import annotations
 
 from .errors import InvalidCardError
+from .textinput import ascii_upper, excerpt, strip_spaces
 
 __all__ = [
     "Card",
@@ -30,6 +31,8 @@ DECK: tuple[Card, ...] = tuple(rank * 4 + suit for suit in range(4) for rank in 
 
 _TEXT = tuple(RANKS[c >> 2] + SUITS[c & 3] for c in range(52))
 _BY_TEXT = {text: card for card, text in enumerate(_TEXT)}
+#: a card text never needs more characters than this, spaces around it included
+_MAX_TEXT = 64
 
 #: ``BUILDS_ON[child * 52 + parent]``: child may lie on parent in a column:
 #: the other colour (diamonds and hearts are red) and one rank lower (A takes a K).
@@ -45,13 +48,23 @@ def card_text(card: Card) -> str:
 
 
 def parse_card(text: str) -> Card:
-    """``"7h"`` -> the seven of hearts; case-insensitive, spaces trimmed."""
-    key = text.strip().upper()
+    """``"7h"`` -> the seven of hearts; case-insensitive, ASCII spaces trimmed.
+
+    Only ASCII is read: only ``a-z`` are folded, so no other character
+    passes for a rank or a suit letter.
+    """
+    if not isinstance(text, str):
+        raise InvalidCardError(f"a card is text, not {type(text).__name__}")
+    card = _BY_TEXT.get(text)
+    if card is not None:
+        return card
+    # only a-z are folded: no other character turns into a rank or a suit
+    key = ascii_upper(strip_spaces(text)) if len(text) <= _MAX_TEXT else ""
     if key.startswith("10") and len(key) == 3:
         key = "T" + key[2]
     try:
         return _BY_TEXT[key]
     except KeyError:
         raise InvalidCardError(
-            f"{text!r} is not a card: expected a rank from {RANKS} then a suit from {SUITS}"
+            f"{excerpt(text)} is not a card: expected a rank from {RANKS} then a suit from {SUITS}"
         ) from None

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from .cards import DECK, Card, card_text
 from .errors import InvalidDealCodeError
+from .textinput import ascii_upper, excerpt, strip_spaces
 
 __all__ = [
     "DealCode",
@@ -42,6 +43,8 @@ __all__ = [
     "shuffled_deck_v2",
 ]
 
+#: the longest text ``DealCode.parse`` reads (a grouped CF2 code and spaces fit)
+MAX_TEXT = 128
 #: the version prefix of the short, typed-in codes (``CF1-D3-AAAAACL``)
 GAME_VERSION = "CF1"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -162,12 +165,13 @@ class DealCode:
         if self.version == 1:
             if len(self.letters) != CODE_LENGTH or any(ch not in LETTERS for ch in self.letters):
                 raise InvalidDealCodeError(
-                    f"deal letters must be {CODE_LENGTH} of A-Z, not {self.letters!r}"
+                    f"deal letters must be {CODE_LENGTH} of A-Z, not {excerpt(self.letters)}"
                 )
         elif self.version == 2:
             if len(self.letters) != CODE_LENGTH_V2 or any(ch not in BASE32 for ch in self.letters):
                 raise InvalidDealCodeError(
-                    f"a CF2 shuffle part must be {CODE_LENGTH_V2} of {BASE32}, not {self.letters!r}"
+                    f"a CF2 shuffle part must be {CODE_LENGTH_V2} of {BASE32}, "
+                    f"not {excerpt(self.letters)}"
                 )
         else:
             raise InvalidDealCodeError(f"version must be 1 or 2, not {self.version!r}")
@@ -176,13 +180,22 @@ class DealCode:
     def parse(cls, text: str) -> DealCode:
         """Read ``CF1-D3-XXXXXXX`` or ``CF2-D3-`` + 26 characters.
 
-        Case-insensitive, outer spaces ignored. In a CF2 shuffle part,
-        dashes and spaces (grouping) are ignored and ``O``, ``I``, ``L``
-        read as ``0``, ``1``, ``1``.
+        Case-insensitive, outer (ASCII) spaces ignored. In a CF2 shuffle
+        part, dashes and spaces (grouping) are ignored and ``O``, ``I``,
+        ``L`` read as ``0``, ``1``, ``1``. Only ASCII is read: only ``a-z``
+        are folded (``'ſ'.upper()`` would be ``S``), and every part is
+        checked against its explicit alphabet. At most ``MAX_TEXT``
+        characters; an error quotes a short prefix of the text.
         """
         if not isinstance(text, str):
             raise InvalidDealCodeError(f"a deal code is text, not {type(text).__name__}")
-        cleaned = text.strip().upper()
+        if len(text) > MAX_TEXT:
+            raise InvalidDealCodeError(
+                f"{excerpt(text)} is too long to be a deal code (at most {MAX_TEXT} characters)"
+            )
+        # no Unicode case mapping: a non-ASCII character stays itself and is
+        # refused by the explicit alphabets below, naming it
+        cleaned = ascii_upper(strip_spaces(text))
         if not cleaned:
             raise InvalidDealCodeError("empty deal code: expected e.g. CF1-D3-AAAAACL")
         if cleaned.startswith(VERSIONS[1] + "-"):
@@ -190,22 +203,25 @@ class DealCode:
         parts = cleaned.split("-")
         if len(parts) != 3:
             raise InvalidDealCodeError(
-                f"{text.strip()!r} is not a deal code: expected three parts like CF1-D3-AAAAACL"
+                f"{excerpt(strip_spaces(text))} is not a deal code: "
+                "expected three parts like CF1-D3-AAAAACL"
             )
         version, draw, letters = parts
         if version != GAME_VERSION:
             raise InvalidDealCodeError(
-                f"unknown game version {version!r}: this server deals {' and '.join(VERSIONS)}"
+                f"unknown game version {excerpt(version)}: "
+                f"this server deals {' and '.join(VERSIONS)}"
             )
         draw_mode = _read_draw(draw)
         if len(letters) != CODE_LENGTH:
             raise InvalidDealCodeError(
-                f"the shuffle part must have {CODE_LENGTH} letters, {letters!r} has {len(letters)}"
+                f"the shuffle part must have {CODE_LENGTH} letters, "
+                f"{excerpt(letters)} has {len(letters)}"
             )
         bad = sorted({ch for ch in letters if ch not in LETTERS})
         if bad:
             raise InvalidDealCodeError(
-                f"the shuffle part may use only the letters A-Z, not {''.join(bad)!r}"
+                f"the shuffle part may use only the letters A-Z, not {excerpt(''.join(bad))}"
             )
         return cls(letters, draw_mode)
 
@@ -218,12 +234,13 @@ class DealCode:
         bad = sorted({ch for ch in chars if ch not in BASE32})
         if bad:
             raise InvalidDealCodeError(
-                f"a CF2 shuffle part may use only 0-9 and A-Z without U, not {''.join(bad)!r}"
+                "a CF2 shuffle part may use only 0-9 and A-Z without U, "
+                f"not {excerpt(''.join(bad))}"
             )
         if len(chars) != CODE_LENGTH_V2:
             raise InvalidDealCodeError(
                 f"a CF2 shuffle part must have {CODE_LENGTH_V2} characters "
-                f"(dashes and spaces aside), {text.strip()!r} has {len(chars)}"
+                f"(dashes and spaces aside), {excerpt(strip_spaces(text))} has {len(chars)}"
             )
         return cls(chars, draw_mode, 2)
 
@@ -295,5 +312,5 @@ class DealCode:
 
 def _read_draw(part: str) -> int:
     if part not in ("D1", "D3"):
-        raise InvalidDealCodeError(f"unknown draw mode {part!r}: expected D1 or D3")
+        raise InvalidDealCodeError(f"unknown draw mode {excerpt(part)}: expected D1 or D3")
     return int(part[1])

@@ -14,7 +14,7 @@ text           meaning
 =============  ==============================================
 
 Columns and foundations count from 1 in text and from 0 in code. Parsing
-is case-insensitive and ignores surrounding spaces; ``docs/moves.md`` is
+is case-insensitive (ASCII only) and ignores surrounding spaces; ``docs/moves.md`` is
 the full reference.
 """
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .errors import InvalidMoveError
+from .textinput import ascii_upper, excerpt, strip_spaces
 
 __all__ = ["Move", "STOCK", "RESERVE", "WASTE", "TABLEAU", "FOUNDATION", "DRAW", "UNDO"]
 
@@ -104,32 +105,46 @@ RUN = tuple(
 )
 
 _COLUMNS = "1234"
+_DIGITS = "0123456789"
+#: a move text never needs more characters than this, spaces around it included
+MAX_TEXT = 64
 
 
 def _column(text: str, whole: str) -> int:
     if len(text) == 1 and text in _COLUMNS:
         return _COLUMNS.index(text)
-    raise InvalidMoveError(f"{whole!r}: {text!r} is not a column (1-4)")
+    raise InvalidMoveError(f"{excerpt(whole)}: {excerpt(text)} is not a column (1-4)")
 
 
 def parse_move(text: str) -> Move:
-    """Parse the text notation; raises ``InvalidMoveError`` naming the fault."""
+    """Parse the text notation; raises ``InvalidMoveError`` naming the fault.
+
+    Only ASCII is read (``S``, ``R``, ``W``, ``F`` in either case, ``0-9``,
+    ``:``, ``-`` and ASCII spaces around it): the check comes before any
+    case folding, so ``'ſ'`` is not ``S`` and ``'٣'`` or ``'²'`` is no digit.
+    """
     if not isinstance(text, str):
         raise InvalidMoveError(f"a move is text, not {type(text).__name__}")
     move = _CACHE.get(text)
     if move is not None:
         return move
-    cleaned = text.strip().upper()
+    if len(text) > MAX_TEXT:
+        raise InvalidMoveError(f"{excerpt(text)} is too long to be a move")
+    if not text.isascii():
+        raise InvalidMoveError(
+            f"{excerpt(text)} is not a move: moves are written in ASCII (e.g. W-F, 2:3-4, S)"
+        )
+    cleaned = ascii_upper(strip_spaces(text))
     if cleaned == "S":
         return DRAW
     if cleaned == UNDO:
         raise InvalidMoveError("'U' is an undo, not a move: replay it with Game.play_text")
     if len(cleaned) > 12:
-        raise InvalidMoveError(f"{text[:20]!r}... is too long to be a move")
+        raise InvalidMoveError(f"{excerpt(text)} is too long to be a move")
     source, sep, target = cleaned.partition("-")
     if not sep or not source or not target:
         raise InvalidMoveError(
-            f"{text!r} is not a move: expected SOURCE-TARGET such as W-F, R-2, 1:3-4, or S"
+            f"{excerpt(text)} is not a move: expected SOURCE-TARGET such as W-F, R-2, 1:3-4, or S"
         )
     count = 1
     if source in ("R", "W"):
@@ -138,22 +153,26 @@ def parse_move(text: str) -> Move:
         src = FOUNDATION
         digits = source[1:]
         if len(digits) != 1 or digits not in _COLUMNS:
-            raise InvalidMoveError(f"{text!r}: {source!r} is not a foundation (F1-F4)")
+            raise InvalidMoveError(f"{excerpt(text)}: {source!r} is not a foundation (F1-F4)")
         src_index = _COLUMNS.index(digits)
     else:
         src = TABLEAU
         column, colon, amount = source.partition(":")
         src_index = _column(column, text)
         if colon:
-            if not amount.isdigit() or not 1 <= int(amount) <= MAX_RUN:
-                raise InvalidMoveError(f"{text!r}: card count {amount!r} is not 1-{MAX_RUN}")
+            if (
+                not amount
+                or any(ch not in _DIGITS for ch in amount)
+                or not 1 <= int(amount) <= MAX_RUN
+            ):
+                raise InvalidMoveError(f"{excerpt(text)}: card count {amount!r} is not 1-{MAX_RUN}")
             count = int(amount)
     if target in ("F", "R", "W"):
         dst, dst_index = target, 0
     else:
         dst, dst_index = TABLEAU, _column(target, text)
     if count != 1 and dst != TABLEAU:
-        raise InvalidMoveError(f"{text!r}: only a single card can go to {target}")
+        raise InvalidMoveError(f"{excerpt(text)}: only a single card can go to {target}")
     return Move(src, src_index, count, dst, dst_index)
 
 
