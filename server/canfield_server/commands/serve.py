@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import logging
 import signal
+import socket
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -87,6 +88,16 @@ def run(args: argparse.Namespace) -> int:
 
     class Server(uvicorn.Server):
         """On SIGTERM/SIGINT, tell every client to reconnect before closing."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:  # say where to go, once the port is really open
+                shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+                print(
+                    f"Canfield Race is running: open http://{shown}:{settings.port}"
+                    " (Ctrl-C stops it)",
+                    flush=True,
+                )
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             hub = getattr(app.state, "hub", None)

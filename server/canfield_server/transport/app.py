@@ -21,6 +21,7 @@ from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.datastructures import State
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -67,6 +68,23 @@ def bot_launcher(ws_url: str) -> BotLauncher | None:
         factory: Callable[[str], BotLauncher] = entry.load()
         return factory(ws_url)
     return None
+
+
+class RevalidatedFiles(StaticFiles):
+    """The page's files with their ``ETag``, kept by browsers but checked again on
+    every use (``no-cache``): an unchanged file costs a 304, a new release is
+    seen at once."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
 
 class WebSocketFirst:
@@ -184,9 +202,14 @@ def create_app(
         Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
     if root:
-        routes.append(Mount("/", StaticFiles(directory=root, html=True), name="web"))
+        routes.append(Mount("/", RevalidatedFiles(directory=root, html=True), name="web"))
     else:
         routes.append(Route("/", share_link))
-    middleware = [Middleware(InstanceHeader, instance=settings.instance)]
+    middleware = [
+        Middleware(InstanceHeader, instance=settings.instance),
+        # the page's scripts and styles travel compressed (not /ws: it is served
+        # in front of the middleware)
+        Middleware(GZipMiddleware, minimum_size=512),
+    ]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     return WebSocketFirst(app, "/ws", ws)
