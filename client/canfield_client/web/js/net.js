@@ -3,6 +3,9 @@
 
 const PING_EVERY_MS = 10000;
 const DEAD_AFTER_MS = 8000;
+// a listener that only hears (a spectator) still speaks now and then, so a
+// server that closes silent connections never takes it for an idle one
+const SPEAK_EVERY_MS = 30000;
 
 export class Connection {
   constructor(url = defaultUrl()) {
@@ -14,6 +17,7 @@ export class Connection {
     this.backoff = 250;
     this.timer = null;
     this.lastHeard = 0;
+    this.lastPing = 0;
     this.open = false;
     window.addEventListener("online", () => this.reconnectNow());
     document.addEventListener("visibilitychange", () => {
@@ -96,7 +100,7 @@ export class Connection {
   }
 
   ping() {
-    this.send({ type: "ping", t: performance.now() });
+    if (this.send({ type: "ping", t: performance.now() })) this.lastPing = Date.now();
   }
 
   /** NTP-style: the pong with the shortest round trip gives the best offset. */
@@ -117,7 +121,9 @@ export class Connection {
       this.dropped(this.ws);
       return;
     }
-    if (Date.now() - this.lastHeard > PING_EVERY_MS) this.ping();
+    if (Date.now() - this.lastHeard > PING_EVERY_MS || Date.now() - this.lastPing > SPEAK_EVERY_MS) {
+      this.ping();
+    }
   }
 
   /** The server's clock now, in ms since the epoch. */
