@@ -8,21 +8,39 @@ only wires them together, so ``canfield-race --help`` lists them all;
 a module whose package is not installed is left out. The command modules
 keep their heavy imports inside ``run``, so ``canfield-race deal`` never
 pays for the web stack.
+
+Output into a closed pipe (``canfield-race solve CODE --json | head -c 100``)
+ends the command quietly with the status a shell gives a process SIGPIPE
+ended (141), and a usage error quotes at most ``USAGE_LIMIT`` characters.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from types import ModuleType
-from typing import Protocol, cast
+from typing import NoReturn, Protocol, cast
 
 __all__ = ["GROUP", "Command", "load_commands", "build_parser", "main"]
 
 #: the entry-point group every side registers its subcommands in
 GROUP = "canfield_race.commands"
+#: the exit status after output into a closed pipe: 128 + SIGPIPE, as a shell reports it
+BROKEN_PIPE = 141
+#: the longest usage error printed (argparse quotes the bad argument whole)
+USAGE_LIMIT = 300
+
+
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` whose usage errors quote a bad argument only in part."""
+
+    def error(self, message: str) -> NoReturn:
+        if len(message) > USAGE_LIMIT:
+            message = f"{message[:USAGE_LIMIT]}... ({len(message)} characters)"
+        super().error(message)
 
 
 class Command(Protocol):
@@ -56,7 +74,7 @@ def load_commands() -> dict[str, Command]:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="canfield-race", description="Real-time multiplayer Canfield solitaire races."
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -73,7 +91,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    return int(commands[args.command].run(args) or 0)
+    try:
+        status = int(commands[args.command].run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE
+    return status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush of
+    what is still buffered does not fail again (and print a traceback)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass  # no real stdout (a test's capture): nothing left to flush
 
 
 if __name__ == "__main__":
