@@ -53,6 +53,8 @@ __all__ = [
     "WasteView",
     "Board",
     "Member",
+    "Series",
+    "SeriesScore",
     "RoomState",
     "Row",
     "Welcome",
@@ -155,6 +157,8 @@ class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
     winnable_only: bool = False
     #: practice rooms allow hints (races do not)
     practice: bool = False
+    #: races in a series: 1 (single races), or best of 3, 5 or 7
+    best_of: Literal[1, 3, 5, 7] = 1
 
 
 # ---------------------------------------------------------------- client -> server
@@ -197,6 +201,7 @@ class SettingsMsg(_Client, tag="settings"):
     time_limit_s: int | None | msgspec.UnsetType = msgspec.UNSET
     winnable_only: bool | None = None
     practice: bool | None = None
+    best_of: Literal[1, 3, 5, 7] | None = None
 
 
 class Ready(_Client, tag="ready"):
@@ -329,6 +334,22 @@ class Member(msgspec.Struct, kw_only=True):
     waiting: bool = False
 
 
+class SeriesScore(msgspec.Struct, kw_only=True):
+    id: str
+    name: str
+    wins: int = 0
+
+
+class Series(msgspec.Struct, kw_only=True):
+    """A best-of-N series: races won so far, each racer's (who left included).
+    ``winner_id``: set when nobody can catch the leader any more."""
+
+    best_of: int
+    races: int = 0
+    scores: list[SeriesScore] = msgspec.field(default_factory=list)
+    winner_id: str | None = None
+
+
 class _RoomBody(msgspec.Struct, kw_only=True):
     room: str
     phase: Phase
@@ -339,6 +360,8 @@ class _RoomBody(msgspec.Struct, kw_only=True):
     starts_at: int | None = None
     ends_at: int | None = None
     server_time: int = 0
+    #: the series so far (rooms set to best of 3, 5 or 7), after its first race
+    series: Series | None = None
 
 
 class RoomState(_RoomBody):

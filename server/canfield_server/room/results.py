@@ -88,7 +88,7 @@ class Results:
                 server_time=now_ms(),
             )
             final = encode(finished)
-            state = rules.finish_race(record.state)
+            state = rules.finish_race(record.state, finished.standings)
             ver = await self.store.save_room(record.ver, state, final=final)
             if ver is not None:
                 session = self.rooms.get(code)

@@ -23,6 +23,9 @@ from canfield_protocol import (
     Role,
     RoomSettings,
     RoomState,
+    Row,
+    Series,
+    SeriesScore,
     SettingsMsg,
 )
 from confusable_homoglyphs.confusables import confusables_data
@@ -49,6 +52,7 @@ __all__ = [
     "start_race",
     "finish_race",
     "rematch",
+    "score_series",
     "set_connected",
     "remove_member",
     "check_kick",
@@ -266,13 +270,15 @@ def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomS
         time_limit_s=old.time_limit_s if msg.time_limit_s is msgspec.UNSET else msg.time_limit_s,
         winnable_only=old.winnable_only if msg.winnable_only is None else msg.winnable_only,
         practice=old.practice if msg.practice is None else msg.practice,
+        best_of=old.best_of if msg.best_of is None else msg.best_of,
     )
     if msg.draw is not None and msg.deal is None and merged.deal != "random":
         # a new draw mode applies to the typed-in deal too
         merged = msgspec.structs.replace(
             merged, deal=str(DealCode.parse(merged.deal).with_draw(msg.draw))
         )
-    return msgspec.structs.replace(state, settings=check_settings(merged))
+    series = state.series if merged.best_of == old.best_of else None  # a new series
+    return msgspec.structs.replace(state, settings=check_settings(merged), series=series)
 
 
 def set_ready(state: RoomState, member_id: str, ready: bool) -> RoomState:
@@ -328,14 +334,49 @@ def start_race(
     return new, deal
 
 
-def finish_race(state: RoomState) -> RoomState:
-    return msgspec.structs.replace(state, phase=Phase.FINISHED)
+def finish_race(state: RoomState, standings: list[Row] | None = None) -> RoomState:
+    """The race is over; in a series, its winner (first in ``standings``) scores."""
+    done = msgspec.structs.replace(state, phase=Phase.FINISHED)
+    return score_series(done, standings) if standings else done
+
+
+def score_series(state: RoomState, standings: list[Row]) -> RoomState:
+    """Count a race in the room's best-of-N series: its first place wins it. The
+    series is decided as soon as nobody can catch the leader (or after its last
+    race, where a tie goes to whoever placed better in that race)."""
+    best_of = state.settings.best_of
+    if best_of <= 1:
+        return state
+    series = state.series
+    if series is None or series.winner_id is not None or series.best_of != best_of:
+        series = Series(best_of=best_of)  # a new series
+    scores = {s.id: msgspec.structs.replace(s) for s in series.scores}
+    for row in standings:
+        scores.setdefault(row.id, SeriesScore(id=row.id, name=row.name))
+    scores[standings[0].id].wins += 1
+    races = series.races + 1
+    place = {row.id: n for n, row in enumerate(standings)}
+    order = sorted(scores.values(), key=lambda s: (-s.wins, place.get(s.id, len(place))))
+    leader, runner_up = order[0], order[1].wins if len(order) > 1 else 0
+    left = best_of - races
+    decided = leader.wins > runner_up + left or left == 0
+    return msgspec.structs.replace(
+        state,
+        series=Series(
+            best_of=best_of,
+            races=races,
+            scores=order,
+            winner_id=leader.id if decided else None,
+        ),
+    )
 
 
 def rematch(state: RoomState, member_id: str) -> RoomState:
     """Back to the lobby, same members, a new random deal; nobody is ready yet."""
     _require_host(state, member_id, "call a rematch")
     _require_phase(state, Phase.FINISHED, "call a rematch")
+    # a decided series is over: the next race starts a new one
+    series = None if state.series is None or state.series.winner_id else state.series
     # who joined as a player during the race takes their seat now
     members = [
         msgspec.structs.replace(
@@ -351,6 +392,7 @@ def rematch(state: RoomState, member_id: str) -> RoomState:
         settings=settings,
         starts_at=None,
         ends_at=None,
+        series=series,
     )
 
 

@@ -1,0 +1,110 @@
+"""Best-of-N series: the rule, sans I/O, then a whole series on a real server."""
+
+from __future__ import annotations
+
+from canfield_protocol import Row, SettingsMsg
+from canfield_server.room import rules as R
+
+from tests.server.test_race_live import DEAL, lobby
+
+
+def row(member_id: str) -> Row:
+    return Row(
+        id=member_id,
+        name=member_id.title(),
+        score=0,
+        on_foundations=0,
+        moves=0,
+        status="gave_up",
+        time_ms=0,
+    )
+
+
+def series_room(best_of: int) -> R.RoomState:
+    state = R.create_room("ABCDEF", "ann", "Ann")
+    state = R.add_member(state, "bob", "Bob", "player")
+    return R.update_settings(state, "ann", SettingsMsg(best_of=best_of))
+
+
+def race(state: R.RoomState, *order: str) -> R.RoomState:
+    """One race whose standings are ``order`` (first place first), then the rematch."""
+    racing, _ = R.start_race(state, "ann", 0, 0, force=True)
+    finished = R.finish_race(racing, [row(m) for m in order])
+    return finished
+
+
+def wins(state: R.RoomState) -> dict[str, int]:
+    assert state.series is not None
+    return {s.id: s.wins for s in state.series.scores}
+
+
+def test_a_series_ends_as_soon_as_nobody_can_catch_the_leader() -> None:
+    state = race(series_room(5), "ann", "bob")
+    assert wins(state) == {"ann": 1, "bob": 0} and state.series.winner_id is None
+    state = race(R.rematch(state, "ann"), "ann", "bob")
+    state = race(R.rematch(state, "ann"), "bob", "ann")
+    assert state.series.races == 3 and state.series.winner_id is None  # 2-1, two to go
+    state = race(R.rematch(state, "ann"), "ann", "bob")
+    assert wins(state) == {"ann": 3, "bob": 1}
+    assert state.series.winner_id == "ann"  # 3 of 5: Bob cannot catch up
+    fresh = R.rematch(state, "ann")
+    assert fresh.series is None  # the next race starts a new series
+    assert race(fresh, "bob", "ann").series.races == 1
+
+
+def test_a_tie_after_the_last_race_goes_to_the_better_place_in_it() -> None:
+    state = R.create_room("ABCDEF", "ann", "Ann")
+    for member_id in ("bob", "cy"):
+        state = R.add_member(state, member_id, member_id.title(), "player")
+    state = R.update_settings(state, "ann", SettingsMsg(best_of=3))
+    state = race(state, "ann", "bob", "cy")
+    state = race(R.rematch(state, "ann"), "bob", "cy", "ann")
+    state = race(R.rematch(state, "ann"), "cy", "bob", "ann")  # 1-1-1
+    assert state.series.races == 3 and state.series.winner_id == "cy"
+
+
+def test_single_races_keep_no_series_and_a_new_setting_starts_over() -> None:
+    assert race(series_room(1), "ann", "bob").series is None
+    state = race(series_room(3), "ann", "bob")
+    lobby_again = R.rematch(state, "ann")
+    assert lobby_again.series is not None
+    changed = R.update_settings(lobby_again, "ann", SettingsMsg(best_of=5))
+    assert changed.series is None
+
+
+def test_a_racer_who_leaves_keeps_their_score_in_the_tally() -> None:
+    state = race(series_room(3), "bob", "ann")
+    without_bob = R.remove_member(R.rematch(state, "ann"), "bob")
+    state = race(without_bob, "ann")
+    assert wins(state) == {"bob": 1, "ann": 1} and state.series.winner_id is None
+    state = race(R.rematch(state, "ann"), "ann")
+    assert state.series.winner_id == "ann"
+
+
+async def test_a_best_of_three_to_its_end_on_a_real_server(fast_server, connect) -> None:  # noqa: ANN001
+    room, (ann, bob) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob"], deal=DEAL)
+    await ann.send(type="settings", best_of=3)
+    await bob.expect("room", lambda m: m["settings"]["best_of"] == 3)
+    champion = None
+    for number in (1, 2, 3):
+        await ann.send(type="start", force=True)
+        for client in (ann, bob):
+            await client.expect("started")
+        for client in (ann, bob):
+            await client.send(type="give_up", seq=1)
+        first = (await bob.expect("finished"))["standings"][0]["id"]
+        # the room that ends the race carries the tally (it comes with the results)
+        tallies = [m["series"] for m in bob.log if m["type"] == "room" and m.get("series")]
+        series = tallies[-1]
+        assert series["races"] == number
+        assert {s["id"]: s["wins"] for s in series["scores"]}[first] >= 1
+        if series["winner_id"]:
+            champion = series["winner_id"]
+            break
+        await ann.send(type="rematch")
+        await bob.expect("room", lambda m: m["phase"] == "lobby")
+    assert champion is not None and series["races"] in (2, 3)
+    assert max(s["wins"] for s in series["scores"]) == 2
+    await ann.send(type="rematch")  # a decided series: the next race starts a new one
+    fresh = await bob.expect("room", lambda m: m["phase"] == "lobby")
+    assert fresh["series"] is None
