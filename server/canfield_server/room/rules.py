@@ -15,6 +15,7 @@ import unicodedata
 
 import msgspec
 from canfield import DealCode, InvalidDealCodeError
+from canfield.textinput import ascii_upper, excerpt, strip_spaces
 from canfield_protocol import (
     ErrorCode,
     Member,
@@ -75,6 +76,10 @@ CODE_LENGTH = 6
 NAME_MAX = 24
 TIME_LIMIT_RANGE = (30, 7200)
 #: characters allowed in names besides letters and digits
+#: texts longer than these are refused unread: a room code with spaces around
+#: it, a name before NFKC and the folding of white space
+_CODE_TEXT_MAX = 64
+_NAME_TEXT_MAX = 256
 _NAME_PUNCT = frozenset(" -_.'!?&+#@()")
 #: ASCII characters that pass for one another in most fonts
 _ASCII_ALIKE = str.maketrans({"l": "i", "1": "i", "|": "i", "0": "o"})
@@ -98,10 +103,13 @@ def new_room_code() -> str:
 
 
 def normalize_room_code(text: str) -> str:
-    """Accept any case and surrounding spaces; refuse anything not a code."""
-    code = text.strip().upper()
+    """Accept any case and surrounding ASCII spaces; refuse anything not a code.
+
+    Only ASCII is read: only ``a-z`` are folded (``str.upper`` would make
+    ``'ſ'`` an ``S``), and the error quotes at most 12 characters."""
+    code = ascii_upper(strip_spaces(text)) if len(text) <= _CODE_TEXT_MAX else ""
     if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
-        raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {text.strip()[:12]!r}")
+        raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {excerpt(strip_spaces(text), 12)}")
     return code
 
 
@@ -122,7 +130,10 @@ def token_hash(token: str) -> str:
 
 def clean_name(name: str) -> str:
     """A display name: 1-24 letters, digits, spaces and a little punctuation,
-    in Unicode's compatibility form (full-width ``Ｈ`` is ``H``)."""
+    in Unicode's compatibility form (full-width ``Ｈ`` is ``H``). No error
+    quotes an over-long name; one far too long is refused before NFKC."""
+    if len(name) > _NAME_TEXT_MAX:
+        raise ProtocolError(ErrorCode.BAD_NAME, f"a name has at most {NAME_MAX} characters")
     text = " ".join(unicodedata.normalize("NFKC", name).split())
     if not text:
         raise ProtocolError(ErrorCode.BAD_NAME, "a name needs at least one visible character")
