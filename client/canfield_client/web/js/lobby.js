@@ -174,7 +174,7 @@ export class Lobby {
           h("input", {
             name: "deal_code",
             placeholder: "CF1-D3-AAAAACL",
-            maxlength: "20",
+            maxlength: "48", // a grouped CF2 code (CF2-D3- and 26 characters in groups) fits
             spellcheck: "false",
             "aria-label": t("deal_code"),
           }),
