@@ -45,6 +45,8 @@ __all__ = [
 
 #: the longest text ``DealCode.parse`` reads (a grouped CF2 code and spaces fit)
 MAX_TEXT = 128
+#: how much of a bad code an error quotes: a whole CF2 code, grouped, fits
+_QUOTE = 48
 #: the version prefix of the short, typed-in codes (``CF1-D3-AAAAACL``)
 GAME_VERSION = "CF1"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -203,7 +205,7 @@ class DealCode:
         parts = cleaned.split("-")
         if len(parts) != 3:
             raise InvalidDealCodeError(
-                f"{excerpt(strip_spaces(text))} is not a deal code: "
+                f"{excerpt(strip_spaces(text), _QUOTE)} is not a deal code: "
                 "expected three parts like CF1-D3-AAAAACL"
             )
         version, draw, letters = parts
@@ -240,7 +242,7 @@ class DealCode:
         if len(chars) != CODE_LENGTH_V2:
             raise InvalidDealCodeError(
                 f"a CF2 shuffle part must have {CODE_LENGTH_V2} characters "
-                f"(dashes and spaces aside), {excerpt(strip_spaces(text))} has {len(chars)}"
+                f"(dashes and spaces aside), {excerpt(strip_spaces(text), _QUOTE)} has {len(chars)}"
             )
         return cls(chars, draw_mode, 2)
 
