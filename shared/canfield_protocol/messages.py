@@ -73,6 +73,19 @@ __all__ = [
     "Left",
     "Kicked",
     "CLOSE_KICKED",
+    "Identify",
+    "Daily",
+    "DailyStandingQuery",
+    "HistoryQuery",
+    "DeleteHistory",
+    "IdentityMsg",
+    "DailyStarted",
+    "DailyFinished",
+    "DailyStanding",
+    "HistoryEntry",
+    "DrawStats",
+    "HistoryMsg",
+    "HistoryDeleted",
     "ServerMessage",
     "encode",
     "decode_client",
@@ -120,6 +133,10 @@ class ErrorCode(StrEnum):
     NOT_READY = "not-ready"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
+    BAD_IDENTITY = "bad-identity"
+    NO_IDENTITY = "no-identity"
+    DAILY_PLAYED = "daily-played"
+    BAD_DATE = "bad-date"
 
 
 class ProtocolError(Exception):
@@ -264,6 +281,43 @@ class EndRace(_Client, tag="end_race"):
     """The host ends the race now: results so far, by the usual ranking."""
 
 
+# identity, history and the daily race (docs/protocol.md "Identity, history, daily race")
+
+#: a UTC date, ``YYYY-MM-DD``
+DateText = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+
+
+class Identify(_Client, tag="identify"):
+    """Who this browser is: its identity token, or none to be issued one."""
+
+    token: str | None = None
+
+
+class Daily(_Client, tag="daily"):
+    """Play today's daily deal of a draw mode (once a day; again: resume it)."""
+
+    name: str
+    draw: Literal[1, 3] = 3
+
+
+class DailyStandingQuery(_Client, tag="daily_standing"):
+    """The standing of a day's daily race (default: today); a past day shows its deal."""
+
+    draw: Literal[1, 3] = 3
+    date: DateText | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 10
+
+
+class HistoryQuery(_Client, tag="history"):
+    """This identity's finished races (newest first) and its stats."""
+
+    limit: Annotated[int, msgspec.Meta(ge=1, le=200)] = 20
+
+
+class DeleteHistory(_Client, tag="delete_history"):
+    """Forget this identity's finished races."""
+
+
 ClientMessage = (
     Hello
     | Create
@@ -283,6 +337,11 @@ ClientMessage = (
     | Leave
     | Kick
     | EndRace
+    | Identify
+    | Daily
+    | DailyStandingQuery
+    | HistoryQuery
+    | DeleteHistory
 )
 
 
@@ -488,6 +547,99 @@ class Kicked(_Server, tag="kicked"):
     message: str
 
 
+class IdentityMsg(_Server, tag="identity"):
+    """Reply to ``identify``: ``token`` only when the server issued a new one."""
+
+    id: str
+    token: str | None = None
+    new: bool = False
+    #: consecutive UTC days with a daily race played (today or yesterday the last)
+    streak: int = 0
+
+
+class DailyStarted(_Server, tag="daily_started"):
+    """Reply to ``daily``: the clock runs from ``started_at``; play with ``move``,
+    ``tap``, ``undo``, ``give_up`` as in a room. The deal code is not sent."""
+
+    date: str
+    draw: int
+    started_at: int
+    board: Board
+    last_seq: int = 0
+    resumed: bool = False
+    streak: int = 0
+    server_time: int = 0
+
+
+class DailyFinished(_Server, tag="daily_finished"):
+    """This identity's daily race is over (won or given up): its row, ranked now."""
+
+    date: str
+    draw: int
+    row: Row
+    players: int
+    replay: str
+    streak: int = 0
+
+
+class DailyStanding(_Server, tag="daily_standing"):
+    """Everyone who played a day's daily race, by the rooms' ranking. ``deal`` and
+    replays only once the day is over (``over``)."""
+
+    date: str
+    draw: int
+    over: bool
+    deal: str | None
+    players: int
+    rows: list[Row]
+    me: Row | None = None
+    #: replay links of ``rows`` (member id -> link), once the day is over
+    replays: dict[str, str] | None = None
+    server_time: int = 0
+
+
+class HistoryEntry(msgspec.Struct, kw_only=True):
+    """One finished race of an identity."""
+
+    kind: Literal["room", "daily"]
+    #: server ms when the race ended (a daily: when this player finished)
+    at: int
+    draw: int
+    #: null while it may not be shown (today's daily deal)
+    deal: str | None = None
+    room: str | None = None
+    date: str | None = None
+    place: int
+    players: int
+    status: str
+    cards: int
+    time_ms: int
+    moves: int
+    won: bool
+    #: ``/replay/<id>`` (null for today's daily: shown once the day is over)
+    replay: str | None = None
+
+
+class DrawStats(msgspec.Struct, kw_only=True):
+    draw: int
+    races: int
+    wins: int
+    win_rate: float
+    best_time_ms: int | None
+    avg_cards: float
+
+
+class HistoryMsg(_Server, tag="history"):
+    id: str
+    races: list[HistoryEntry]
+    stats: list[DrawStats]
+    streak: int = 0
+
+
+class HistoryDeleted(_Server, tag="history_deleted"):
+    removed: int
+
+
 ServerMessage = (
     Welcome
     | Joined
@@ -504,6 +656,12 @@ ServerMessage = (
     | HintMsg
     | Left
     | Kicked
+    | IdentityMsg
+    | DailyStarted
+    | DailyFinished
+    | DailyStanding
+    | HistoryMsg
+    | HistoryDeleted
 )
 
 # ---------------------------------------------------------------- codecs

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import datetime
 import time
 
-__all__ = ["now_ms"]
+__all__ = ["now_ms", "today", "day_before"]
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def today(override: str | None = None) -> str:
+    """Today's UTC date, ``YYYY-MM-DD`` (``override``: a test clock's date)."""
+    if override:
+        return datetime.date.fromisoformat(override).isoformat()
+    return datetime.datetime.now(datetime.UTC).date().isoformat()
+
+
+def day_before(date: str) -> str:
+    return (datetime.date.fromisoformat(date) - datetime.timedelta(days=1)).isoformat()

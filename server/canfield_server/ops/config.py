@@ -89,6 +89,22 @@ class Settings:
     max_bots: int = 64
     #: the shortest pause a bot takes before each move (bots play like people)
     bot_pace_s: float = 0.5
+    #: the daily race's secret (each day's deal comes from it and the date);
+    #: empty: one is generated once and kept in Redis, shared by every replica
+    daily_secret: str | None = None
+    #: the test clock: the UTC date (YYYY-MM-DD) the server takes for today;
+    #: empty: the real one
+    daily_date: str | None = None
+    #: a day's daily standings, boards and replays are kept this long
+    daily_retention_days: int = 30
+    #: one solve of a daily candidate deal (a code not won by then is passed over)
+    daily_solve_timeout_s: float = 2.0
+    #: candidate codes tried for a day's deal before the daily race is unavailable
+    daily_candidates: int = 64
+    #: an identity's finished races (and room replays) are kept this long ...
+    history_retention_days: int = 90
+    #: ... and at most this many races per identity
+    history_max_races: int = 500
     #: slow clients (transport/guard.py, transport/ws.py). A request's line and
     #: headers - a WebSocket's upgrade request included - must arrive within this
     #: many seconds of the connection (or of the next request's first byte on a

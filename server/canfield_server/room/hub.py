@@ -26,10 +26,15 @@ from canfield_protocol import (
     AddBot,
     ClientMessage,
     Create,
+    Daily,
+    DailyStandingQuery,
+    DeleteHistory,
     EndRace,
     GiveUp,
     Hello,
     Hint,
+    HistoryQuery,
+    Identify,
     Join,
     Kick,
     Leave,
@@ -55,9 +60,14 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
+from canfield_server.room.daily import DailyRaces
+from canfield_server.room.identity import REPLAY_ID, Identities
 from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import (
     BotLauncher,
+    DailyDeals,
+    DailyStore,
+    IdentityStore,
     Peer,
     RoomBus,
     RoomStore,
@@ -85,6 +95,9 @@ class Hub:
         solver: SolverService | None = None,
         bots: BotLauncher | None = None,
         storage_errors: StorageErrors = (OSError,),
+        identities: IdentityStore | None = None,
+        daily: DailyStore | None = None,
+        daily_deals: DailyDeals | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
@@ -94,6 +107,9 @@ class Hub:
         self.seating = Seating(self.rooms, self.actions.race_of, self.actions.give_up_for)
         self.lobby = Lobby(self.rooms, self.results, solver, bots)
         self.rooms.finalize = self.results.finalize
+        self.identities = Identities(identities, self.settings)
+        self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings)
+        self.results.on_finished = self.identities.room_finished
         self.rooms.on_gone = self.seating.gone
         self.rooms.hooks = SessionHooks(
             time_up=self._time_up, unseated=self._unseated, grace_over=self._grace_over
@@ -112,11 +128,16 @@ class Hub:
             Start: self.lobby.start,
             Rematch: self.lobby.rematch,
             AddBot: self.lobby.add_bot,
-            MoveMsg: self.actions.act,
-            Tap: self.actions.act,
-            Undo: self.actions.act,
-            GiveUp: self.actions.act,
+            MoveMsg: self._act,
+            Tap: self._act,
+            Undo: self._act,
+            GiveUp: self._act,
             Hint: self.actions.hint,
+            Identify: self.identities.identify,
+            HistoryQuery: self.identities.history,
+            DeleteHistory: self.identities.delete_history,
+            Daily: self.daily.start,
+            DailyStandingQuery: self.daily.standing,
         }
 
     # ------------------------------------------------------------ wiring
@@ -148,6 +169,26 @@ class Hub:
 
     # ------------------------------------------------------------ messages
 
+    async def _act(self, peer: Peer, msg: MoveMsg | Tap | Undo | GiveUp) -> None:
+        """A board action: the daily race this connection plays, else its room's."""
+        if self.daily.owns(peer):
+            await self.daily.act(peer, msg)
+        else:
+            await self.actions.act(peer, msg)
+
+    async def replay(self, replay_id: str) -> tuple[int, object]:
+        """``/replay/<id>``: (HTTP status, JSON body or raw JSON bytes)."""
+        if not REPLAY_ID.match(replay_id):
+            return 404, {"error": f"no replay {replay_id[:40]!r}"}
+        if replay_id.startswith("d-"):
+            _, year, month, day, draw, player = replay_id.split("-")
+            return await self.daily.replay(f"{year}-{month}-{day}", int(draw), player)
+        store = self.identities.store
+        found = await store.load_replay(replay_id) if store is not None else None
+        if found is None:
+            return 404, {"error": f"no replay {replay_id!r} (unknown, or past its retention)"}
+        return 200, found
+
     async def handle(self, peer: Peer, msg: ClientMessage) -> None:
         """Answer one decoded client message; errors go back to this peer only."""
         seq = getattr(msg, "seq", None)
@@ -156,6 +197,8 @@ class Hub:
         try:
             await self._handlers[type(msg)](peer, msg)
             accepted = True
+            if isinstance(msg, Create | Join | Resume) and self.identities.of(peer):
+                await self.identities.link(peer)
         except ProtocolError as exc:
             peer.send(frames.error_frame(exc, seq))
         except self.rooms.storage_errors as exc:
@@ -177,6 +220,8 @@ class Hub:
     async def detach(self, peer: Peer) -> None:
         """A connection ended. Never raises: whatever fails is logged, and the
         presence heartbeat corrects what could not be recorded."""
+        self.daily.detach(peer)
+        self.identities.detach(peer)
         try:
             await self.seating.detach(peer)
         except Exception:

@@ -29,6 +29,11 @@ __all__ = [
     "SolverService",
     "BotLauncher",
     "StorageErrors",
+    "IdentityStore",
+    "DailyMove",
+    "DailyAttempt",
+    "DailyStore",
+    "DailyDeals",
 ]
 
 #: the exception types that mean "storage unreachable, nothing applied"
@@ -170,3 +175,87 @@ class BotLauncher(Protocol):
     def __call__(
         self, room_code: str, name: str, **options: Any
     ) -> Coroutine[Any, Any, object]: ...
+
+
+# ---------------------------------------------------------------- identity, history, daily
+
+
+class IdentityStore(Protocol):
+    """Identities (stored by the hash of their token), their finished races, the
+    room replays, and which identity sits in which room seat."""
+
+    async def new_identity(self, token_hash: str, public_id: str) -> None: ...
+
+    async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
+        """(public id, streak, date of the last daily played), keeping it alive."""
+        ...
+
+    async def note_daily(self, token_hash: str, date: str, day_before: str) -> int: ...
+
+    async def link_member(self, room: str, member_id: str, token_hash: str) -> None: ...
+
+    async def room_identities(self, room: str) -> dict[str, str]: ...
+
+    async def add_races(self, entries: list[tuple[str, bytes]]) -> None: ...
+
+    async def races(self, token_hash: str, limit: int) -> list[bytes]: ...
+
+    async def delete_races(self, token_hash: str) -> int: ...
+
+    async def save_replay(self, replay_id: str, body: bytes) -> None: ...
+
+    async def load_replay(self, replay_id: str) -> bytes | None: ...
+
+
+class DailyMove(NamedTuple):
+    """One accepted action in a daily race (one round trip, as in a room)."""
+
+    date: str
+    draw: int
+    player: str
+    base_seq: int
+    entry: str
+    snapshot: bytes
+    row: StoredRow
+    #: the standing's sort score (``room.daily.standing_score``)
+    score: float
+    done: bool
+
+
+class DailyAttempt(NamedTuple):
+    """A player's daily race as stored."""
+
+    started_at: int
+    snapshot: bytes | None
+    log: list[str]
+    done: bool
+
+
+class DailyStore(Protocol):
+    """A day's daily race of one draw mode: attempts, logs and the standing."""
+
+    async def claim(
+        self, date: str, draw: int, player: str, name: str, now: int, row: StoredRow, score: float
+    ) -> tuple[bool, int]:
+        """Start ``player``'s attempt: (True, now), or (False, its start) if they have one."""
+        ...
+
+    async def attempt(self, date: str, draw: int, player: str) -> DailyAttempt | None: ...
+
+    async def apply(self, move: DailyMove) -> tuple[int, int]:
+        """(1, 0) stored, (0, stored seq) the board moved on elsewhere, (-1, 0) no attempt."""
+        ...
+
+    async def standing(
+        self, date: str, draw: int, player: str | None, limit: int
+    ) -> tuple[int, list[StoredRow], tuple[int, StoredRow] | None]:
+        """(players, the first ``limit`` rows in rank order, (rank, row) of ``player``)."""
+        ...
+
+
+class DailyDeals(Protocol):
+    """The deal of each day and draw mode: solver-proven, the same on every replica."""
+
+    async def deal(self, date: str, draw: int) -> str: ...
+
+    async def known(self, date: str, draw: int) -> str | None: ...

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import msgspec
 from canfield_protocol import Finished, MemberStatus, RoomState, encode
@@ -45,6 +47,8 @@ class Results:
         self.rooms = rooms
         self.store = rooms.store
         self.solver = solver
+        #: wired by the hub: a race's results were written (once), e.g. for history
+        self.on_finished: Callable[[str, Finished], Coroutine[Any, Any, None]] | None = None
 
     async def end(self, code: str, race_no: int) -> None:
         """End a race now (its time ran out, or the host ended it): once, whichever
@@ -94,4 +98,6 @@ class Results:
                 session = self.rooms.get(code)
                 if session is not None:
                     session.adopt(ver, state, None, final)
+                if self.on_finished is not None:
+                    self.rooms.spawn(self.on_finished(code, finished))
                 return

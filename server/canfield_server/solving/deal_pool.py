@@ -254,6 +254,21 @@ class DealPool:
         """A taken code the race did not use (the start was refused)."""
         await self.redis.sadd(keys.pool(draw), proven.entry())
 
+    async def prove(self, code: str, owner: str, timeout_s: float, wait_s: float) -> int | None:
+        """Solve one given code in ``owner``'s turns (e.g. ``"daily"``): the length
+        of its winning line, or None when the solver does not win it within
+        ``timeout_s``; ``unavailable`` when no turn comes within ``wait_s``."""
+        try:
+            return await self._work(
+                owner, _par, code, timeout_s, timeout_s=timeout_s, wait_s=wait_s
+            )
+        except TimeoutError:
+            return None
+        except Busy:
+            raise ProtocolError(
+                ErrorCode.UNAVAILABLE, "the solver is busy; try again in a moment"
+            ) from None
+
     # ------------------------------------------------------------ par
 
     async def remember_par(self, code: str, par: int | None) -> None:

@@ -41,6 +41,16 @@ __all__ = [
     "pool",
     "pool_lock",
     "par",
+    "identity",
+    "identity_races",
+    "room_identities",
+    "replay",
+    "DAILY_SECRET",
+    "daily_code",
+    "daily_player",
+    "daily_log",
+    "daily_rows",
+    "daily_rank",
 ]
 
 
@@ -97,3 +107,68 @@ def par(deal: str) -> str:
 def room_keys(code: str) -> list[str]:
     """The room-wide keys whose TTL every room update refreshes, in script order."""
     return [room(code), tokens(code), presence(code), rows(code)]
+
+
+# ---------------------------------------------------------------- identities, history, daily
+#
+# ==================================  ======  ==========================================
+# ``cf:id:{HASH}``                    hash    an identity (HASH: sha256 of its token):
+#                                             ``pid`` public id, ``created``, ``streak``,
+#                                             ``last`` (the last daily date played)
+# ``cf:id:{HASH}:races``              list    its finished races, newest first (JSON)
+# ``cf:{CODE}:idents``                hash    room member id -> identity hash
+# ``cf:replay:{ID}``                  string  a room race's replay (JSON)
+# ``cf:daily:secret``                 string  the daily deals' secret (when not set)
+# ``cf:{dly:DATE:DRAW}:code``         string  that day's proven deal code
+# ``cf:{dly:DATE:DRAW}:p:{PID}``      hash    a player's attempt: ``start``, ``name``,
+#                                             ``seq``, ``snap``, ``done``
+# ``cf:{dly:DATE:DRAW}:log:{PID}``    list    its actions (as a room's player log)
+# ``cf:{dly:DATE:DRAW}:rows``         hash    PID -> leaderboard row JSON
+# ``cf:{dly:DATE:DRAW}:rank``         zset    PID by ``room.daily.standing_score``
+# ==================================  ======  ==========================================
+#
+# A day's keys share one hash tag (one Cluster slot), so its scripts touch them
+# all at once; an identity's two keys share another.
+
+
+def identity(token_hash: str) -> str:
+    return f"cf:id:{{{token_hash}}}"
+
+
+def identity_races(token_hash: str) -> str:
+    return f"cf:id:{{{token_hash}}}:races"
+
+
+def room_identities(code: str) -> str:
+    return f"cf:{{{code}}}:idents"
+
+
+def replay(replay_id: str) -> str:
+    return f"cf:replay:{replay_id}"
+
+
+DAILY_SECRET = "cf:daily:secret"
+
+
+def _day(date: str, draw: int) -> str:
+    return f"cf:{{dly:{date}:{draw}}}"
+
+
+def daily_code(date: str, draw: int) -> str:
+    return f"{_day(date, draw)}:code"
+
+
+def daily_player(date: str, draw: int, pid: str) -> str:
+    return f"{_day(date, draw)}:p:{pid}"
+
+
+def daily_log(date: str, draw: int, pid: str) -> str:
+    return f"{_day(date, draw)}:log:{pid}"
+
+
+def daily_rows(date: str, draw: int) -> str:
+    return f"{_day(date, draw)}:rows"
+
+
+def daily_rank(date: str, draw: int) -> str:
+    return f"{_day(date, draw)}:rank"

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.metadata import entry_points
 from importlib.util import find_spec
 
+from canfield_protocol import ProtocolError, encode
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.datastructures import State
@@ -33,9 +34,12 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.ratelimit import RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import BotLauncher
+from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.storage.cluster import redis_client
+from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
+from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.presence import PresenceKeeper
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
@@ -138,12 +142,21 @@ def create_app(
         )
         store = RedisStore(redis, url, settings.room_ttl_s, origin)
         pool = DealPool(redis, settings)
+        daily = RedisDailyStore(redis, url, settings.daily_retention_days)
         hub = Hub(
             store,
             settings,
             solver=pool,
             bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
             storage_errors=STORAGE_ERRORS,
+            identities=RedisIdentityStore(
+                redis,
+                retention_days=settings.history_retention_days,
+                max_races=settings.history_max_races,
+                room_ttl_s=settings.room_ttl_s,
+            ),
+            daily=daily,
+            daily_deals=DailyDealer(redis, pool, settings),
         )
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
@@ -160,6 +173,7 @@ def create_app(
             await presence.stop()
             await pool.close()
             await bus.stop()
+            await daily.close()
             await store.close()
             await redis.aclose()
 
@@ -195,9 +209,51 @@ def create_app(
             return FileResponse(os.path.join(root, "index.html"))
         return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Canfield Race")
 
+    async def replay(request: Request) -> Response:
+        """A finished race's replay: deal, players, every move (JSON)."""
+        try:
+            status, body = await request.app.state.hub.replay(request.path_params["replay_id"])
+        except (RedisError, OSError):
+            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+        except ProtocolError as exc:
+            return JSONResponse({"error": exc.message}, status_code=503)
+        if isinstance(body, bytes):
+            return Response(body, media_type="application/json")
+        return JSONResponse(body, status_code=status)
+
+    async def history_download(request: Request) -> Response:
+        """An identity's whole history as JSON; the token in ``X-Canfield-Identity``."""
+        token = request.headers.get("x-canfield-identity", "")
+        try:
+            found = await request.app.state.hub.identities.export(token)
+        except ProtocolError as exc:
+            status = 401 if exc.code == "bad-identity" else 503
+            return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
+        except (RedisError, OSError):
+            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+        return Response(
+            encode(found),
+            media_type="application/json",
+            headers={
+                "Content-Disposition": 'attachment; filename="canfield-history.json"',
+                "Cache-Control": "no-store",
+            },
+        )
+
+    async def placeholder(request: Request) -> Response:
+        # the daily and history pages are still to come: the protocol serves them
+        return HTMLResponse(
+            "<!doctype html><title>Canfield Race</title>"
+            "<p>This page is coming soon. <a href='/'>Play Canfield Race</a>"
+        )
+
     routes: list[BaseRoute] = [
         Route("/healthz", healthz),
         Route("/r/{code}", share_link),
+        Route("/replay/{replay_id}", replay, methods=["GET"]),
+        Route("/history", history_download, methods=["GET"]),
+        Route("/daily", placeholder),
+        Route("/me", placeholder),
         *extra_routes,
         Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]

@@ -1,0 +1,333 @@
+"""The daily race: one deal per UTC day and draw mode, played once, alone, against the clock.
+
+Every player on the server (every replica on the same Redis) gets the
+same solver-proven deal (``DailyDeals``: chosen from a secret and the
+date, so nobody can work it out before the day is over). A player - an
+identity - plays it once: ``daily`` starts the clock, board actions are
+checked by the engine and stored in one round trip each (the seq
+compare-and-set, as in a room), and the standing of everyone who played
+it today is a sorted set ranked by the rooms' rule
+(``leaderboard.rank_key``). ``daily`` again the same day resumes an
+unfinished attempt and is refused once it is over (``daily-played``).
+The deal code and the replays are shown only once the day is over; moves
+after it are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+from canfield_protocol import (
+    Ack,
+    Daily,
+    DailyFinished,
+    DailyStanding,
+    DailyStandingQuery,
+    DailyStarted,
+    GiveUp,
+    HistoryEntry,
+    MemberStatus,
+    MoveMsg,
+    ProtocolError,
+    Row,
+    Tap,
+    Undo,
+)
+from canfield_protocol import ErrorCode as E
+
+from canfield_server.ops.clock import day_before, now_ms, today
+from canfield_server.ops.config import Settings
+from canfield_server.room import frames, rules
+from canfield_server.room.identity import Identities, Identity
+from canfield_server.room.leaderboard import ranked
+from canfield_server.room.ports import DailyDeals, DailyMove, DailyStore, Peer
+from canfield_server.room.race import PlayerRace, StoredRow, replay
+
+__all__ = ["DailyRaces", "standing_score", "replay_id"]
+
+BoardAction = MoveMsg | Tap | Undo | GiveUp
+
+#: times in the score are capped here (115 days: far past any day's race)
+_MS_CAP = 10**10 - 1
+
+
+def standing_score(row: StoredRow) -> float:
+    """``rank_key`` as one sorted-set score (ties: the member, as ``rank_key``'s id):
+    a win by its time, below every game not won; those by cards on foundations,
+    then by when that count was reached. Exact integers below 2**53."""
+    at = min(max(row.at, 0), _MS_CAP)
+    if row.status == MemberStatus.WON:
+        return float(at)
+    return float((53 - row.on_foundations) * 10**10 + at)
+
+
+def replay_id(date: str, draw: int, player: str) -> str:
+    return f"d-{date}-{draw}-{player}"
+
+
+class _Play:
+    """A connection's daily race here: the stored attempt, cached."""
+
+    __slots__ = ("date", "draw", "identity", "name", "deal", "started_at", "race", "lock")
+
+    def __init__(
+        self, date: str, draw: int, identity: Identity, name: str, deal: str, started_at: int
+    ) -> None:
+        self.date, self.draw, self.identity, self.name = date, draw, identity, name
+        self.deal, self.started_at = deal, started_at
+        self.race: PlayerRace | None = None
+        self.lock = asyncio.Lock()
+
+
+class DailyRaces:
+    def __init__(
+        self,
+        store: DailyStore | None,
+        deals: DailyDeals | None,
+        identities: Identities,
+        settings: Settings,
+    ) -> None:
+        self.store = store
+        self.deals = deals
+        self.identities = identities
+        self.settings = settings
+        #: the daily race each connection plays (forgotten when it closes)
+        self.playing: dict[Peer, _Play] = {}
+
+    def today(self) -> str:
+        return today(self.settings.daily_date)
+
+    def _parts(self) -> tuple[DailyStore, DailyDeals]:
+        if self.store is None or self.deals is None:
+            raise ProtocolError(E.UNAVAILABLE, "this server runs no daily race")
+        return self.store, self.deals
+
+    def owns(self, peer: Peer) -> bool:
+        return peer.room is None and peer in self.playing
+
+    def detach(self, peer: Peer) -> None:
+        self.playing.pop(peer, None)
+
+    # ------------------------------------------------------------ start
+
+    async def start(self, peer: Peer, msg: Daily) -> None:
+        store, deals = self._parts()
+        if peer.room is not None:
+            raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
+        identity = self.identities.require(peer)
+        name = rules.clean_name(msg.name)
+        date, draw = self.today(), msg.draw
+        attempt = await store.attempt(date, draw, identity.id)
+        if attempt is not None and attempt.done:
+            raise ProtocolError(
+                E.DAILY_PLAYED,
+                f"you played the daily race of {date} (draw {draw}) already; come back tomorrow",
+                params={"date": date, "draw": draw},
+            )
+        deal = await deals.deal(date, draw)
+        now = now_ms()
+        fresh = PlayerRace.fresh(deal)
+        row = fresh.row(identity.id, name)
+        created, started_at = await store.claim(
+            date, draw, identity.id, name, now, row, standing_score(row)
+        )
+        streak = 0
+        identity_store = self.identities.store
+        if identity_store is not None:
+            streak = await identity_store.note_daily(identity.token_hash, date, day_before(date))
+        play = _Play(date, draw, identity, name, deal, started_at)
+        if created:
+            play.race = fresh
+        else:
+            async with play.lock:
+                loaded = await self._load(store, play)
+            if loaded.done:  # finished on another connection meanwhile
+                raise ProtocolError(E.DAILY_PLAYED, f"you played the daily race of {date} already")
+        self.playing[peer] = play
+        assert play.race is not None
+        race = play.race
+        peer.send(
+            frames.text(
+                DailyStarted(
+                    date=date,
+                    draw=draw,
+                    started_at=started_at,
+                    board=race.board(),
+                    last_seq=race.seq,
+                    resumed=not created,
+                    streak=streak,
+                    server_time=now_ms(),
+                )
+            )
+        )
+
+    async def _load(self, store: DailyStore, play: _Play) -> PlayerRace:
+        attempt = await store.attempt(play.date, play.draw, play.identity.id)
+        if attempt is None:
+            raise ProtocolError(E.WRONG_PHASE, "no daily race of yours is on")
+        if attempt.snapshot is None:
+            race = PlayerRace.fresh(play.deal)
+        else:
+            race = PlayerRace.from_snapshot(attempt.snapshot, play.deal, attempt.log)
+        play.race = race
+        return race
+
+    # ------------------------------------------------------------ board actions
+
+    async def act(self, peer: Peer, msg: BoardAction) -> None:
+        store, _ = self._parts()
+        play = self.playing[peer]
+        if self.today() != play.date:
+            raise ProtocolError(E.WRONG_PHASE, f"the daily race of {play.date} is over")
+        async with play.lock:
+            for _ in range(4):
+                race = play.race or await self._load(store, play)
+                if msg.seq <= race.seq:
+                    attempt = await store.attempt(play.date, play.draw, play.identity.id)
+                    log = attempt.log if attempt else []
+                    logged = log[msg.seq - 1] if msg.seq - 1 < len(log) else ""
+                    peer.send(
+                        frames.text(
+                            Ack(seq=msg.seq, move=logged, board=race.board(), duplicate=True)
+                        )
+                    )
+                    return
+                if msg.seq > race.seq + 1:
+                    raise ProtocolError(
+                        E.SEQ_GAP, f"expected seq {race.seq + 1}, got {msg.seq}", last_seq=race.seq
+                    )
+                base_seq = race.seq
+                entry = race.apply(msg, now_ms() - play.started_at)
+                row = race.row(play.identity.id, play.name)
+                play.race = None  # until Redis confirms it
+                status, _value = await store.apply(
+                    DailyMove(
+                        date=play.date,
+                        draw=play.draw,
+                        player=play.identity.id,
+                        base_seq=base_seq,
+                        entry=entry,
+                        snapshot=race.snapshot(),
+                        row=row,
+                        score=standing_score(row),
+                        done=race.done,
+                    )
+                )
+                if status == 1:
+                    play.race = race
+                    peer.send(frames.text(Ack(seq=msg.seq, move=entry, board=race.board())))
+                    if race.done:
+                        await self._finished(peer, store, play, row)
+                    return
+                if status == -1:
+                    raise ProtocolError(E.WRONG_PHASE, "no daily race of yours is on")
+            raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
+
+    async def _finished(self, peer: Peer, store: DailyStore, play: _Play, row: StoredRow) -> None:
+        """Won or given up: the row ranked now, and one history entry."""
+        players, _, mine = await store.standing(play.date, play.draw, play.identity.id, 0)
+        rank = mine[0] if mine else 0
+        wire = _wire(row, rank)
+        link = f"/replay/{replay_id(play.date, play.draw, play.identity.id)}"
+        identity_store = self.identities.store
+        streak = 0
+        if identity_store is not None:
+            found = await identity_store.identity(play.identity.token_hash)
+            streak = self.identities.live_streak(found[1], found[2]) if found else 0
+            entry = HistoryEntry(
+                kind="daily",
+                at=now_ms(),
+                draw=play.draw,
+                deal=play.deal,
+                date=play.date,
+                place=rank,
+                players=players,
+                status=row.status,
+                cards=row.on_foundations,
+                time_ms=row.time_ms,
+                moves=row.moves,
+                won=row.status == MemberStatus.WON,
+                replay=link,
+            )
+            await self.identities.record(play.identity, entry)
+        peer.send(
+            frames.text(
+                DailyFinished(
+                    date=play.date,
+                    draw=play.draw,
+                    row=wire,
+                    players=players,
+                    replay=link,
+                    streak=streak,
+                )
+            )
+        )
+
+    # ------------------------------------------------------------ standing, replays
+
+    async def standing(self, peer: Peer, msg: DailyStandingQuery) -> None:
+        store, deals = self._parts()
+        day = self.today()
+        date = msg.date or day
+        if date > day:
+            raise ProtocolError(E.BAD_DATE, f"{date} has not come yet (today is {day})")
+        identity = self.identities.of(peer)
+        players, top, mine = await store.standing(
+            date, msg.draw, identity.id if identity else None, msg.limit
+        )
+        rows = ranked(top)  # already in rank order: their ranks are 1..n
+        over = date < day
+        reply = DailyStanding(
+            date=date,
+            draw=msg.draw,
+            over=over,
+            deal=await deals.known(date, msg.draw) if over else None,
+            players=players,
+            rows=rows,
+            me=_wire(mine[1], mine[0]) if mine else None,
+            replays={r.id: f"/replay/{replay_id(date, msg.draw, r.id)}" for r in rows}
+            if over
+            else None,
+            server_time=now_ms(),
+        )
+        peer.send(frames.text(reply))
+
+    async def replay(self, date: str, draw: int, player: str) -> tuple[int, dict[str, Any]]:
+        """A daily replay for ``/replay/<id>``: (HTTP status, body). Shown only once
+        the day is over."""
+        store, deals = self._parts()
+        if date >= self.today():
+            return 403, {"error": f"the daily race of {date} is on: replays show once it is over"}
+        attempt = await store.attempt(date, draw, player)
+        deal = await deals.known(date, draw)
+        if attempt is None or deal is None:
+            return 404, {"error": "no such replay (unknown, or past its retention)"}
+        players, _, mine = await store.standing(date, draw, player, 0)
+        row: dict[str, Any] = msgspec.to_builtins(_wire(mine[1], mine[0])) if mine else {}
+        moves = attempt.log
+        board = replay(deal, moves).view()
+        return 200, {
+            "id": replay_id(date, draw, player),
+            "kind": "daily",
+            "date": date,
+            "deal": deal,
+            "draw": draw,
+            "players": [{**row, "moves_list": moves}],
+            "daily_players": players,
+            "final_board": board,
+        }
+
+
+def _wire(row: StoredRow, rank: int) -> Row:
+    return Row(
+        rank=rank,
+        id=row.id,
+        name=row.name,
+        score=row.score,
+        on_foundations=row.on_foundations,
+        moves=row.moves,
+        status=row.status,
+        time_ms=row.time_ms,
+    )

@@ -1,0 +1,264 @@
+"""Player identities and their history: who a browser is, and what it raced.
+
+An identity is a random token the server issues (``identify`` with no
+token); the browser keeps it and sends it on every connection. The server
+stores only its hash, with a short public id and the daily streak. A
+token it never issued (well-formed or not) is refused: identities cannot
+be forged or guessed into existence.
+
+Every finished race of an identified player (a room race, or their daily
+race) becomes one history entry, kept ``history_retention_days``; a room
+race's replay is kept as long, under a random id anyone with the link can
+open (``/replay/<id>``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import msgspec
+from canfield import DealCode
+from canfield_protocol import (
+    DeleteHistory,
+    DrawStats,
+    Finished,
+    HistoryDeleted,
+    HistoryEntry,
+    HistoryMsg,
+    HistoryQuery,
+    Identify,
+    IdentityMsg,
+    MemberStatus,
+    ProtocolError,
+    encode,
+)
+from canfield_protocol import ErrorCode as E
+
+from canfield_server.ops.clock import day_before, now_ms, today
+from canfield_server.ops.config import Settings
+from canfield_server.ops.logs import event
+from canfield_server.room import frames, rules
+from canfield_server.room.ports import IdentityStore, Peer
+
+__all__ = ["Identity", "Identities", "draw_stats", "new_replay_id", "REPLAY_ID"]
+
+log = logging.getLogger(__name__)
+
+#: an identity token as the server issues them: 144 random bits, URL-safe base64
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{24}$")
+#: a replay id: ``r-`` and 16 URL-safe characters (a room race), or
+#: ``d-<date>-<draw>-<player>`` (a daily race)
+REPLAY_ID = re.compile(r"^(r-[A-Za-z0-9_-]{16}|d-\d{4}-\d{2}-\d{2}-[13]-[0-9a-f]{8})$")
+
+_entry_decoder = msgspec.json.Decoder(HistoryEntry)
+
+
+class Identity(NamedTuple):
+    """An identified connection: its token's hash and its public id."""
+
+    token_hash: str
+    id: str
+
+
+def new_replay_id() -> str:
+    return "r-" + secrets.token_urlsafe(12)
+
+
+def draw_stats(entries: Iterable[HistoryEntry]) -> list[DrawStats]:
+    """Races, wins, win rate, best winning time and average cards home, per draw mode."""
+    by_draw: dict[int, list[HistoryEntry]] = {}
+    for entry in entries:
+        by_draw.setdefault(entry.draw, []).append(entry)
+    out = []
+    for draw in sorted(by_draw):
+        races = by_draw[draw]
+        wins = [e for e in races if e.won]
+        out.append(
+            DrawStats(
+                draw=draw,
+                races=len(races),
+                wins=len(wins),
+                win_rate=round(len(wins) / len(races), 4),
+                best_time_ms=min((e.time_ms for e in wins), default=None),
+                avg_cards=round(sum(e.cards for e in races) / len(races), 2),
+            )
+        )
+    return out
+
+
+class Identities:
+    """The ``identify``, ``history`` and ``delete_history`` messages, and the
+    history entries of finished room races."""
+
+    def __init__(self, store: IdentityStore | None, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        #: the identity each connection gave (forgotten when it closes)
+        self.by_peer: dict[Peer, Identity] = {}
+        self.max_races = settings.history_max_races
+        self.retention_ms = settings.history_retention_days * 86_400_000
+
+    def _store(self) -> IdentityStore:
+        if self.store is None:
+            raise ProtocolError(E.UNAVAILABLE, "this server keeps no identities")
+        return self.store
+
+    def of(self, peer: Peer) -> Identity | None:
+        return self.by_peer.get(peer)
+
+    def require(self, peer: Peer) -> Identity:
+        found = self.by_peer.get(peer)
+        if found is None:
+            raise ProtocolError(E.NO_IDENTITY, "send identify first (with your identity token)")
+        return found
+
+    def detach(self, peer: Peer) -> None:
+        self.by_peer.pop(peer, None)
+
+    async def lookup(self, token: str) -> tuple[Identity, int, str]:
+        """A token the server issued -> (identity, streak, last daily date), else
+        ``bad-identity``."""
+        if not _TOKEN.match(token):
+            raise ProtocolError(E.BAD_IDENTITY, "that is not an identity token")
+        token_hash = rules.token_hash(token)
+        found = await self._store().identity(token_hash)
+        if found is None:
+            raise ProtocolError(
+                E.BAD_IDENTITY, "unknown identity token (expired or never issued); identify anew"
+            )
+        public_id, streak, last = found
+        return Identity(token_hash, public_id), streak, last
+
+    async def identify(self, peer: Peer, msg: Identify) -> None:
+        store = self._store()
+        if msg.token is None:
+            token, public_id = rules.new_token(), secrets.token_hex(4)
+            identity = Identity(rules.token_hash(token), public_id)
+            await store.new_identity(identity.token_hash, public_id)
+            self.by_peer[peer] = identity
+            event(log, "identity.issued", player=public_id)
+            peer.send(frames.text(IdentityMsg(id=public_id, token=token, new=True)))
+            return
+        identity, streak, last = await self.lookup(msg.token)
+        self.by_peer[peer] = identity
+        peer.send(frames.text(IdentityMsg(id=identity.id, streak=self.live_streak(streak, last))))
+
+    def live_streak(self, streak: int, last: str) -> int:
+        """A streak still counts while its last day is today or yesterday."""
+        if not last:
+            return 0
+        now = today(self.settings.daily_date)
+        return streak if last in (now, day_before(now)) else 0
+
+    # ------------------------------------------------------------ history
+
+    async def entries(self, identity: Identity) -> list[HistoryEntry]:
+        """Every kept race, newest first; today's daily deal and replay hidden."""
+        raw = await self._store().races(identity.token_hash, self.max_races)
+        oldest = now_ms() - self.retention_ms
+        day = today(self.settings.daily_date)
+        out = []
+        for item in raw:
+            entry = _entry_decoder.decode(item)
+            if entry.at < oldest:
+                continue
+            if entry.kind == "daily" and (entry.date or "") >= day:
+                entry = msgspec.structs.replace(entry, deal=None, replay=None)
+            out.append(entry)
+        return out
+
+    async def history(self, peer: Peer, msg: HistoryQuery) -> None:
+        identity = self.require(peer)
+        entries = await self.entries(identity)
+        found = await self._store().identity(identity.token_hash)
+        streak = self.live_streak(found[1], found[2]) if found else 0
+        reply = HistoryMsg(
+            id=identity.id, races=entries[: msg.limit], stats=draw_stats(entries), streak=streak
+        )
+        peer.send(frames.text(reply))
+
+    async def export(self, token: str) -> HistoryMsg:
+        """The whole history of a token (the JSON download)."""
+        identity, streak, last = await self.lookup(token)
+        entries = await self.entries(identity)
+        return HistoryMsg(
+            id=identity.id,
+            races=entries,
+            stats=draw_stats(entries),
+            streak=self.live_streak(streak, last),
+        )
+
+    async def delete_history(self, peer: Peer, msg: DeleteHistory) -> None:
+        identity = self.require(peer)
+        removed = await self._store().delete_races(identity.token_hash)
+        event(log, "history.deleted", player=identity.id, races=removed)
+        peer.send(frames.text(HistoryDeleted(removed=removed)))
+
+    async def record(self, identity: Identity, entry: HistoryEntry) -> None:
+        await self._store().add_races([(identity.token_hash, encode(entry))])
+
+    # ------------------------------------------------------------ rooms
+
+    async def link(self, peer: Peer) -> None:
+        """A connection with an identity took a seat: its races there are its own."""
+        identity = self.by_peer.get(peer)
+        if identity is None or self.store is None or not peer.room or not peer.member_id:
+            return
+        await self.store.link_member(peer.room, peer.member_id, identity.token_hash)
+
+    async def room_finished(self, code: str, finished: Finished) -> None:
+        """A room race's results were written (once): keep its replay, and one
+        history entry per identified racer."""
+        if self.store is None:
+            return
+        try:
+            owners = await self.store.room_identities(code)
+            replay_id = new_replay_id()
+            at = now_ms()
+            try:
+                draw = DealCode.parse(finished.deal).draw if finished.deal else 3
+            except ValueError:
+                draw = 3
+            body = {
+                "id": replay_id,
+                "kind": "room",
+                "room": code,
+                "deal": finished.deal,
+                "draw": draw,
+                "par": finished.par,
+                "at": at,
+                "players": [
+                    {**msgspec.to_builtins(row), "moves_list": finished.replays.get(row.id, [])}
+                    for row in finished.standings
+                ],
+            }
+            await self.store.save_replay(replay_id, encode(body))
+            entries = []
+            for row in finished.standings:
+                token_hash = owners.get(row.id)
+                if token_hash is None:
+                    continue
+                entry = HistoryEntry(
+                    kind="room",
+                    at=at,
+                    draw=draw,
+                    deal=finished.deal,
+                    room=code,
+                    place=row.rank,
+                    players=len(finished.standings),
+                    status=row.status,
+                    cards=row.on_foundations,
+                    time_ms=row.time_ms,
+                    moves=row.moves,
+                    won=row.status == MemberStatus.WON,
+                    replay=f"/replay/{replay_id}",
+                )
+                entries.append((token_hash, encode(entry)))
+            if entries:
+                await self.store.add_races(entries)
+        except Exception as exc:  # noqa: BLE001 - history is never worth a race's end
+            event(log, "history.not_recorded", logging.WARNING, room=code, error=str(exc))

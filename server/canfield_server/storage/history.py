@@ -1,0 +1,115 @@
+"""Identities, their race history and room replays in Redis (``room.ports.IdentityStore``).
+
+Only the hash of an identity's token is ever a key. An identity and its
+history live ``history_retention_days`` from their last use; a history
+keeps at most ``history_max_races`` races (newest first); a replay lives
+as long as the history that links to it.
+"""
+
+from __future__ import annotations
+
+from redis.asyncio import Redis, RedisCluster
+
+from canfield_server.ops.clock import now_ms
+from canfield_server.storage import keys
+
+__all__ = ["NOTE_DAILY", "RedisIdentityStore"]
+
+#: The daily streak: a new day played extends it (from yesterday) or starts it.
+#: KEYS[1] identity  ARGV[1] date  ARGV[2] the day before it
+#: Returns the streak (0: no such identity).
+NOTE_DAILY = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local last = redis.call('HGET', KEYS[1], 'last') or ''
+local streak = tonumber(redis.call('HGET', KEYS[1], 'streak') or '0')
+if last == ARGV[1] then return streak end
+if last == ARGV[2] then streak = streak + 1 else streak = 1 end
+redis.call('HSET', KEYS[1], 'last', ARGV[1], 'streak', streak)
+return streak
+"""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisIdentityStore:
+    def __init__(
+        self,
+        redis: Redis | RedisCluster,
+        *,
+        retention_days: int,
+        max_races: int,
+        room_ttl_s: int,
+    ) -> None:
+        self.redis = redis
+        self.ttl_s = retention_days * 86_400
+        self.max_races = max_races
+        self.room_ttl_s = room_ttl_s
+        self._note_daily = redis.register_script(NOTE_DAILY)
+
+    async def new_identity(self, token_hash: str, public_id: str) -> None:
+        key = keys.identity(token_hash)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, mapping={"pid": public_id, "created": now_ms(), "streak": 0})
+            pipe.expire(key, self.ttl_s)
+            await pipe.execute()
+
+    async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
+        key = keys.identity(token_hash)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(key, "pid", "streak", "last")
+            pipe.expire(key, self.ttl_s)
+            pipe.expire(keys.identity_races(token_hash), self.ttl_s)
+            (pid, streak, last), _, _ = await pipe.execute()
+        if pid is None:
+            return None
+        return _text(pid), int(streak or 0), _text(last) if last else ""
+
+    async def note_daily(self, token_hash: str, date: str, day_before: str) -> int:
+        return int(
+            await self._note_daily(keys=[keys.identity(token_hash)], args=[date, day_before])
+        )
+
+    async def link_member(self, room: str, member_id: str, token_hash: str) -> None:
+        key = keys.room_identities(room)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, member_id, token_hash)
+            pipe.expire(key, self.room_ttl_s)
+            await pipe.execute()
+
+    async def room_identities(self, room: str) -> dict[str, str]:
+        raw = await self.redis.hgetall(keys.room_identities(room))
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    async def add_races(self, entries: list[tuple[str, bytes]]) -> None:
+        """Each (identity hash, entry JSON) at the head of that identity's history.
+        One command per key (a Cluster puts identities on different slots)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for token_hash, entry in entries:
+                key = keys.identity_races(token_hash)
+                pipe.lpush(key, entry)
+                pipe.ltrim(key, 0, self.max_races - 1)
+                pipe.expire(key, self.ttl_s)
+            await pipe.execute()
+
+    async def races(self, token_hash: str, limit: int) -> list[bytes]:
+        found = await self.redis.lrange(keys.identity_races(token_hash), 0, limit - 1)
+        return [e if isinstance(e, bytes) else e.encode() for e in found]
+
+    async def delete_races(self, token_hash: str) -> int:
+        key = keys.identity_races(token_hash)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.llen(key)
+            pipe.delete(key)
+            count, _ = await pipe.execute()
+        return int(count)
+
+    async def save_replay(self, replay_id: str, body: bytes) -> None:
+        await self.redis.set(keys.replay(replay_id), body, ex=self.ttl_s)
+
+    async def load_replay(self, replay_id: str) -> bytes | None:
+        found = await self.redis.get(keys.replay(replay_id))
+        if found is None:
+            return None
+        return found if isinstance(found, bytes) else found.encode()
