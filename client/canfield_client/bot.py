@@ -11,17 +11,19 @@ never waits on it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgspec
+from canfield_protocol import DailyStanding
 
 from .board import game_from_view
 from .client import ConnectionLost, RaceClient, ServerError
 from .strategy import Strategy
 
-__all__ = ["run_bot", "race_once"]
+__all__ = ["run_bot", "race_once", "run_daily"]
 
 #: errors that end this bot's race (it finished, the race ended, ...)
 _RACE_OVER = {"done", "wrong-phase", "not-player", "not-in-room"}
@@ -118,6 +120,31 @@ async def _unless_closed(client: RaceClient, waiting: Coroutine[Any, Any, Any]) 
     task.cancel()
     closed.cancel()
     return not client.closed.is_set()
+
+
+async def run_daily(
+    ws_url: str,
+    name: str = "Bot",
+    *,
+    draw: int = 3,
+    pace_s: float = 0.0,
+    strength: str = "normal",
+    identity: str | None = None,
+    seed: int | None = None,
+) -> tuple[RaceClient, DailyStanding]:
+    """Play today's daily deal once (``identity``: a token to play as; none: a new
+    identity, then in ``client.identity_token``); returns the closed client and
+    the standing after the race."""
+    rng = random.Random(seed)
+    strategy = Strategy(strength, rng)
+    async with RaceClient(ws_url) as client:
+        await client.identify(identity)
+        await client.daily(name, draw)
+        await race_once(client, strategy, pace_s, rng)
+        with contextlib.suppress(TimeoutError):  # none when the day ended first
+            await client.wait_daily_finished(10)
+        standing = await client.daily_standing(draw)
+    return client, standing
 
 
 def launcher(ws_url: str) -> Callable[..., Coroutine[Any, Any, int]]:

@@ -30,12 +30,23 @@ from canfield_protocol import (
     BoardMsg,
     Countdown,
     Create,
+    Daily,
+    DailyFinished,
+    DailyStanding,
+    DailyStandingQuery,
+    DailyStarted,
+    DeleteHistory,
     Error,
     Finished,
     GiveUp,
     Hello,
     Hint,
     HintMsg,
+    HistoryDeleted,
+    HistoryMsg,
+    HistoryQuery,
+    Identify,
+    IdentityMsg,
     Join,
     Joined,
     Kick,
@@ -164,6 +175,13 @@ class RaceClient:
         self._revival_of = 0
         self._retry_s = 0.2
         self._last_seq_sent: int | None = None
+        #: this player's identity (``identify``): its public id and secret token
+        self.identity_id: str | None = None
+        self.identity_token: str | None = None
+        #: the daily race this connection plays (``daily``), and its end
+        self.daily_started: DailyStarted | None = None
+        self.daily_finished: DailyFinished | None = None
+        self._daily_done = asyncio.Event()
 
     # ------------------------------------------------------------ connection
 
@@ -324,6 +342,9 @@ class RaceClient:
             # the seat is gone for good: never try to resume it
             self.token = None
             self.kicked = msg if isinstance(msg, Kicked) else None
+        elif isinstance(msg, DailyFinished):
+            self.daily_finished = msg
+            self._daily_done.set()
         elif isinstance(msg, Finished):
             self.finished = msg
             self._finished_event.set()
@@ -437,6 +458,43 @@ class RaceClient:
             return self.state
 
         return await asyncio.wait_for(until(), timeout)
+
+    # ------------------------------------------------------------ identity, history, daily
+
+    async def identify(self, token: str | None = None) -> IdentityMsg:
+        """Say who this player is (``token``), or get a new identity (no token):
+        the reply carries the new token once; keep it (``identity_token``)."""
+        reply: IdentityMsg = await self._request(Identify(token=token), IdentityMsg)
+        self.identity_id = reply.id
+        self.identity_token = reply.token or token
+        return reply
+
+    async def history(self, limit: int = 20) -> HistoryMsg:
+        """This identity's last ``limit`` races (newest first) and its stats."""
+        return await self._request(HistoryQuery(limit=limit), HistoryMsg)
+
+    async def delete_history(self) -> HistoryDeleted:
+        return await self._request(DeleteHistory(), HistoryDeleted)
+
+    async def daily(self, name: str, draw: int = 3) -> DailyStarted:
+        """Start (or resume) today's daily race; then ``move``/``tap``/... as in a room."""
+        started: DailyStarted = await self._request(Daily(name=name, draw=draw), DailyStarted)  # type: ignore[arg-type]
+        self.daily_started, self.daily_finished = started, None
+        self._daily_done.clear()
+        self.board, self.seq = started.board, started.last_seq
+        return started
+
+    async def daily_standing(
+        self, draw: int = 3, date: str | None = None, limit: int = 10
+    ) -> DailyStanding:
+        """A day's daily standing (default today); a past day's shows its deal."""
+        query = DailyStandingQuery(draw=draw, date=date, limit=limit)  # type: ignore[arg-type]
+        return await self._request(query, DailyStanding)
+
+    async def wait_daily_finished(self, timeout: float | None = None) -> DailyFinished:
+        await asyncio.wait_for(self._daily_done.wait(), timeout)
+        assert self.daily_finished is not None
+        return self.daily_finished
 
     # ------------------------------------------------------------ racing
 

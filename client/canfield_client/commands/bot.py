@@ -1,6 +1,7 @@
 """``canfield-race bot ROOM-OR-LINK``: join a room and race as a bot.
 
-``canfield-race bot --study N`` instead plays N random deals offline at
+``canfield-race bot --daily [--draw 1|3]`` plays today's daily deal once and
+prints the standing. ``canfield-race bot --study N`` instead plays N random deals offline at
 each strength (the deals of ``solve --study`` with the same seed) and
 prints how many it wins, beside the solver's verdicts when given.
 """
@@ -34,9 +35,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--races", type=int, default=None, help="stop after this many races (default: stay)"
     )
+    daily = parser.add_argument_group("daily race (instead of ROOM-OR-LINK)")
+    daily.add_argument(
+        "--daily",
+        action="store_true",
+        help="play today's daily deal (--draw) once, then print the standing",
+    )
+    daily.add_argument(
+        "--identity",
+        metavar="TOKEN",
+        default=None,
+        help="play as this identity (default: a new one, printed)",
+    )
     study = parser.add_argument_group("study (instead of ROOM-OR-LINK)")
     study.add_argument("--study", type=int, metavar="N", help="play N random deals offline")
-    study.add_argument("--draw", type=int, choices=(1, 3), default=3, help="draw mode")
+    study.add_argument(
+        "--draw", type=int, choices=(1, 3), default=3, help="draw mode (study, daily)"
+    )
     study.add_argument("--seed", type=int, default=1, help="seed of solve --study's codes")
     study.add_argument(
         "--verdicts", metavar="FILE", help="solve --study --out FILE lines for the same deals"
@@ -48,6 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.study is not None:
         return _study(args)
+    if args.daily:
+        return _daily(args)
     if not args.room:
         print("canfield-race bot: give a room code or link (or --study N)")
         return 2
@@ -76,6 +93,49 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     print(f"raced {played} race(s) in room {room}")
+    return 0
+
+
+def _daily(args: argparse.Namespace) -> int:
+    from ..bot import run_daily
+    from ..client import ServerError
+
+    url = args.server or "ws://127.0.0.1:8000/ws"
+    try:
+        client, standing = asyncio.run(
+            run_daily(
+                url,
+                args.name,
+                draw=args.draw,
+                pace_s=args.pace,
+                strength=args.strength or "normal",
+                identity=args.identity,
+            )
+        )
+    except ServerError as exc:
+        print(f"canfield-race bot: {exc}")
+        return 1
+    except OSError as exc:
+        print(f"canfield-race bot: cannot reach {url}: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    if args.identity is None:
+        print(f"identity: {client.identity_token} (play as it again with --identity)")
+    mine = client.daily_finished
+    if mine is not None:
+        row = mine.row
+        print(
+            f"daily {mine.date} draw {mine.draw}: {row.status}, {row.on_foundations} cards home,"
+            f" {row.time_ms / 1000:.1f} s, {row.moves} moves; place {row.rank} of {mine.players};"
+            f" streak {mine.streak}"
+        )
+    print(f"standing of {standing.date} (draw {standing.draw}), {standing.players} player(s):")
+    for r in standing.rows:
+        print(
+            f"  {r.rank:>3}. {r.name:<24} {r.status:<9} {r.on_foundations:>2} cards"
+            f" {r.time_ms / 1000:>8.1f} s {r.moves:>5} moves"
+        )
     return 0
 
 
