@@ -57,6 +57,12 @@ def pick_deal() -> tuple[str, Move, Move, Move]:
     raise AssertionError("no suitable deal in 2000 seeds")
 
 
+def card_label(text: str) -> str:
+    """A card as the page words it: rank and suit symbol ("TS" -> "10\u2660")."""
+    suits = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+    return ("10" if text[0] == "T" else text[0]) + suits[text[1]]
+
+
 def target(page: Page, move: Move):  # noqa: ANN201
     if move.dst == "F":
         return page.locator("#board .foundation").first
@@ -136,13 +142,17 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     expect(leaderboard_row(guest, "Ana")).to_have_attribute("data-seen", "yes")
     expect(leaderboard_row(guest, "Ana").locator("td.c-score")).to_have_text(str(engine.score))
 
-    # an illegal drop snaps back with the server's reason
+    # an illegal drop snaps back with the reason, worded by the page from the rule (cards as 6♥)
     before = board_text(host)
     bad_card = card_text(engine.tableau[bad.src_index][-1])
+    onto = card_text(engine.tableau[bad.dst_index][-1])
     with pytest.raises(IllegalMoveError) as reason:
         engine.push(bad)
+    assert reason.value.rule == "column-build"
     drag(host, card(host, bad_card), target(host, bad))
-    expect(host.locator("#toast")).to_contain_text(str(reason.value).split(":")[0])
+    expect(host.locator("#toast")).to_contain_text(
+        f"{card_label(bad_card)} cannot go on {card_label(onto)}"
+    )
     expect(host.locator(".ghost")).to_have_count(0)
     assert board_text(host) == before
 

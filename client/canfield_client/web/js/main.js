@@ -5,10 +5,12 @@ import { $, clock } from "./dom.js";
 import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { ask, dismiss, initConfirm } from "./confirm.js";
+import { errorText as wordError } from "./errors.js";
 import { Home } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
+import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
 import { Actions, state } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
@@ -63,7 +65,7 @@ function errorText(msg, req = null) {
     return t("too_many_rooms", { time });
   }
   if (msg.code === "bad-name" && req?.name) return nameProblem(req.name);
-  return msg.message;
+  return wordError(msg, { offset: conn.offset }); // every code worded here; the server's English never
 }
 
 const NAME_MAX = 24;
@@ -99,6 +101,7 @@ function flash(text) {
 const home = new Home(request);
 const lobby = new Lobby((msg) => conn.send(msg), flash, () => conn.serverNow());
 const results = new Results((msg) => conn.send(msg), flash);
+new RaceWatch(conn); // the winner moment and the live race chart
 const leaderboard = new Leaderboard(
   $("#race-lb"),
   () => (state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null),
@@ -411,7 +414,7 @@ conn.on("kicked", (msg) => seatGone(msg, t("kicked")));
 conn.on("error", (msg) => {
   if (hintAsked && !msg.seq && HINT_ERRORS.has(msg.code)) {
     hintAsked = 0; // the hint was refused: say why, never fail a move for it
-    flash(msg.message);
+    flash(errorText(msg));
     return;
   }
   if (!msg.seq) hintAsked = 0;
@@ -425,7 +428,7 @@ conn.on("error", (msg) => {
     const failed = actions.fail(msg);
     if (!failed) return;
     board.snapBack();
-    flash(msg.message);
+    flash(wordError(msg, { action: failed, board: state.board, offset: conn.offset }));
     return;
   }
   if (msg.code === "not-ready" && state.view === "lobby") {

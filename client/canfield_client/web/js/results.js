@@ -1,11 +1,17 @@
-// After the race: final standings, the deal code, each player's replay rebuilt
-// from the deal code (step or play), and the host's rematch button.
+// After the race: who won and our own place, final standings, the series
+// tally, the race chart (every player's cards home after each action, replayed
+// from the deal code), each player's replay (step or play), and the host's
+// rematch button.
 
-import { $, copyText, h, icon } from "./dom.js";
+import { $, clock, copyText, h, icon } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
+import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
 import { ReplayGame } from "./replay.js";
+import { seriesEl } from "./series.js";
+import { state } from "./state.js";
+import { moveWords, placeText } from "./words.js";
 
 const PLAY_STEP_MS = 450;
 
@@ -20,6 +26,18 @@ export class Results {
     this.moves = [];
     this.step = 0;
     this.timer = null;
+    this.me = null;
+    // the call-out under the title, the series tally, the race chart panel
+    this.call = h("div", { id: "winner-call", class: "winner-call", role: "status" });
+    $("#view-results h1").after(this.call);
+    this.seriesSlot = h("div", { id: "results-series" });
+    $("#final-lb").after(this.seriesSlot);
+    this.chartTitle = h("h2", { text: t("race_chart") });
+    const panel = h("div", { class: "card-panel chart-card", id: "results-chart" }, this.chartTitle);
+    $("#view-results .results-grid").append(panel);
+    this.chart = new RaceChart(panel, "actions");
+    this.moveWords = h("span", { id: "rp-words" });
+    $("#rp-move").after(" ", this.moveWords);
     $("#copy-deal").addEventListener("click", async () => {
       if (await copyText($("#deal-code").textContent)) this.flash(t("copied"));
     });
@@ -35,7 +53,12 @@ export class Results {
   show(finished, me, isHost) {
     const first = this.finished !== finished;
     this.finished = finished;
+    this.me = me;
     this.table.update({ rows: finished.standings, final: true }, me?.id);
+    this.renderCall();
+    this.renderSeries();
+    if (first) this.lines = this.replayLines(finished);
+    this.renderChart();
     $("#deal-code").textContent = finished.deal;
     $("#par").textContent = finished.par ? t("par", { n: finished.par }) : "";
     $("#rematch").hidden = !isHost;
@@ -53,6 +76,59 @@ export class Results {
   relabel() {
     this.table.relabel();
     this.paint();
+    if (!this.finished) return;
+    this.renderCall();
+    this.renderSeries();
+    this.renderChart();
+  }
+
+  /** "Ana wins!", how, and our own place. */
+  renderCall() {
+    const rows = this.finished?.standings || [];
+    const top = rows[0];
+    if (!top) {
+      this.call.replaceChildren();
+      return;
+    }
+    const how = top.status === "won" ? t("win_all", { time: clock(top.time_ms) }) : t("win_most", { n: top.on_foundations });
+    const mine = rows.find((r) => r.id === this.me?.id);
+    this.call.classList.toggle("mine", top.id === this.me?.id);
+    this.call.replaceChildren(
+      h("p", { class: "winner" }, h("span", { class: "trophy", "aria-hidden": "true", text: "\u2605" }), t("wins", { name: top.name })),
+      h("p", { class: "how", text: how }),
+      mine ? h("p", { class: "your-place", text: t("your_place", { place: placeText(mine.rank, rows.length) }) }) : null,
+    );
+  }
+
+  renderSeries() {
+    this.seriesSlot.replaceChildren(seriesEl(state.roomState, this.me?.id) || "");
+  }
+
+  /** Each player's cards home after each action, replayed from the deal code. */
+  replayLines(finished) {
+    const lines = [];
+    for (const row of finished.standings || []) {
+      const moves = finished.replays?.[row.id] || [];
+      try {
+        const game = new ReplayGame(finished.deal);
+        const points = [[0, game.view().on_foundations]];
+        moves.forEach((move, i) => {
+          game.apply(move);
+          const cards = game.view().on_foundations;
+          if (cards !== points[points.length - 1][1]) points.push([i + 1, cards]);
+        });
+        lines.push({ id: row.id, name: row.name, points, end: moves.length });
+      } catch {
+        // a deal this page cannot read: no line rather than a wrong one
+      }
+    }
+    return lines;
+  }
+
+  renderChart() {
+    this.chartTitle.textContent = t("race_chart");
+    this.chart.reset();
+    this.chart.render(this.lines || [], { me: this.me?.id, note: t("chart_replay_note") });
   }
 
   /** Rebuild every position of one player's race from the deal code. */
@@ -69,7 +145,7 @@ export class Results {
       }
     } catch (err) {
       this.frames = [];
-      this.flash(String(err.message || err));
+      this.flash(t("err_bad_deal_code"));
     }
     this.step = 0;
     this.paint();
@@ -86,6 +162,7 @@ export class Results {
     const n = this.moves.length;
     $("#rp-step").textContent = t("step", { i: this.step, n });
     $("#rp-move").textContent = this.step ? this.moves[this.step - 1] : "";
+    this.moveWords.textContent = this.step ? moveWords(this.frames[this.step - 1], this.moves[this.step - 1]) : "";
     const play = $("#rp-play");
     play.replaceChildren(icon(this.timer ? "#i-pause" : "#i-play"));
     play.title = t(this.timer ? "pause" : "play");

@@ -1,0 +1,194 @@
+// The race chart: cards home (y) over time or over actions (x), one step line
+// per player, drawn as inline SVG with axes, a name at the end of each line and
+// a legend. It draws what it is given; js/racewatch.js feeds it live
+// leaderboard rows, js/results.js the replays.
+
+import { clock, h } from "./dom.js";
+import { t } from "./i18n.js";
+
+const NS = "http://www.w3.org/2000/svg";
+/** Okabe-Ito colours (readable for colour-blind eyes) and a few more; then dashes. */
+export const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#3C8DBC", "#222222", "#7A4FA3", "#8C564B", "#00838F"];
+const DASHES = ["", "7 4", "2 3"];
+const HEIGHT = 300;
+const MARGIN = { top: 14, right: 96, bottom: 40, left: 44 };
+
+function svg(tag, attrs = {}, text = null) {
+  const el = document.createElementNS(NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value !== null && value !== undefined) el.setAttribute(key, String(value));
+  }
+  if (text !== null) el.textContent = String(text);
+  return el;
+}
+
+/** Round tick steps for an axis that reaches max (about `count` ticks). */
+function niceStep(max, count, steps) {
+  return steps.find((step) => max / step <= count) || steps[steps.length - 1];
+}
+
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].map((s) => s * 1000);
+const COUNT_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000];
+
+export class RaceChart {
+  /** mode: "time" (x in ms) or "actions" (x counts actions). */
+  constructor(root, mode = "time") {
+    this.root = root;
+    this.mode = mode;
+    this.colours = new Map(); // player id -> index, kept for the whole race
+    this.lines = [];
+    this.me = null;
+    this.xEnd = 0;
+    this.figure = h("figure", { class: "race-chart" });
+    this.caption = h("figcaption", { class: "hint" });
+    this.legend = h("ul", { class: "chart-legend" });
+    this.figure.append(this.legend, this.caption);
+    root.append(this.figure);
+    this.width = 0;
+    if (typeof ResizeObserver === "function") {
+      new ResizeObserver(() => {
+        if (Math.abs(this.root.clientWidth - this.width) > 4) this.draw();
+      }).observe(root);
+    }
+  }
+
+  /** Forget the colours (a new race). */
+  reset() {
+    this.colours.clear();
+    this.lines = [];
+    this.draw();
+  }
+
+  colourIndex(id) {
+    if (!this.colours.has(id)) this.colours.set(id, this.colours.size);
+    return this.colours.get(id);
+  }
+
+  /**
+   * lines: [{id, name, points: [[x, y], ...], end}] in the order to list them
+   * (the standings); `end` is where a finished line stops (else it runs to xEnd).
+   * me: our player id (drawn thicker); xEnd: the x the chart runs to (now).
+   */
+  render(lines, { me = null, xEnd = 0, note = "" } = {}) {
+    this.lines = lines;
+    this.me = me;
+    this.xEnd = xEnd;
+    this.caption.textContent = note;
+    this.draw();
+  }
+
+  draw() {
+    const width = Math.max(280, Math.floor(this.root.clientWidth || 600));
+    this.width = this.root.clientWidth;
+    const lines = this.lines;
+    for (const line of lines) this.colourIndex(line.id);
+    const timeMode = this.mode === "time";
+    const lastX = Math.max(0, ...lines.flatMap((l) => [l.end ?? 0, ...l.points.map((p) => p[0])]));
+    const xMax = Math.max(timeMode ? 10_000 : 5, this.xEnd, lastX);
+    const topY = Math.max(1, ...lines.flatMap((l) => l.points.map((p) => p[1])));
+    const yMax = [10, 20, 30, 40].find((v) => v >= topY) || 52;
+    const plotW = width - MARGIN.left - MARGIN.right;
+    const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+    const sx = (x) => MARGIN.left + (Math.min(x, xMax) / xMax) * plotW;
+    const sy = (y) => MARGIN.top + plotH - (y / yMax) * plotH;
+    const titleId = `chart-title-${this.mode}`;
+    const summary = lines.map((l) => `${l.name} ${last(l)}`).join(", ");
+    const root = svg("svg", {
+      class: "chart-svg",
+      viewBox: `0 0 ${width} ${HEIGHT}`,
+      width,
+      height: HEIGHT,
+      role: "img",
+      "aria-labelledby": titleId,
+    });
+    root.append(svg("title", { id: titleId }, `${t("race_chart")}. ${t("chart_summary", { list: summary })}`));
+
+    // grid and axes
+    const grid = svg("g", { class: "chart-grid", "aria-hidden": "true" });
+    const yStep = yMax <= 20 ? 5 : 10;
+    const yTicks = [];
+    for (let y = 0; y <= yMax; y += yStep) yTicks.push(y);
+    if (yMax === 52) yTicks.push(52);
+    for (const y of yTicks) {
+      grid.append(svg("line", { x1: MARGIN.left, x2: MARGIN.left + plotW, y1: sy(y), y2: sy(y), class: y ? "tick" : "axis" }));
+      grid.append(svg("text", { x: MARGIN.left - 6, y: sy(y) + 4, "text-anchor": "end" }, y));
+    }
+    const xStep = timeMode ? niceStep(xMax, 6, TIME_STEPS) : niceStep(xMax, 6, COUNT_STEPS);
+    for (let x = 0; x <= xMax + 1e-9; x += xStep) {
+      grid.append(svg("line", { x1: sx(x), x2: sx(x), y1: MARGIN.top, y2: MARGIN.top + plotH, class: x ? "tick" : "axis" }));
+      grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + 16, "text-anchor": "middle" }, timeMode ? clock(x) : x));
+    }
+    grid.append(
+      svg("text", { x: MARGIN.left + plotW / 2, y: HEIGHT - 4, "text-anchor": "middle", class: "axis-label" },
+        t(timeMode ? "chart_time" : "chart_actions")),
+      svg("text", { x: 12, y: MARGIN.top + plotH / 2, "text-anchor": "middle", class: "axis-label",
+        transform: `rotate(-90 12 ${MARGIN.top + plotH / 2})` }, t("chart_cards")),
+    );
+    root.append(grid);
+
+    // one step line per player, ours last so it lies on top
+    const ordered = [...lines].sort((a, b) => (a.id === this.me) - (b.id === this.me));
+    const ends = [];
+    for (const line of ordered) {
+      const index = this.colourIndex(line.id);
+      const colour = PALETTE[index % PALETTE.length];
+      const dash = DASHES[Math.floor(index / PALETTE.length) % DASHES.length];
+      const stop = line.end ?? xMax;
+      let d = "";
+      line.points.forEach(([x, y], i) => {
+        d += i ? ` H${sx(x).toFixed(1)} V${sy(y).toFixed(1)}` : `M${sx(x).toFixed(1)} ${sy(y).toFixed(1)}`;
+      });
+      if (line.points.length) d += ` H${sx(Math.max(stop, line.points[line.points.length - 1][0])).toFixed(1)}`;
+      const mine = line.id === this.me;
+      root.append(
+        svg("path", {
+          d,
+          class: `line${mine ? " me" : ""}`,
+          stroke: colour,
+          "stroke-dasharray": dash || null,
+          "data-id": line.id,
+          "data-name": line.name,
+          "data-last": last(line),
+          "data-points": line.points.length,
+        }),
+      );
+      const endX = sx(Math.max(stop, line.points.length ? line.points[line.points.length - 1][0] : 0));
+      const endY = sy(last(line));
+      root.append(svg("circle", { cx: endX, cy: endY, r: mine ? 5 : 4, fill: colour, class: "end" }));
+      ends.push({ y: endY, x: endX, colour, name: line.name, mine });
+    }
+    // names at the line ends, pushed apart so they never overlap
+    ends.sort((a, b) => a.y - b.y);
+    for (let i = 1; i < ends.length; i += 1) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + 14);
+    const overflow = ends.length ? ends[ends.length - 1].y - (MARGIN.top + plotH + 4) : 0;
+    for (const end of ends) {
+      const y = overflow > 0 ? end.y - overflow : end.y;
+      root.append(
+        svg("text", { x: MARGIN.left + plotW + 8, y: y + 4, class: `end-label${end.mine ? " me" : ""}`, fill: end.colour },
+          shorten(end.name)),
+      );
+    }
+    this.figure.querySelector("svg")?.remove();
+    this.figure.prepend(root);
+
+    // the legend, in the order given (the standings)
+    this.legend.replaceChildren(
+      ...lines.map((line) => {
+        const index = this.colourIndex(line.id);
+        const swatch = h("span", { class: "swatch", "aria-hidden": "true" });
+        swatch.style.background = PALETTE[index % PALETTE.length];
+        if (Math.floor(index / PALETTE.length) % DASHES.length) swatch.classList.add("dashed");
+        return h(
+          "li",
+          { class: line.id === this.me ? "me" : "", dataset: { id: line.id } },
+          swatch,
+          h("span", { class: "who", text: line.name }),
+          h("b", { text: String(last(line)) }),
+        );
+      }),
+    );
+  }
+}
+
+const last = (line) => (line.points.length ? line.points[line.points.length - 1][1] : 0);
+const shorten = (name) => ([...name].length > 12 ? `${[...name].slice(0, 11).join("")}\u2026` : name);

@@ -1,0 +1,151 @@
+// What the race view shows besides the board: the moment a player finishes
+// (their place from the leaderboard, a short celebration for a win), and the
+// live race chart for everyone who is not playing (spectators, late joiners,
+// players who are done) until the race ends.
+//
+// The chart is drawn from what every page receives: the `leaderboard` rows
+// over time (cards home per player, never anyone's cards). A point is taken
+// when a player's count changes, at the row's own time_ms (the time of their
+// last accepted action), so the line steps where the action happened.
+
+import { $, clock, h } from "./dom.js";
+import { onLangChange, t } from "./i18n.js";
+import { RaceChart } from "./chart.js";
+import { state } from "./state.js";
+import { placeText } from "./words.js";
+
+const DONE = new Set(["won", "gave_up", "left", "timed_out"]);
+const CONFETTI = ["#ffcf3f", "#ff6b6b", "#4dabf7", "#51cf66", "#cc5de8", "#ffa94d"];
+
+export class RaceWatch {
+  /** conn: the Connection (its messages are heard here too, after main.js's). */
+  constructor(conn) {
+    this.conn = conn;
+    this.raceKey = null; // started_at of the race being recorded
+    this.series = new Map(); // player id -> {id, name, points: [[ms, cards]], end}
+    this.celebrated = null;
+    this.finish = h("div", { class: "finish-card", role: "status", hidden: true });
+    this.chartTitle = h("h2", { text: t("race_chart") });
+    const panel = h("div", { class: "chart-panel" }, this.chartTitle);
+    this.box = h("section", { id: "race-watch", class: "race-watch", hidden: true }, this.finish, panel);
+    $("#view-race .race-main").prepend(this.box);
+    this.chart = new RaceChart(panel, "time");
+    const later = () => setTimeout(() => this.update(), 0); // after main.js updated the state
+    conn.on("started", (msg) => {
+      this.restart(msg.started_at);
+      later();
+    });
+    conn.on("leaderboard", (msg) => {
+      this.record(msg);
+      later();
+    });
+    for (const type of ["ack", "board", "room", "joined", "finished"]) conn.on(type, later);
+    onLangChange(() => this.update());
+    setInterval(() => {
+      if (!this.box.hidden) this.update(); // the time axis runs on
+    }, 1000);
+  }
+
+  restart(startedAt) {
+    this.raceKey = startedAt;
+    this.series.clear();
+    this.celebrated = null;
+    this.chart.reset();
+  }
+
+  /** Take a leaderboard message into the lines. */
+  record(msg) {
+    const startedAt = state.startedAt;
+    if (!startedAt || !Array.isArray(msg.rows)) return;
+    if (this.raceKey !== startedAt) this.restart(startedAt);
+    const now = Math.max(0, (msg.server_time || 0) - startedAt);
+    for (const row of msg.rows) {
+      let line = this.series.get(row.id);
+      if (!line) {
+        // everyone starts with the base card home; a page that came in late starts where it came in
+        const fresh = now < 3000 || row.on_foundations <= 1;
+        line = { id: row.id, name: row.name, points: fresh ? [[0, 1]] : [[now, row.on_foundations]], end: null };
+        this.series.set(row.id, line);
+      }
+      line.name = row.name;
+      const lastPoint = line.points[line.points.length - 1];
+      if (row.on_foundations !== lastPoint[1]) {
+        const at = Math.min(now, Math.max(lastPoint[0], Number(row.time_ms) || now));
+        line.points.push([at, row.on_foundations]);
+      }
+      line.end = DONE.has(row.status) ? Math.max(Number(row.time_ms) || 0, lastPoint[0]) : null;
+    }
+  }
+
+  myRow() {
+    return state.leaderboard?.rows?.find((r) => r.id === state.me?.id) || null;
+  }
+
+  isDone() {
+    return Boolean(state.board?.won) || DONE.has(this.myRow()?.status);
+  }
+
+  update() {
+    const me = state.me;
+    const racing = state.view === "race" && Boolean(state.startedAt);
+    const player = me?.role === "player" && !me?.waiting;
+    const done = racing && player && this.isDone();
+    document.body.classList.toggle("race-done", done);
+    this.box.hidden = !racing || (player && !done);
+    this.renderFinish(done);
+    if (this.box.hidden) return;
+    this.chartTitle.textContent = t("race_chart");
+    const rows = state.leaderboard?.rows || [];
+    const lines = rows.map((row) => this.series.get(row.id)).filter(Boolean);
+    this.chart.render(lines, {
+      me: me?.id,
+      xEnd: Math.max(0, this.conn.serverNow() - state.startedAt),
+      note: t("chart_live_note"),
+    });
+  }
+
+  /** "2nd of 4", what happened, and confetti the first time we see our win. */
+  renderFinish(done) {
+    const row = this.myRow();
+    if (!done || !row) {
+      this.finish.hidden = true;
+      return;
+    }
+    const rows = state.leaderboard.rows;
+    const won = row.status === "won" || Boolean(state.board?.won);
+    const final = rows.every((r) => DONE.has(r.status));
+    const what = won
+      ? t("finish_won")
+      : t({ left: "finish_left", timed_out: "finish_timed_out" }[row.status] || "finish_gave_up");
+    const detail = won ? `${clock(row.time_ms)}` : t("finish_cards", { n: row.on_foundations });
+    this.finish.hidden = false;
+    this.finish.classList.toggle("won", won);
+    const confetti = this.finish.querySelector(".confetti");
+    this.finish.replaceChildren(
+      h("div", { class: "place" },
+        h("b", { class: "place-text", text: placeText(row.rank, rows.length) }),
+        h("span", { class: "hint", text: t(final ? "place_final" : "place_so_far") })),
+      h("div", { class: "what" }, h("b", { text: what }), h("span", { text: detail })),
+      h("p", { class: "hint", text: t("finish_watch") }),
+    );
+    if (confetti) this.finish.append(confetti);
+    if (won && this.celebrated !== this.raceKey) {
+      this.celebrated = this.raceKey;
+      this.finish.append(burst());
+    }
+  }
+}
+
+/** A short burst of confetti (CSS animation; none for reduced motion). */
+function burst() {
+  const box = h("div", { class: "confetti", "aria-hidden": "true" });
+  for (let i = 0; i < 36; i += 1) {
+    const bit = h("i");
+    bit.style.cssText =
+      `left:${(i * 37) % 100}%;background:${CONFETTI[i % CONFETTI.length]};` +
+      `animation-delay:${(i % 9) * 60}ms;--drift:${((i * 53) % 120) - 60}px;--spin:${(i * 97) % 720}deg`;
+    box.append(bit);
+  }
+  setTimeout(() => box.remove(), 3200);
+  return box;
+}

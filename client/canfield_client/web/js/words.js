@@ -1,0 +1,55 @@
+// Small pieces of wording shared by the results, the leaderboard texts, the
+// race chart and the error messages: cards as rank and suit symbol (10♠),
+// places as ordinals ("1st of 4", "1. od 4"), replay moves in words.
+
+import { getLang, t } from "./i18n.js";
+
+const SUIT_CHAR = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+
+/** "TS" -> "10♠", "7H" -> "7♥"; anything else comes back as it was. */
+export function cardLabel(card) {
+  const text = String(card || "");
+  if (!/^[A2-9TJQK][CDHS]$/i.test(text)) return text;
+  const rank = text[0].toUpperCase() === "T" ? "10" : text[0].toUpperCase();
+  return rank + SUIT_CHAR[text[1].toUpperCase()];
+}
+
+/** 1 -> "1st" (English), "1." (Croatian). */
+export function ordinal(n) {
+  if (getLang() === "hr") return `${n}.`;
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${suffix}`;
+}
+
+/** "2nd of 4" / "2. od 4". */
+export const placeText = (rank, of) => t("place_of", { place: ordinal(rank), n: of });
+
+/** The card a move text picks up, read from the position before it (a player view). */
+export function movedCard(view, move) {
+  const text = String(move || "").toUpperCase();
+  if (!view || !text.includes("-")) return null;
+  const from = text.split("-")[0];
+  const top = (pile) => (pile && pile.length ? pile[pile.length - 1] : null);
+  if (from === "R") return view.reserve?.top || null;
+  if (from === "W") return top(view.waste?.fan);
+  if (from[0] === "F") return top(view.foundations?.[Number(from[1]) - 1]);
+  const [col, count] = from.split(":");
+  const column = view.tableau?.[Number(col) - 1];
+  if (!column) return null;
+  return column[column.length - Number(count || 1)] || null;
+}
+
+/** A replay action in words: "10♠ to column 2", "Draw", "Undo" (view: the position before). */
+export function moveWords(view, move) {
+  const text = String(move || "").toUpperCase();
+  if (text === "S") return t("mv_draw");
+  if (text === "U") return t("mv_undo");
+  if (text === "G") return t("mv_give_up");
+  const card = movedCard(view, text);
+  const to = text.split("-")[1];
+  if (!card || !to) return text;
+  const where = to === "F" ? t("mv_to_foundation") : t("mv_to_column", { n: to });
+  const count = Number(text.split("-")[0].split(":")[1] || 1);
+  return count > 1 ? t("mv_run", { card: cardLabel(card), n: count, where }) : `${cardLabel(card)} ${where}`;
+}
