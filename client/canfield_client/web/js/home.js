@@ -3,6 +3,7 @@
 
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
+import { initHowTo, rulesLink } from "./howto.js";
 import { getName, setName } from "./store.js";
 
 const CODE_RE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
@@ -14,6 +15,8 @@ export class Home {
     this.linked = null;
     const name = $("#name");
     name.value = getName();
+    initHowTo();
+    $("#home-form").after(rulesLink());
     $("#create").addEventListener("click", () => {
       const who = this.name();
       if (who) this.request({ type: "create", name: who });

@@ -4,10 +4,14 @@
 import { ask } from "./confirm.js";
 import { $, $$, copyText, h, setText } from "./dom.js";
 import { t } from "./i18n.js";
+import { rulesLink } from "./howto.js";
+import { seriesEl } from "./series.js";
 
 const LIMITS_MIN = [0, 1, 2, 3, 5, 10, 15, 20, 30, 60];
 /** On/off settings, shown as checkboxes when the server's settings carry them. */
 const CHECKS = ["winnable_only", "practice"];
+/** Races in a series (best of N), offered when the server's settings carry best_of. */
+const BEST_OF = [1, 3, 5, 7];
 
 /** Whole seconds from now (server ms) until `until` (server ms), never below 0. */
 export const secondsLeft = (until, now) => Math.max(0, Math.ceil((until - now) / 1000));
@@ -21,6 +25,9 @@ export class Lobby {
     this.room = null;
     this.me = null;
     this.form = $("#room-settings");
+    this.seriesSlot = h("div", { id: "lobby-series" });
+    $("#view-lobby .lobby-grid .card-panel").prepend(this.seriesSlot);
+    $("#lobby-title").after(rulesLink());
     $("#copy-link").addEventListener("click", async () => {
       if (await copyText($("#share-link").value)) this.flash(t("copied"));
     });
@@ -63,6 +70,7 @@ export class Lobby {
     else if (!players.length) wait = t("need_player");
     $("#lobby-wait").textContent = wait;
     this.renderSettings(room.settings || {}, isHost);
+    this.seriesSlot.replaceChildren(seriesEl(room, me.id) || "");
     // a typed-in deal is secret ("custom") until the end, but everyone should know it is not random
     $("#known-deal").hidden = (room.settings?.deal ?? "random") === "random";
     this.tickAway();
@@ -126,9 +134,10 @@ export class Lobby {
   renderSettings(settings, isHost) {
     const form = this.form;
     const checks = CHECKS.filter((name) => name in settings);
-    const key = `${document.documentElement.lang}:${checks.join(",")}`;
+    const series = "best_of" in settings;
+    const key = `${document.documentElement.lang}:${checks.join(",")}:${series}`;
     if (form.dataset.built !== key) {
-      form.replaceChildren(...this.settingsFields(checks));
+      form.replaceChildren(...this.settingsFields(checks, series));
       form.dataset.built = key;
     }
     for (const el of form.elements) el.disabled = !isHost;
@@ -148,10 +157,11 @@ export class Lobby {
     form.elements.time_limit.value = String(Math.round((settings.time_limit_s || 0) / 60));
     if (!form.elements.time_limit.value) form.elements.time_limit.value = "0";
     for (const name of checks) form.elements[name].checked = Boolean(settings[name]);
+    if (series) form.elements.best_of.value = String(settings.best_of || 1);
   }
 
   /** checks: the on/off settings this server knows (CHECKS, each labelled by its own name). */
-  settingsFields(checks) {
+  settingsFields(checks, series = false) {
     const radio = (name, value, label, extra) =>
       h("label", { class: "choice" }, h("input", { type: "radio", name, value }), h("span", { text: label }), extra);
     const fields = [
@@ -191,6 +201,20 @@ export class Lobby {
         ),
       ),
     ];
+    if (series) {
+      fields.push(
+        h(
+          "label",
+          { class: "field inline" },
+          h("span", { text: t("best_of") }),
+          h(
+            "select",
+            { name: "best_of" },
+            BEST_OF.map((n) => h("option", { value: String(n), text: n === 1 ? t("single_race") : String(n) })),
+          ),
+        ),
+      );
+    }
     for (const name of checks) {
       fields.push(h("label", { class: "check" }, h("input", { type: "checkbox", name }), h("span", { text: t(name) })));
     }
@@ -209,7 +233,8 @@ export class Lobby {
     else if (name === "time_limit") {
       const minutes = Number(event.target.value);
       msg = { time_limit_s: minutes ? minutes * 60 : null };
-    } else if (CHECKS.includes(name)) msg = { [name]: event.target.checked };
+    } else if (name === "best_of") msg = { best_of: Number(event.target.value) };
+    else if (CHECKS.includes(name)) msg = { [name]: event.target.checked };
     else if (kind === "random") msg = { deal: "random" };
     else if (code.value.trim()) msg = { deal: code.value.trim() };
     else code.focus();
