@@ -54,6 +54,7 @@ class DailyDealer:
         self.candidates = settings.daily_candidates
         self._secret: bytes | None = None
         self._proving: dict[tuple[str, int], asyncio.Task[str]] = {}
+        self._known: dict[tuple[str, int], str] = {}
 
     async def secret(self) -> bytes:
         if self.configured:
@@ -65,10 +66,17 @@ class DailyDealer:
         return self._secret
 
     async def known(self, date: str, draw: int) -> str | None:
+        cached = self._known.get((date, draw))
+        if cached is not None:
+            return cached  # a day's code never changes once stored
         found = await self.redis.get(keys.daily_code(date, draw))
         if found is None:
             return None
-        return found.decode() if isinstance(found, bytes) else str(found)
+        code = found.decode() if isinstance(found, bytes) else str(found)
+        if len(self._known) > 64:
+            self._known.clear()
+        self._known[(date, draw)] = code
+        return code
 
     async def deal(self, date: str, draw: int) -> str:
         found = await self.known(date, draw)

@@ -19,7 +19,7 @@ from canfield_server.room.race import StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
-__all__ = ["DAILY_CLAIM", "DAILY_MOVE", "DAILY_STANDING", "RedisDailyStore"]
+__all__ = ["DAILY_CLAIM", "DAILY_MOVE", "DAILY_LOAD", "DAILY_STANDING", "RedisDailyStore"]
 
 #: Start a player's attempt unless they have one.
 #: KEYS[1] player hash  KEYS[2] rows  KEYS[3] rank  KEYS[4] log
@@ -61,6 +61,19 @@ redis.call('EXPIRE', KEYS[2], ARGV[8])
 return {1, 0}
 """
 
+#: A player's attempt and its log, read together.
+#: KEYS[1] player hash  KEYS[2] log
+#: Returns {start ('' none), snapshot ('' none), done, entry, entry, ...}
+DAILY_LOAD = """
+local meta = redis.call('HMGET', KEYS[1], 'start', 'snap', 'done')
+local out = {meta[1] or '', meta[2] or '', meta[3] or '0'}
+if meta[1] then
+  local log = redis.call('LRANGE', KEYS[2], 0, -1)
+  for i = 1, #log do out[#out + 1] = log[i] end
+end
+return out
+"""
+
 #: A day's standing in one round trip.
 #: KEYS[1] rank  KEYS[2] rows  ARGV[1] rows wanted  ARGV[2] player id ('' none)
 #: Returns {count, my rank (0-based; -1 none), my row ('' none), row, row, ...}
@@ -94,12 +107,16 @@ class RedisDailyStore:
     def __init__(self, redis: Redis | RedisCluster, url: str, retention_days: int) -> None:
         self.redis = redis
         self.ttl_s = retention_days * 86_400
-        self._claim = redis.register_script(DAILY_CLAIM)
+        # every call is one script on its own pipelined connection (as room moves):
+        # a burst of daily players never waits for, nor exhausts, the client's pool
+        self._claim = move_script(redis, url, DAILY_CLAIM)
         self._move = move_script(redis, url, DAILY_MOVE)
-        self._standing = redis.register_script(DAILY_STANDING)
+        self._load = move_script(redis, url, DAILY_LOAD)
+        self._standing = move_script(redis, url, DAILY_STANDING)
 
     async def close(self) -> None:
-        await self._move.close()
+        for script in (self._claim, self._move, self._load, self._standing):
+            await script.close()
 
     async def claim(
         self, date: str, draw: int, player: str, name: str, now: int, row: StoredRow, score: float
@@ -116,11 +133,11 @@ class RedisDailyStore:
         return bool(int(created)), int(start)
 
     async def attempt(self, date: str, draw: int, player: str) -> DailyAttempt | None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(keys.daily_player(date, draw, player), "start", "snap", "done")
-            pipe.lrange(keys.daily_log(date, draw, player), 0, -1)
-            (start, snap, done), log = await pipe.execute()
-        if start is None:
+        start, snap, done, *log = await self._load(
+            keys=[keys.daily_player(date, draw, player), keys.daily_log(date, draw, player)],
+            args=[],
+        )
+        if not start:
             return None
         return DailyAttempt(
             started_at=int(start),

@@ -8,12 +8,15 @@ as long as the history that links to it.
 
 from __future__ import annotations
 
+import asyncio
+
 from redis.asyncio import Redis, RedisCluster
 
 from canfield_server.ops.clock import now_ms
 from canfield_server.storage import keys
+from canfield_server.storage.move_script import move_script
 
-__all__ = ["NOTE_DAILY", "RedisIdentityStore"]
+__all__ = ["NOTE_DAILY", "NEW_IDENTITY", "GET_IDENTITY", "ADD_RACE", "RedisIdentityStore"]
 
 #: The daily streak: a new day played extends it (from yesterday) or starts it.
 #: KEYS[1] identity  ARGV[1] date  ARGV[2] the day before it
@@ -29,6 +32,33 @@ return streak
 """
 
 
+#: A new identity.  KEYS[1] identity  ARGV[1] public id  ARGV[2] now  ARGV[3] ttl
+NEW_IDENTITY = """
+redis.call('HSET', KEYS[1], 'pid', ARGV[1], 'created', ARGV[2], 'streak', 0)
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+#: An identity, kept alive.  KEYS[1] identity  KEYS[2] its races  ARGV[1] ttl
+#: Returns {pid, streak, last} (pid '' : none).
+GET_IDENTITY = """
+local found = redis.call('HMGET', KEYS[1], 'pid', 'streak', 'last')
+if not found[1] then return {'', 0, ''} end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+return {found[1], found[2] or '0', found[3] or ''}
+"""
+
+#: One race at the head of a history.  KEYS[1] races  ARGV[1] entry  ARGV[2] most kept
+#: ARGV[3] ttl
+ADD_RACE = """
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -41,28 +71,32 @@ class RedisIdentityStore:
         retention_days: int,
         max_races: int,
         room_ttl_s: int,
+        url: str,
     ) -> None:
         self.redis = redis
         self.ttl_s = retention_days * 86_400
         self.max_races = max_races
         self.room_ttl_s = room_ttl_s
-        self._note_daily = redis.register_script(NOTE_DAILY)
+        # the calls a burst of players makes (a page load, a daily result) are
+        # scripts on their own pipelined connections, as room moves: they never
+        # wait for, nor exhaust, the client's connection pool
+        self._note_daily = move_script(redis, url, NOTE_DAILY)
+        self._new = move_script(redis, url, NEW_IDENTITY)
+        self._get = move_script(redis, url, GET_IDENTITY)
+        self._add = move_script(redis, url, ADD_RACE)
+
+    async def close(self) -> None:
+        for script in (self._note_daily, self._new, self._get, self._add):
+            await script.close()
 
     async def new_identity(self, token_hash: str, public_id: str) -> None:
-        key = keys.identity(token_hash)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, mapping={"pid": public_id, "created": now_ms(), "streak": 0})
-            pipe.expire(key, self.ttl_s)
-            await pipe.execute()
+        await self._new(keys=[keys.identity(token_hash)], args=[public_id, now_ms(), self.ttl_s])
 
     async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
-        key = keys.identity(token_hash)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(key, "pid", "streak", "last")
-            pipe.expire(key, self.ttl_s)
-            pipe.expire(keys.identity_races(token_hash), self.ttl_s)
-            (pid, streak, last), _, _ = await pipe.execute()
-        if pid is None:
+        pid, streak, last = await self._get(
+            keys=[keys.identity(token_hash), keys.identity_races(token_hash)], args=[self.ttl_s]
+        )
+        if not pid:
             return None
         return _text(pid), int(streak or 0), _text(last) if last else ""
 
@@ -83,15 +117,17 @@ class RedisIdentityStore:
         return {_text(k): _text(v) for k, v in raw.items()}
 
     async def add_races(self, entries: list[tuple[str, bytes]]) -> None:
-        """Each (identity hash, entry JSON) at the head of that identity's history.
-        One command per key (a Cluster puts identities on different slots)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for token_hash, entry in entries:
-                key = keys.identity_races(token_hash)
-                pipe.lpush(key, entry)
-                pipe.ltrim(key, 0, self.max_races - 1)
-                pipe.expire(key, self.ttl_s)
-            await pipe.execute()
+        """Each (identity hash, entry JSON) at the head of that identity's history
+        (one script per identity: a Cluster puts identities on different slots)."""
+        await asyncio.gather(
+            *(
+                self._add(
+                    keys=[keys.identity_races(token_hash)],
+                    args=[entry, self.max_races, self.ttl_s],
+                )
+                for token_hash, entry in entries
+            )
+        )
 
     async def races(self, token_hash: str, limit: int) -> list[bytes]:
         found = await self.redis.lrange(keys.identity_races(token_hash), 0, limit - 1)

@@ -143,18 +143,20 @@ def create_app(
         store = RedisStore(redis, url, settings.room_ttl_s, origin)
         pool = DealPool(redis, settings)
         daily = RedisDailyStore(redis, url, settings.daily_retention_days)
+        identities = RedisIdentityStore(
+            redis,
+            retention_days=settings.history_retention_days,
+            max_races=settings.history_max_races,
+            room_ttl_s=settings.room_ttl_s,
+            url=url,
+        )
         hub = Hub(
             store,
             settings,
             solver=pool,
             bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
             storage_errors=STORAGE_ERRORS,
-            identities=RedisIdentityStore(
-                redis,
-                retention_days=settings.history_retention_days,
-                max_races=settings.history_max_races,
-                room_ttl_s=settings.room_ttl_s,
-            ),
+            identities=identities,
             daily=daily,
             daily_deals=DailyDealer(redis, pool, settings),
         )
@@ -174,6 +176,7 @@ def create_app(
             await pool.close()
             await bus.stop()
             await daily.close()
+            await identities.close()
             await store.close()
             await redis.aclose()
 

@@ -179,7 +179,34 @@ function renderRace() {
   note.hidden = !text || (state.me?.role !== "player" && !state.me?.waiting);
 }
 
+/** The tab's title: the room and where we are in it ("Racing - 12 cards - ABC234 - Canfield Race"). */
+function pageTitle() {
+  const parts = [];
+  if (state.room && !$("#offline").hidden) parts.push(t("title_offline"));
+  if (state.view === "race" && state.me?.role === "player" && state.board) {
+    const status = state.leaderboard?.rows.find((r) => r.id === state.me?.id)?.status;
+    if (state.board.won) parts.push(t("title_won"));
+    else if (status === "gave_up") parts.push(t("title_gave_up"));
+    else if (isDone() && status) parts.push(t(`st_${status}`));
+    else parts.push(t("title_racing"));
+    parts.push(t("title_cards", { n: state.board.on_foundations }));
+  } else if (state.view === "race") {
+    parts.push(t("title_watching"));
+  } else if (state.view === "lobby" && state.roomState?.phase === "countdown") {
+    parts.push(t("title_starting"));
+  } else if (state.view === "results") {
+    parts.push(t("title_results"));
+  }
+  if (state.room && ["lobby", "race", "results"].includes(state.view)) {
+    parts.push(state.view === "lobby" ? t("title_room", { room: state.room }) : state.room);
+  }
+  parts.push(t("title"));
+  return parts.join(" - ");
+}
+
 function tickClock() {
+  const title = pageTitle();
+  if (document.title !== title) document.title = title;
   if (state.view === "race" && state.startedAt) {
     const now = conn.serverNow();
     $("#race-clock").textContent = clock(now - state.startedAt);
@@ -391,6 +418,13 @@ conn.on("leaderboard", (msg) => {
   if (state.view === "race") renderRace();
 });
 
+// our place, said by the board's live region when it changes
+conn.on("leaderboard", (msg) => {
+  if (state.view === "race" && state.me?.role === "player") {
+    board.setRank(msg.rows.find((r) => r.id === state.me?.id)?.rank, msg.rows.length);
+  }
+});
+
 conn.on("finished", (msg) => {
   state.finished = msg;
   if (state.roomState) state.roomState = { ...state.roomState, phase: "finished" };
@@ -445,6 +479,23 @@ function initSettings() {
   const double = $("#pref-double");
   double.checked = getPref("double_click", true);
   double.addEventListener("change", () => setPref("double_click", double.checked));
+  const four = $("#pref-four");
+  four.checked = getPref("four_colour", false);
+  document.body.classList.toggle("four-colour", four.checked);
+  four.addEventListener("change", () => {
+    setPref("four_colour", four.checked);
+    document.body.classList.toggle("four-colour", four.checked);
+  });
+  // the header menu closes on a click or tap outside it, and on Escape
+  const menu = $("#settings");
+  document.addEventListener("pointerdown", (e) => {
+    if (menu.open && !menu.contains(e.target)) menu.open = false;
+  });
+  menu.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || !menu.open) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
   const lang = $("#pref-lang");
   lang.value = getPref("lang", browserLanguage());
   lang.addEventListener("change", () => {
