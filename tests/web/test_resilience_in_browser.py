@@ -63,8 +63,9 @@ def test_croatian_labels_and_reconnect_after_server_restart(browser, server_fact
     page.click("#settings summary")
     page.check("#pref-double")
     page.click("#settings summary")
-    card(page, tapped).focus()  # by keyboard this time: Enter taps the focused card
-    page.keyboard.press("Enter")
+    card(page, tapped).focus()  # by keyboard this time: Enter lifts the focused card,
+    page.keyboard.press("Enter")  # the place a tap would choose is chosen first,
+    page.keyboard.press("Enter")  # and Enter puts it there
     target = page.locator(f'#board .column[data-drop="T{column}"] .card[data-card="{tapped}"]')
     expect(target).to_be_visible()
 

@@ -1,14 +1,38 @@
 // The player's race board: renders the server's player view and turns pointer
 // drags (mouse or touch), taps and keys into move requests. It never changes
 // the position itself; the server's reply does (or the drop snaps back).
+//
+// The race board (an interactive one) also:
+//  - sizes its cards from the viewport (width and height) and switches to a
+//    four-wide layout where that gives bigger cards (a phone);
+//  - animates what changed between two positions (FLIP: each card starts
+//    where it was and slides to where it is), unless the user asked for
+//    reduced motion; any input finishes a running animation at once;
+//  - plays by keyboard: Tab or the arrows pick a card, Enter lifts it, the
+//    arrows or 1-4 and F choose where, Enter puts it there, Escape cancels;
+//  - labels every place and says each change in an aria-live region.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { backEl, cardEl, slotEl } from "./cards.js";
+import { backEl, cardEl, cardName, cardNames, slotEl } from "./cards.js";
 import { foundationSlot, legalTargets, moveText, parseMove, runLength } from "./rules.js";
 
 const DRAG_THRESHOLD = 6;
 const HINT_MS = 2500;
+const ANIMATE_MS = 200;
+/** a second tap on the same card this soon is the rest of a double click, not a new move */
+const DOUBLE_TAP_MS = 500;
+const MAX_CARD = 240;
+const MIN_CARD = 36;
+/** the widest and the narrowest fan of a column, in card heights (the rank stays readable at the max) */
+const FAN_MAX = 0.27;
+const FAN_MIN = 0.16;
+/** column fans a board is sized for before the fans squeeze: a column of this many cards fits */
+const FAN_BUDGET = 5;
+/** room under the stock, waste and reserve for their counts, in px */
+const COUNT_LINE = 28;
+const TARGETS = ["F", "T0", "T1", "T2", "T3"];
+const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 export class BoardView {
   /** handlers: {onMove(text), onTap(card), onDraw()}; all optional for a read-only board. */
@@ -23,13 +47,27 @@ export class BoardView {
     this.deferred = null; // a board that arrived mid-drag
     this.baseSuit = null; // the suit that owns foundation 1 (learnt from the deal)
     this.hintTimer = null;
+    this.lifted = null; // a card lifted by keyboard: {source, targets, index}
+    this.focusCard = null; // the card to keep focus on after the next render
+    this.lastTap = null; // {card, at}: the double-click guard
+    this.flyers = []; // cards flying back into the stock (they left the board)
+    this.animated = 0; // how many renders animated (tests read data-animated)
+    this.rank = null;
     if (this.interactive) {
       root.addEventListener("pointerdown", (e) => this.pointerDown(e));
       root.addEventListener("keydown", (e) => this.keyDown(e));
+      root.addEventListener("focusout", (e) => {
+        if (this.lifted && !root.contains(e.relatedTarget)) this.putDown(false);
+      });
       window.addEventListener("pointermove", (e) => this.pointerMove(e));
       window.addEventListener("pointerup", (e) => this.pointerUp(e));
       window.addEventListener("pointercancel", () => this.cancelDrag());
       window.addEventListener("blur", () => this.cancelDrag());
+      this.live = h("div", { class: "sr-only", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+      this.live.id = `${root.id || "board"}-live`;
+      document.body.append(this.live);
+      root.setAttribute("role", "application"); // arrows and Enter reach the board, not the reader
+      new ResizeObserver(() => this.layout()).observe(root);
     }
     window.addEventListener("resize", () => this.layout());
   }
@@ -39,8 +77,12 @@ export class BoardView {
       this.deferred = board; // never pull the cards from under a finger
       return;
     }
+    this.finishAnimations();
+    const before = this.interactive && this.board && board && !reducedMotion?.matches ? this.positions() : null;
+    const previous = this.board;
     this.deferred = null;
     this.clearPending();
+    if (this.lifted) this.putDown(false, true);
     if (board && board.foundations[0].length) this.baseSuit = board.foundations[0][0][1];
     this.board = board;
     if (!board) {
@@ -48,6 +90,7 @@ export class BoardView {
       return;
     }
     const focused = this.root.contains(document.activeElement) ? document.activeElement : null;
+    if (this.interactive) this.root.setAttribute("aria-label", t("board_label"));
     const grid = h("div", { class: `board draw${board.draw}` });
     grid.append(
       this.stockEl(board),
@@ -58,13 +101,18 @@ export class BoardView {
     );
     this.root.replaceChildren(grid);
     this.layout();
-    if (focused) this.refocus(focused);
+    if (before) this.animateFrom(before, previous, board);
+    if (this.interactive && previous) this.announce(describe(previous, board));
+    if (focused || this.focusCard) this.refocus(focused);
+    this.focusCard = null;
   }
 
   /** Keep keyboard focus on the same card (or the stock) across a re-render. */
   refocus(old) {
-    const card = old.dataset.card;
-    const again = card ? this.root.querySelector(`.card[data-card="${card}"]`) : this.root.querySelector(".stock");
+    const card = this.focusCard || old?.dataset.card;
+    let again = card ? this.root.querySelector(`.card[data-card="${card}"]`) : null;
+    if (again && again.tabIndex < 0) again = again.closest(".pile")?.querySelector('[tabindex="0"]');
+    if (!again && old?.dataset.drop) again = this.root.querySelector(`.pile[data-drop="${old.dataset.drop}"] [tabindex="0"]`);
     (again?.tabIndex >= 0 ? again : this.root.querySelector(".stock"))?.focus();
   }
 
@@ -80,100 +128,224 @@ export class BoardView {
         class: "pile stock",
         dataset: { pile: "S" },
         tabindex: this.interactive ? "0" : null,
-        role: this.interactive ? "button" : null,
-        "aria-label": count ? `${t("stock")} ${count}` : t("recycle"),
+        role: this.interactive ? "button" : "group",
+        "aria-label": count
+          ? t("pile_cards", { name: t("stock"), n: count })
+          : board.waste.count
+            ? t("recycle")
+            : t("pile_empty", { name: t("stock") }),
       },
       face,
-      h("div", { class: "count", text: count }),
+      h("div", { class: "count", text: count, "aria-hidden": "true" }),
     );
     return pile;
   }
 
   wasteEl(board) {
     const fan = board.waste.fan;
-    const pile = h("div", { class: "pile waste", dataset: { drop: "W" }, "aria-label": t("waste") });
+    const label = board.waste.count ? t("pile_cards", { name: t("waste"), n: board.waste.count }) : t("pile_empty", { name: t("waste") });
+    const pile = h("div", { class: "pile waste", dataset: { drop: "W" }, ...this.pileAttrs(label) });
     if (!fan.length) pile.append(slotEl());
     else if (board.waste.count > fan.length) pile.append(slotEl("", "under"));
     fan.forEach((card, i) => {
       const el = cardEl(card);
       el.style.setProperty("--i", i);
       el.classList.add("fanned");
-      if (i === fan.length - 1) this.makeSource(el, { pile: "W", index: 0, count: 1, card });
+      if (i === fan.length - 1) this.makeSource(el, { pile: "W", index: 0, count: 1, card }, true, t("waste"));
       pile.append(el);
     });
-    pile.append(h("div", { class: "count", text: board.waste.count || "" }));
+    pile.append(h("div", { class: "count", text: board.waste.count || "", "aria-hidden": "true" }));
     return pile;
   }
 
   foundationEl(board, pile, i) {
-    const el = h("div", {
-      class: "pile foundation",
-      dataset: { drop: "F", index: i },
-      "aria-label": `${t("foundation")} ${i + 1}`,
-    });
-    if (pile.length < 2) el.append(slotEl(board.start_rank === "T" ? "10" : board.start_rank, "start"));
+    const name = `${t("foundation")} ${i + 1}`;
+    const start = board.start_rank === "T" ? "10" : board.start_rank;
+    const label = pile.length
+      ? t("pile_top", { name, card: cardName(pile[pile.length - 1]), n: pile.length })
+      : t("pile_starts", { name, rank: start });
+    const el = h("div", { class: "pile foundation", dataset: { drop: "F", index: i }, ...this.pileAttrs(label) });
+    if (pile.length < 2) el.append(slotEl(start, "start"));
     for (const card of pile.slice(-2)) el.append(cardEl(card));
     if (pile.length) {
       const top = el.lastElementChild;
-      this.makeSource(top, { pile: "F", index: i, count: 1, card: pile[pile.length - 1] }, false);
+      this.makeSource(top, { pile: "F", index: i, count: 1, card: pile[pile.length - 1] }, false, name);
     }
     return el;
   }
 
   reserveEl(board) {
     const { top, count } = board.reserve;
-    const el = h("div", { class: "pile reserve", "aria-label": `${t("reserve")} ${count}` });
+    const label = count ? t("pile_cards", { name: t("reserve"), n: count }) : t("pile_empty", { name: t("reserve") });
+    const el = h("div", { class: "pile reserve", dataset: { pile: "R" }, ...this.pileAttrs(label) });
     if (count > 1) el.append(slotEl("", "under"));
     if (top) {
       const card = cardEl(top);
-      this.makeSource(card, { pile: "R", index: 0, count: 1, card: top });
+      this.makeSource(card, { pile: "R", index: 0, count: 1, card: top }, true, t("reserve"));
       el.append(card);
     } else {
       el.append(slotEl());
     }
-    el.append(h("div", { class: "count", text: count }));
+    el.append(h("div", { class: "count", text: count, "aria-hidden": "true" }));
     return el;
   }
 
   columnEl(column, j) {
-    const el = h("div", {
-      class: "pile column",
-      dataset: { drop: `T${j}` },
-      "aria-label": t("column", { n: j + 1 }),
-    });
+    const name = t("column", { n: j + 1 });
+    const label = column.length ? t("pile_top", { name, card: cardName(column[column.length - 1]), n: column.length }) : t("pile_empty", { name });
+    const el = h("div", { class: "pile column", dataset: { drop: `T${j}` }, ...this.pileAttrs(label) });
     if (!column.length) el.append(slotEl());
     const movable = column.length - runLength(column);
     column.forEach((card, i) => {
       const c = cardEl(card);
       c.style.setProperty("--i", i);
-      if (i >= movable) this.makeSource(c, { pile: "T", index: j, count: column.length - i, card });
+      if (i >= movable) this.makeSource(c, { pile: "T", index: j, count: column.length - i, card }, true, name);
       el.append(c);
     });
     el.style.setProperty("--n", Math.max(column.length, 1));
     return el;
   }
 
+  /** A place's label; on the race board a place can take focus (a keyboard target). */
+  pileAttrs(label) {
+    return { role: "group", "aria-label": label, tabindex: this.interactive ? "-1" : null };
+  }
+
   /** Mark a card as something the player can pick up (and tap, unless tappable is false). */
-  makeSource(el, source, tappable = true) {
+  makeSource(el, source, tappable = true, where = "") {
     if (!this.interactive) return;
     el.classList.add("source");
     el.source = source;
     el.tappable = tappable;
-    if (tappable) el.tabIndex = 0;
+    el.tabIndex = 0;
+    el.setAttribute("role", "button");
+    const cards = source.count > 1 ? t("n_cards_from", { card: cardName(source.card), n: source.count }) : cardName(source.card);
+    el.setAttribute("aria-label", `${cards}, ${where}`);
   }
 
-  /** Squeeze long columns so the board fits the window height. */
+  // ------------------------------------------------------------ size
+
+  /** Size the cards to the window and squeeze long columns so the board fits its height. */
   layout() {
     const grid = this.root.firstElementChild;
     if (!grid) return;
+    if (this.interactive) this.fit(grid);
     const probe = grid.querySelector(".stock .card");
     const ch = probe ? probe.offsetHeight : 100;
     for (const col of grid.querySelectorAll(".column")) {
       const n = Number(col.style.getPropertyValue("--n")) || 1;
-      const room = Math.max(window.innerHeight - col.getBoundingClientRect().top - 16, ch * 3);
-      const fan = n > 1 ? Math.min(ch * 0.27, Math.max(ch * 0.14, (room - ch) / (n - 1))) : 0;
+      const room = Math.max(window.innerHeight - col.getBoundingClientRect().top - 12, ch * 3);
+      const fan = n > 1 ? Math.min(ch * FAN_MAX, Math.max(ch * FAN_MIN, (room - ch) / (n - 1))) : 0;
       col.style.setProperty("--fan", `${fan}px`);
     }
+  }
+
+  /**
+   * The card width that fills the board's width and the window's height below
+   * its top, for the classic seven-wide layout (stock, waste, foundations over
+   * reserve and columns) and the four-wide one (foundations; stock, waste,
+   * reserve; columns). The four-wide one wins where it gives clearly bigger
+   * cards: on a phone, or a narrow window.
+   */
+  fit(grid) {
+    const width = this.root.clientWidth;
+    if (!width) return; // hidden: sized when shown (the ResizeObserver calls again)
+    const top = this.root.getBoundingClientRect().top + window.scrollY;
+    const height = Math.max(window.innerHeight - top - 12, 240);
+    const columns = 1 + FAN_BUDGET * FAN_MAX; // a column's height, in card heights
+    const size = (cols, rows, gapShare, gapMax) => {
+      const gap = Math.min(gapMax, Math.max(4, width * gapShare));
+      const byWidth = (width - (cols - 1) * gap) / cols;
+      const byHeight = (height - COUNT_LINE - rows * gap * 0.6) / ((rows + columns) * 1.4);
+      return { cw: Math.floor(Math.min(byWidth, byHeight, MAX_CARD)), gap };
+    };
+    const wide = size(7, 1, 0.012, 14);
+    const narrow = size(4, 2, 0.022, 10);
+    const four = narrow.cw > wide.cw * 1.2;
+    const { cw, gap } = four ? narrow : wide;
+    grid.classList.toggle("narrow", four);
+    grid.style.setProperty("--cw", `${Math.max(MIN_CARD, cw)}px`);
+    grid.style.setProperty("--gap", `${Math.round(gap)}px`);
+  }
+
+  // ------------------------------------------------------------ animation
+
+  /** Where every face-up card is now (a dragged card: where it was let go). */
+  positions() {
+    const rects = new Map();
+    for (const el of this.root.querySelectorAll(".card[data-card]")) rects.set(el.dataset.card, { rect: el.getBoundingClientRect(), el });
+    for (const el of this.pending?.ghost.querySelectorAll(".card[data-card]") || []) {
+      rects.set(el.dataset.card, { rect: el.getBoundingClientRect(), el: rects.get(el.dataset.card)?.el || el });
+    }
+    const stock = this.root.querySelector(".stock .card");
+    return { rects, stock: stock?.getBoundingClientRect() };
+  }
+
+  /** FLIP: each card that moved starts where it was and slides home; drawn cards come from the stock. */
+  animateFrom(before, previous, board) {
+    const timing = { duration: ANIMATE_MS, easing: "cubic-bezier(.2,.7,.3,1)" };
+    const stockRect = this.root.querySelector(".stock .card")?.getBoundingClientRect();
+    const drew = board.stock.count < previous.stock.count;
+    const shown = new Set();
+    let moved = 0;
+    for (const el of this.root.querySelectorAll(".card[data-card]")) {
+      const card = el.dataset.card;
+      shown.add(card);
+      const now = el.getBoundingClientRect();
+      const was = before.rects.get(card)?.rect || (drew && el.closest(".waste") ? before.stock : null);
+      if (!was) continue;
+      const dx = was.left - now.left;
+      const dy = was.top - now.top;
+      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      el.animate([{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 30 }, { transform: "none", zIndex: 30 }], timing);
+      moved += 1;
+    }
+    if (board.stock.count > previous.stock.count && stockRect) {
+      // undone draw or a turned-over waste: the cards that left fly into the stock
+      for (const [card, { rect, el }] of before.rects) {
+        if (shown.has(card) || !el.closest(".waste")) continue;
+        const flyer = h("div", {
+          class: "flyer",
+          style: `left:${rect.left}px;top:${rect.top}px;--cw:${rect.width}px;--ch:${rect.height}px`,
+        });
+        el.style.cssText = "left:0;top:0";
+        flyer.append(el);
+        document.body.append(flyer);
+        const anim = flyer.animate(
+          [{ transform: "none" }, { transform: `translate(${stockRect.left - rect.left}px, ${stockRect.top - rect.top}px)` }],
+          timing,
+        );
+        anim.onfinish = () => flyer.remove();
+        this.flyers.push(flyer);
+        moved += 1;
+      }
+    }
+    if (moved) {
+      this.animated += 1;
+      this.root.dataset.animated = String(this.animated);
+    }
+  }
+
+  /** Any input finishes what is still moving: the board answers at once. */
+  finishAnimations() {
+    for (const anim of this.root.getAnimations?.({ subtree: true }) || []) anim.finish();
+    for (const flyer of this.flyers) flyer.remove();
+    this.flyers = [];
+  }
+
+  // ------------------------------------------------------------ screen readers
+
+  /** Say text in the live region (an empty text says nothing). */
+  announce(text) {
+    if (!text || !this.live) return;
+    this.live.textContent = this.live.textContent === text ? `${text}\u00a0` : text;
+  }
+
+  /** Our place in the race (from the leaderboard); said when it changes. */
+  setRank(rank, of) {
+    if (typeof rank !== "number" || !of) return;
+    if (this.rank !== null && rank !== this.rank) this.announce(t("rank_now", { rank, n: of }));
+    this.rank = rank;
   }
 
   // ------------------------------------------------------------ hints
@@ -226,7 +398,9 @@ export class BoardView {
   // ------------------------------------------------------------ pointer input
 
   pointerDown(e) {
+    this.finishAnimations();
     if (e.button > 0 || this.pending || this.drag) return;
+    if (this.lifted) this.putDown(false);
     const stock = e.target.closest(".stock");
     const card = e.target.closest(".source");
     if (!stock && !card) return;
@@ -254,7 +428,15 @@ export class BoardView {
     this.press = null;
     this.flushDeferred();
     if (press.stock) this.handlers.onDraw?.();
-    else if (press.card?.tappable) this.handlers.onTap?.(press.card.source.card);
+    else if (press.card?.tappable) this.tap(press.card.source.card);
+  }
+
+  /** One tap, one move: the second click of a double click on the same card is no new tap. */
+  tap(card) {
+    const now = Date.now();
+    if (this.lastTap && this.lastTap.card === card && now - this.lastTap.at < DOUBLE_TAP_MS) return;
+    this.lastTap = { card, at: now };
+    this.handlers.onTap?.(card);
   }
 
   flushDeferred() {
@@ -263,13 +445,132 @@ export class BoardView {
     if (board) this.render(board);
   }
 
+  // ------------------------------------------------------------ keyboard
+
   keyDown(e) {
-    if (e.key !== "Enter") return;
-    if (e.target.closest?.(".stock")) this.handlers.onDraw?.();
-    else if (e.target.tappable) this.handlers.onTap?.(e.target.source.card);
-    else return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    this.finishAnimations();
+    const key = e.key;
+    if (this.lifted) {
+      if (this.liftedKey(key)) e.preventDefault();
+      return;
+    }
+    const el = e.target;
+    if (key === "Enter") {
+      if (el.closest?.(".stock")) this.handlers.onDraw?.();
+      else if (el.source) this.lift(el);
+      else return;
+    } else if (key.startsWith("Arrow")) {
+      this.focusToward(el, key);
+    } else if (el.source && /^[1-4fF]$/.test(key)) {
+      this.lift(el, key.toUpperCase() === "F" ? "F" : `T${Number(key) - 1}`);
+    } else {
+      return;
+    }
     e.preventDefault();
   }
+
+  /** Move focus to the nearest card (or the stock) in the arrow's direction. */
+  focusToward(from, key) {
+    const items = [...this.root.querySelectorAll('[tabindex="0"]')];
+    if (!items.length) return;
+    if (!items.includes(from)) {
+      items[0].focus();
+      return;
+    }
+    const [dx, dy] = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[key];
+    const a = from.getBoundingClientRect();
+    let best = null;
+    let bestScore = Infinity;
+    for (const el of items) {
+      if (el === from) continue;
+      const b = el.getBoundingClientRect();
+      const along = (b.left - a.left) * dx + (b.top - a.top) * dy;
+      const across = Math.abs((b.left - a.left) * dy) + Math.abs((b.top - a.top) * dx);
+      if (along <= 2) continue;
+      const score = along + across * 2;
+      if (score < bestScore) {
+        best = el;
+        bestScore = score;
+      }
+    }
+    best?.focus();
+  }
+
+  /** Lift a focused card: its legal places light up, the first one (where a tap would go) is chosen. */
+  lift(el, choice = null) {
+    const source = el.source;
+    const legal = legalTargets(this.board, source, this.baseSuit);
+    const own = source.pile === "T" ? `T${source.index}` : source.pile === "F" ? "F" : null;
+    const targets = legal.length ? this.tapOrder(source, legal) : TARGETS.filter((x) => x !== own);
+    this.lifted = { source, el, targets, legal: new Set(legal), index: 0 };
+    el.classList.add("picked");
+    for (const zone of this.root.querySelectorAll("[data-drop]")) zone.classList.toggle("target", this.lifted.legal.has(zone.dataset.drop));
+    const what = source.count > 1 ? t("n_cards_from", { card: cardName(source.card), n: source.count }) : cardName(source.card);
+    this.announce(legal.length ? t("lifted", { card: what }) : t("no_place", { card: what }));
+    this.choose(choice ?? targets[0]);
+  }
+
+  /** Legal places in the tap rule's order: the foundation, then the longest column, then the rest. */
+  tapOrder(source, legal) {
+    const height = (x) => (x === "F" ? 1000 : this.board.tableau[Number(x.slice(1))].length);
+    return [...legal].sort((a, b) => height(b) - height(a) || TARGETS.indexOf(a) - TARGETS.indexOf(b));
+  }
+
+  /** Choose a place for the lifted card: focus it, so a screen reader names it. */
+  choose(target) {
+    const lifted = this.lifted;
+    if (!lifted || !target) return;
+    const i = lifted.targets.indexOf(target);
+    if (i >= 0) lifted.index = i;
+    lifted.choice = target;
+    for (const el of this.root.querySelectorAll(".hover")) el.classList.remove("hover");
+    const zone = this.targetEl(target, lifted.source.card);
+    if (!zone) return;
+    zone.classList.add("hover");
+    zone.focus();
+  }
+
+  targetEl(target, card) {
+    if (target !== "F") return this.root.querySelector(`[data-drop="${target}"]`);
+    const slot = foundationSlot(this.board.foundations, this.board.start_rank, card, this.baseSuit);
+    return this.root.querySelectorAll(".foundation")[Math.max(slot, 0)];
+  }
+
+  /** Keys while a card is lifted; true when the key was used. */
+  liftedKey(key) {
+    const lifted = this.lifted;
+    const n = lifted.targets.length;
+    if (key === "Escape") this.putDown(false);
+    else if (key === "Enter") this.putDown(true);
+    else if (key === "ArrowRight" || key === "ArrowDown") this.choose(lifted.targets[(lifted.index + 1) % n]);
+    else if (key === "ArrowLeft" || key === "ArrowUp") this.choose(lifted.targets[(lifted.index + n - 1) % n]);
+    else if (/^[1-4]$/.test(key)) this.choose(`T${Number(key) - 1}`);
+    else if (key === "f" || key === "F") this.choose("F");
+    else return false;
+    return true;
+  }
+
+  /** Put the lifted card down: on its chosen place (move), or back (cancel). */
+  putDown(move, quiet = false) {
+    const lifted = this.lifted;
+    if (!lifted) return;
+    this.lifted = null;
+    lifted.el.classList.remove("picked");
+    this.endDragLook();
+    const ownColumn = lifted.source.pile === "T" && lifted.choice === `T${lifted.source.index}`;
+    if (move && lifted.choice && !ownColumn) {
+      this.focusCard = lifted.source.card;
+      this.handlers.onMove(moveText(lifted.source, lifted.choice));
+      return;
+    }
+    if (!quiet) {
+      this.announce(t("put_back"));
+      if (lifted.el.isConnected) lifted.el.focus();
+    }
+  }
+
+  // ------------------------------------------------------------ dragging
 
   startDrag(press) {
     const source = press.card.source;
@@ -368,6 +669,7 @@ export class BoardView {
 
   /** The server refused the drop (or it hit nothing): fly the cards home. */
   snapBack() {
+    if (this.lifted) this.putDown(false, true);
     const pending = this.pending;
     if (!pending) return;
     const { ghost } = pending;
@@ -389,3 +691,56 @@ export class BoardView {
     for (const el of pending.lifted) el.classList.remove("lifted");
   }
 }
+
+// ------------------------------------------------------------ what changed, in words
+
+/** Every face-up card the player sees, and the place it lies in (text). */
+function places(board) {
+  const at = new Map();
+  if (board.reserve.top) at.set(board.reserve.top, t("reserve"));
+  const fan = board.waste.fan;
+  if (fan.length) at.set(fan[fan.length - 1], t("waste"));
+  board.foundations.forEach((pile, i) => pile.forEach((card) => at.set(card, `${t("foundation")} ${i + 1}`)));
+  board.tableau.forEach((col, j) => col.forEach((card) => at.set(card, t("column", { n: j + 1 }))));
+  return at;
+}
+
+/** One sentence for what changed between two positions ("" when nothing did). */
+export function describe(before, after) {
+  const was = places(before);
+  const now = places(after);
+  const said = [];
+  const stockBefore = before.stock.count;
+  const stockAfter = after.stock.count;
+  if (stockAfter < stockBefore) {
+    said.push(t("said_drew", { cards: cardNames(after.waste.fan) }));
+  } else if (stockAfter > stockBefore) {
+    said.push(before.stock.count === 0 && after.waste.count === 0 ? t("said_recycled") : t("said_undrawn"));
+    const top = after.waste.fan[after.waste.fan.length - 1];
+    if (top) said.push(t("said_waste_top", { card: cardName(top) }));
+  }
+  // cards that changed place, grouped by where they went (a run moves together)
+  const groups = new Map();
+  for (const [card, place] of now) {
+    const from = was.get(card);
+    if (!from || from === place) continue;
+    if (from === t("waste") && place === t("waste")) continue;
+    const key = `${from}\u0000${place}`;
+    if (!groups.has(key)) groups.set(key, { from, to: place, cards: [] });
+    groups.get(key).cards.push(card);
+  }
+  for (const { from, to, cards } of groups.values()) {
+    said.push(t("said_moved", { cards: cardNames(cards), from, to }));
+  }
+  if (after.reserve.top && after.reserve.top !== before.reserve.top && !was.has(after.reserve.top)) {
+    said.push(t("said_reserve_top", { card: cardName(after.reserve.top) }));
+  }
+  const topBefore = before.waste.fan[before.waste.fan.length - 1];
+  const topAfter = after.waste.fan[after.waste.fan.length - 1];
+  if (stockAfter === stockBefore && topAfter && topAfter !== topBefore && !was.has(topAfter)) {
+    said.push(t("said_waste_top", { card: cardName(topAfter) }));
+  }
+  if (after.won && !before.won) said.push(t("you_won"));
+  return said.join(". ");
+}
+

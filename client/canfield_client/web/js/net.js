@@ -1,8 +1,12 @@
 // The WebSocket to our own server: JSON messages in and out, reconnects by
 // itself with backoff, keeps an estimate of the server clock (the race clock).
 
-const PING_EVERY_MS = 10000;
-const DEAD_AFTER_MS = 8000;
+// A link that has been quiet this long gets a ping; a ping unanswered this
+// long means the link is dead (a dropped network never closes the socket by
+// itself, so without this the page would wait for the OS's TCP timeout).
+const QUIET_MS = 2500;
+const PONG_WAIT_MS = 3000;
+const CHECK_EVERY_MS = 500;
 // a listener that only hears (a spectator) still speaks now and then, so a
 // server that closes silent connections never takes it for an idle one
 const SPEAK_EVERY_MS = 30000;
@@ -18,12 +22,15 @@ export class Connection {
     this.timer = null;
     this.lastHeard = 0;
     this.lastPing = 0;
+    this.awaitingPong = 0; // when the unanswered ping went out (0: none)
     this.open = false;
     window.addEventListener("online", () => this.reconnectNow());
+    // the browser knows the network is gone: say so at once
+    window.addEventListener("offline", () => this.ws && this.dropped(this.ws));
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.reconnectNow();
     });
-    setInterval(() => this.keepAlive(), PING_EVERY_MS / 2);
+    setInterval(() => this.keepAlive(), CHECK_EVERY_MS);
   }
 
   /** Register fn for a message type; "open" and "close" report the link itself. */
@@ -44,6 +51,7 @@ export class Connection {
     this.ws = ws;
     ws.onopen = () => {
       this.open = true;
+      this.awaitingPong = 0;
       this.backoff = 250;
       this.lastHeard = Date.now();
       this.send({ type: "hello", v: 1 });
@@ -52,6 +60,7 @@ export class Connection {
     };
     ws.onmessage = (event) => {
       this.lastHeard = Date.now();
+      this.awaitingPong = 0; // anything heard proves the link
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -100,7 +109,10 @@ export class Connection {
   }
 
   ping() {
-    if (this.send({ type: "ping", t: performance.now() })) this.lastPing = Date.now();
+    if (this.send({ type: "ping", t: performance.now() })) {
+      this.lastPing = Date.now();
+      if (!this.awaitingPong) this.awaitingPong = this.lastPing;
+    }
   }
 
   /** NTP-style: the pong with the shortest round trip gives the best offset. */
@@ -114,14 +126,19 @@ export class Connection {
     }
   }
 
-  /** Ping now and then; a link that stays silent is treated as dropped. */
+  /**
+   * Ping when the link has been quiet; a ping unanswered for PONG_WAIT_MS
+   * drops the link (the page says "Connection lost" and reconnects), so a
+   * dead network shows within about QUIET_MS + PONG_WAIT_MS.
+   */
   keepAlive() {
     if (!this.open) return;
-    if (Date.now() - this.lastHeard > PING_EVERY_MS + DEAD_AFTER_MS) {
+    const now = Date.now();
+    if (this.awaitingPong && now - this.awaitingPong > PONG_WAIT_MS) {
       this.dropped(this.ws);
       return;
     }
-    if (Date.now() - this.lastHeard > PING_EVERY_MS || Date.now() - this.lastPing > SPEAK_EVERY_MS) {
+    if (!this.awaitingPong && (now - this.lastHeard > QUIET_MS || now - this.lastPing > SPEAK_EVERY_MS)) {
       this.ping();
     }
   }
