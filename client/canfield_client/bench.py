@@ -65,6 +65,10 @@ class BenchConfig:
     appendfsync: str = "always"
     #: with ``servers``: the Redis they use, so the baseline can run against it
     redis_url: str | None = None
+    #: daily mode: this many simulated daily players, each starting today's daily
+    #: race once at a random moment of the window, giving up after a few draws
+    #: (its result) and reading the standing
+    daily: int = 0
 
 
 @dataclass
@@ -95,6 +99,9 @@ class PhaseResult(WorkerResult):
         self.error_samples.extend(part.error_samples)
         self.players += part.players
         self.stopped_players += part.stopped_players
+        self.results += part.results
+        self.standing_ms.extend(part.standing_ms)
+        self.daily_start_ms.extend(part.daily_start_ms)
 
     @property
     def moves_per_s(self) -> float:
@@ -132,20 +139,36 @@ def _run_phase(
     players = cfg.idle if mode == "idle" else cfg.players
     rooms = max(1, cfg.rooms if mode != "idle" else -(-players // 10))
     per_room = max(1, players // rooms)
-    jobs = [
-        Job(
-            wid=i,
-            mode=mode,
-            urls=urls,
-            rooms=count,
-            players_per_room=per_room,
-            seconds=cfg.seconds,
-            warmup_s=cfg.warmup_s,
-            rate_per_player=(cfg.rate / (rooms * per_room)) if cfg.rate else None,
-        )
-        for i, count in enumerate(_split(rooms, cfg.workers))
-        if count
-    ]
+    if mode == "daily":
+        jobs = [
+            Job(
+                wid=i,
+                mode=mode,
+                urls=urls,
+                rooms=0,
+                players_per_room=0,
+                seconds=cfg.seconds,
+                warmup_s=cfg.warmup_s,
+                daily_players=count,
+            )
+            for i, count in enumerate(_split(cfg.daily, cfg.workers))
+            if count
+        ]
+    else:
+        jobs = [
+            Job(
+                wid=i,
+                mode=mode,
+                urls=urls,
+                rooms=count,
+                players_per_room=per_room,
+                seconds=cfg.seconds,
+                warmup_s=cfg.warmup_s,
+                rate_per_player=(cfg.rate / (rooms * per_room)) if cfg.rate else None,
+            )
+            for i, count in enumerate(_split(rooms, cfg.workers))
+            if count
+        ]
     procs = [ctx.Process(target=run_worker, args=(job, messages, go, start_at)) for job in jobs]
     for proc in procs:
         proc.start()
@@ -319,6 +342,38 @@ def _summary(result: PhaseResult) -> dict[str, Any]:
     }
 
 
+def _daily_summary(result: PhaseResult) -> dict[str, Any]:
+    """Daily figures: standing query latency, and what one result costs."""
+    results = result.results
+    cpu = sum(result.cpu_s.values()) if result.cpu_s else None
+    acks = result.all_ack_ms()
+    return {
+        "daily_players": result.players,
+        "daily_results": results,
+        "results_per_s": round(results / result.seconds, 1),
+        "standing_p50_ms": _round(percentile(result.standing_ms, 50)),
+        "standing_p99_ms": _round(percentile(result.standing_ms, 99)),
+        "standing_queries": len(result.standing_ms),
+        "daily_start_p99_ms": _round(percentile(result.daily_start_ms, 99)),
+        "ack_p50_ms": _round(percentile(acks, 50)),
+        "ack_p99_ms": _round(percentile(acks, 99)),
+        "server_cpu_pct": _round(100 * cpu / result.seconds) if cpu is not None else None,
+        "redis_cpu_pct": _round(100 * result.redis_cpu_s / result.seconds)
+        if result.redis_cpu_s is not None
+        else None,
+        "server_cpu_ms_per_result": _round(1000 * cpu / results) if cpu and results else None,
+        "redis_cpu_ms_per_result": _round(1000 * result.redis_cpu_s / results)
+        if result.redis_cpu_s is not None and results
+        else None,
+        "server_cpu_wait_pct": _round(100 * sum(result.wait_s.values()) / result.seconds)
+        if result.wait_s
+        else None,
+        "server_rss_mb": _round(sum(result.rss_mb.values())) if result.rss_mb else None,
+        "errors": result.errors,
+        "error_samples": result.error_samples[:10],
+    }
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
@@ -363,6 +418,11 @@ def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -
     with _servers(cfg) as (urls, pids, redis_url, redis_pid):
         if cfg.idle:
             return out | _idle(cfg, urls, pids, progress)
+        if cfg.daily:
+            daily = _run_phase("daily", urls, cfg, pids, progress=progress, redis_pid=redis_pid)
+            for unused in ("players", "rooms", "rate"):
+                out.pop(unused)
+            return out | _daily_summary(daily)
         ours = _run_phase("race", urls, cfg, pids, progress=progress, redis_pid=redis_pid)
         out |= _summary(ours)
         out["error_samples"] = ours.error_samples[:10]
@@ -448,6 +508,26 @@ def format_table(out: dict[str, Any]) -> str:
                 f"errors                   {out['errors']}",
             ]
         )
+    if "daily_results" in out:
+        lines = [
+            f"{out['daily_players']:,} daily players over {out['seconds']:g} s,"
+            f" {out['processes']} server process(es)",
+            f"results (daily races finished)   {_fmt(out['daily_results'])}"
+            f" ({_fmt(out['results_per_s'])}/s)",
+            f"standing query p50 / p99 ms      {_fmt(out['standing_p50_ms'])}"
+            f" / {_fmt(out['standing_p99_ms'])}  ({_fmt(out['standing_queries'])} queries)",
+            f"daily start p99 ms               {_fmt(out['daily_start_p99_ms'])}",
+            f"ack p50 / p99 ms                 {_fmt(out['ack_p50_ms'])}"
+            f" / {_fmt(out['ack_p99_ms'])}",
+            f"server CPU %                     {_fmt(out['server_cpu_pct'])}",
+            f"server waiting for CPU %         {_fmt(out['server_cpu_wait_pct'])}",
+            f"Redis CPU %                      {_fmt(out['redis_cpu_pct'])}",
+            f"server CPU ms per result         {_fmt(out['server_cpu_ms_per_result'])}",
+            f"Redis CPU ms per result          {_fmt(out['redis_cpu_ms_per_result'])}",
+            f"server RSS MB                    {_fmt(out['server_rss_mb'])}",
+            f"errors                           {out['errors']}",
+        ]
+        return "\n".join(lines + [f"error: {s}" for s in out.get("error_samples", [])])
     mode = f"{out['rate']:,.0f} moves/s target" if out["rate"] else "closed loop"
     lines = [
         f"{out['players']} players in {out['rooms']} rooms, {out['seconds']:g} s, {mode}, "

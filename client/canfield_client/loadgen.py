@@ -56,6 +56,8 @@ class Job:
     deal: str = BENCH_DEAL
     start_at: float = 0.0  # wall clock, set by the parent with ``go``
     drain_s: float = 10.0
+    #: daily mode: simulated daily players in this worker
+    daily_players: int = 0
 
 
 @dataclass
@@ -71,6 +73,11 @@ class WorkerResult:
     error_samples: list[str] = field(default_factory=list)
     players: int = 0
     stopped_players: int = 0
+    #: daily mode: daily races finished (results submitted) inside the window,
+    #: and the latency of each standing query and ``daily`` start
+    results: int = 0
+    standing_ms: list[float] = field(default_factory=list)
+    daily_start_ms: list[float] = field(default_factory=list)
 
 
 def next_move(game: Game) -> Move | None:
@@ -292,6 +299,68 @@ async def _baseline(job: Job, stats: _Stats, ready: Any, go: Any) -> None:
     reporter.cancel()
 
 
+# ------------------------------------------------------------------ daily
+
+#: the actions of one simulated daily player: draws, then giving up
+DAILY_DRAWS = 5
+
+
+async def _daily_player(client: RaceClient, index: int, stats: _Stats, rng: random.Random) -> None:
+    """One daily player: at a random moment of the window, start today's daily race,
+    play a few draws, give up (its result), then read the standing."""
+    job = stats.job
+    await asyncio.sleep(max(0.0, stats.window_start + rng.random() * job.seconds - time.time()))
+    result = stats.result
+    try:
+        t0 = time.perf_counter()
+        await client.daily(f"d{job.wid}-{index}", 3)
+        result.daily_start_ms.append((time.perf_counter() - t0) * 1000)
+        for _ in range(DAILY_DRAWS):
+            t0 = time.perf_counter()
+            await client.move("S")
+            stats.acked(0, True, (time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        await client.give_up()
+        stats.acked(0, True, (time.perf_counter() - t0) * 1000)
+        await client.wait_daily_finished(job.drain_s)
+        if stats.in_window(time.time()):
+            result.results += 1
+        t0 = time.perf_counter()
+        standing = await client.daily_standing(3, limit=10)
+        result.standing_ms.append((time.perf_counter() - t0) * 1000)
+        if not standing.rows or standing.me is None:
+            stats.error("a standing without rows or without this player")
+    except Exception as exc:  # noqa: BLE001 - every failure is an error figure
+        stats.error(f"{type(exc).__name__}: {exc}")
+
+
+async def _daily(job: Job, stats: _Stats, ready: Any, go: Any) -> None:
+    """Connect and identify every player first; the deal is proven before ``go``
+    (one warm-up start per worker), so the window measures the daily path only."""
+    url_count = len(job.urls)
+
+    async def player(i: int) -> RaceClient:
+        client = await RaceClient(job.urls[i % url_count], reply_timeout=30).connect()
+        await client.identify()
+        return client
+
+    clients: list[RaceClient] = []
+    for start in range(0, job.daily_players, 50):  # in waves: no connect storm
+        count = min(50, job.daily_players - start)
+        clients += await asyncio.gather(*(player(start + i) for i in range(count)))
+    warm = await player(-1)
+    await warm.daily(f"warm{job.wid}", 3)
+    await warm.close()
+    stats.result.players = len(clients)
+    ready.put(("ready", job.wid))
+    await asyncio.get_running_loop().run_in_executor(None, go.wait)
+    rng = random.Random(job.wid)
+    reporter = asyncio.create_task(_report(ready, stats))
+    await asyncio.gather(*(_daily_player(c, i, stats, rng) for i, c in enumerate(clients)))
+    reporter.cancel()
+    await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+
+
 # ------------------------------------------------------------------ entry point
 
 
@@ -311,6 +380,8 @@ async def _main(job: Job, queue: Any, go: Any, start_at: Any) -> WorkerResult:
     try:
         if job.mode == "baseline":
             await _baseline(job, stats, queue, gate)
+        elif job.mode == "daily":
+            await _daily(job, stats, queue, gate)
         else:
             await _race(job, stats, queue, gate, idle=job.mode == "idle")
     except Exception as exc:  # noqa: BLE001 - reported, never hidden

