@@ -14,6 +14,8 @@ export const CODES = [
   "not-player", "wrong-phase", "not-allowed", "room-full", "bad-name", "bad-settings",
   "bad-deal-code", "bad-move", "bad-card", "illegal-move", "no-target", "nothing-to-undo",
   "seq-gap", "done", "not-ready", "rate-limited", "unavailable", "internal",
+  // identity, history and the daily race
+  "bad-identity", "no-identity", "daily-played", "bad-date",
 ];
 
 /** Rules named by an illegal-move error, each worded by an "rule_<rule>" string. */
@@ -54,7 +56,8 @@ export function errorText(msg, ctx = {}) {
     case "room-full":
       if (typeof params.limit === "number") return t("err_room_full_limit", { limit: params.limit });
       break;
-    case "seq-gap":
+    case "daily-played":
+      if (params.date) return t("err_daily_played_on", { date: params.date, draw: params.draw ?? 3 });
       break;
     case "illegal-move":
       return illegalMove(msg, ctx);

@@ -1,0 +1,428 @@
+"""The story around a race, in real browsers on a real server: the moment a
+player finishes (their place from the leaderboard, and the live race chart
+instead of a frozen board), the spectator's chart beside the standings, the
+results' winner call-out, own place, replay chart and card words, a best-of-3
+series tally, every refusal worded in Croatian (never the server's English),
+the How to play page, and an axe-core scan of home, lobby, board and results.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from canfield import Game, Move
+from playwright.sync_api import Page, WebSocketRoute, expect
+
+from tests.web.pages import (
+    confirm_box,
+    create_room,
+    join_by_link,
+    leaderboard_row,
+    new_page,
+    picked_card,
+    record_frames,
+    set_deal,
+    wait_board,
+)
+
+#: two columns' cards go straight home by a tap: 3 cards on the foundations
+DEAL = "CF1-D3-AAAAAAS"
+HOME_MOVES = ["1-F", "2-F"]
+SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+BIG = {"viewport": {"width": 1920, "height": 1080}}
+
+
+def card_label(text: str) -> str:
+    return ("10" if text[0] == "T" else text[0]) + SUITS[text[1]]
+
+
+@pytest.fixture
+def fast_server(server_factory):  # noqa: ANN001, ANN201
+    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
+
+
+def play_home(page: Page) -> Game:
+    """Tap the deal's two cards that go to a foundation; the engine follows along."""
+    game = Game.deal(DEAL)
+    for text in HOME_MOVES:
+        move = Move.parse(text)
+        page.locator(f'#board .card[data-card="{picked_card(game, move)}"]').click(
+            position={"x": 12, "y": 8}
+        )
+        game.push(move)
+        expect(page.locator("#score")).to_have_text(str(game.score))
+    return game
+
+
+def give_up(page: Page) -> None:
+    page.click("#give-up")
+    page.click("#give-up")
+
+
+def chart_lines(page: Page, root: str) -> dict[str, tuple[int, int]]:
+    """The chart's lines by player name: (last cards home, number of points)."""
+    lines = page.eval_on_selector_all(
+        f"{root} svg.chart-svg path.line",
+        "els => els.map(e => [e.dataset.name, Number(e.dataset.last), Number(e.dataset.points)])",
+    )
+    return {name: (last, points) for name, last, points in lines}
+
+
+def start_race(host: Page, guests: list[Page]) -> None:
+    for guest in guests:
+        guest.click("#ready")
+    expect(host.locator("#players .ready-mark.on")).to_have_count(len(guests))
+    host.click("#start")
+    wait_board(host)
+    for guest in guests:
+        wait_board(guest)
+
+
+def test_finish_place_live_chart_winner_call_and_replay_chart(browser, fast_server) -> None:  # noqa: ANN001
+    base = fast_server.http_url
+    ana, bob, vi = new_page(browser), new_page(browser), new_page(browser, **BIG)
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    join_by_link(vi, base, room, "Big screen", watch=True)
+    set_deal(ana, DEAL)
+    start_race(ana, [bob])
+
+    # while Ana races, her board is there and no chart hides it
+    game = play_home(ana)
+    assert game.on_foundations == 3
+    expect(leaderboard_row(vi, "Ana").locator("td.c-cards")).to_have_text("3")
+    expect(ana.locator("#race-watch")).to_be_hidden()
+
+    # the spectator: the live chart (one line per player, ending at their cards home)
+    # beside the standings, on a 1920-wide screen
+    expect(vi.locator("#race-watch svg.chart-svg path.line")).to_have_count(2)
+    expect(vi.locator('#race-watch path.line[data-name="Ana"]')).to_have_attribute("data-last", "3")
+    expect(vi.locator('#race-watch path.line[data-name="Bob"]')).to_have_attribute("data-last", "1")
+    chart_box, lb_box = (
+        vi.locator("#race-watch").bounding_box(),
+        vi.locator("#race-lb").bounding_box(),
+    )
+    assert chart_box and lb_box and lb_box["x"] >= chart_box["x"] + chart_box["width"] - 1
+    assert chart_box["width"] > 700, chart_box  # it uses the screen
+    expect(vi.locator("#race-watch .chart-legend li")).to_have_text(["Ana3", "Bob1"])
+
+    # Ana gives up: her place, and the race chart instead of a frozen board
+    give_up(ana)
+    expect(ana.locator(".finish-card .place-text")).to_have_text("1st of 2")
+    expect(ana.locator(".finish-card")).to_contain_text("You gave up")
+    expect(ana.locator(".finish-card")).to_contain_text("place so far")
+    expect(ana.locator("#board")).to_be_hidden()
+    expect(ana.locator("#race-watch svg.chart-svg path.line")).to_have_count(2)
+    expect(ana.locator('#race-watch path.line[data-name="Ana"]')).to_have_attribute(
+        "data-last", "3"
+    )
+    expect(ana.locator("#race-watch path.line.me")).to_have_attribute("data-name", "Ana")
+    expect(bob.locator("#race-watch")).to_be_hidden()  # Bob still races on his board
+
+    # Bob gives up last: the race ends
+    give_up(bob)
+    for page in (ana, bob, vi):
+        page.wait_for_selector("#view-results:not([hidden])")
+        expect(page.locator("#winner-call .winner")).to_have_text("\u2605Ana wins!")
+        expect(page.locator("#winner-call .how")).to_have_text("Most cards home: 3 of 52")
+    expect(ana.locator("#winner-call .your-place")).to_have_text("You finished 1st of 2")
+    expect(bob.locator("#winner-call .your-place")).to_have_text("You finished 2nd of 2")
+    expect(vi.locator("#winner-call .your-place")).to_have_count(0)
+
+    # the results chart, replayed from the moves: one line per player, the last
+    # point at their cards home in the standings; Ana's steps at her two plays
+    standings = {
+        row[1]: int(row[3])
+        for row in ana.eval_on_selector_all(
+            "#final-lb tbody tr", "trs => trs.map(tr => [...tr.cells].map(c => c.textContent))"
+        )
+    }
+    assert standings == {"Ana": 3, "Bob": 1}
+    expect(ana.locator("#results-chart svg.chart-svg path.line")).to_have_count(2)
+    assert chart_lines(ana, "#results-chart") == {"Ana": (3, 3), "Bob": (1, 1)}
+    assert chart_lines(vi, "#results-chart") == {"Ana": (3, 3), "Bob": (1, 1)}
+
+    # the spectator's results: every column of the standings fits its panel
+    lb = vi.locator("#final-lb").bounding_box()
+    for column in ("c-moves", "c-status", "c-time"):
+        cell = vi.locator(f"#final-lb th.{column}").bounding_box()
+        assert lb and cell and cell["x"] + cell["width"] <= lb["x"] + lb["width"] + 1, column
+
+    # the replay says each move in words, cards as rank and suit symbol
+    ana.select_option("#replay-player", label="1. Ana")
+    ana.click("#rp-forward")
+    first = picked_card(Game.deal(DEAL), Move.parse(HOME_MOVES[0]))
+    expect(ana.locator("#rp-words")).to_have_text(f"{card_label(first)} to a foundation")
+
+
+def test_best_of_three_series_tally(browser, fast_server) -> None:  # noqa: ANN001
+    base = fast_server.http_url
+    ana, bob = new_page(browser), new_page(browser)
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    best_of = ana.locator("#room-settings select[name=best_of]")
+    expect(best_of).to_have_value("1")
+    expect(bob.locator("#room-settings select[name=best_of]")).to_be_disabled()
+    best_of.select_option("3")
+    expect(bob.locator("#room-settings select[name=best_of]")).to_have_value("3")
+    expect(bob.locator("#lobby-series")).to_contain_text("First to 2 wins takes the series.")
+
+    for race in (1, 2):
+        set_deal(ana, DEAL)
+        start_race(ana, [bob])
+        play_home(ana)
+        give_up(ana)
+        give_up(bob)
+        for page in (ana, bob):
+            page.wait_for_selector("#view-results:not([hidden])")
+            tally = page.locator("#results-series .series")
+            expect(tally.locator("h3")).to_have_text(f"Best of 3 - after race {race}")
+            expect(tally.locator("li .who")).to_have_text(["Ana", "Bob"])
+            expect(tally.locator("li .wins")).to_have_text([f"{race} won", "0 won"])
+        if race == 1:
+            expect(bob.locator("#results-series")).to_contain_text("First to 2 wins")
+            ana.click("#rematch")
+            bob.wait_for_selector("#view-lobby:not([hidden])")
+            expect(bob.locator("#lobby-series li .wins")).to_have_text(["1 won", "0 won"])
+    # two wins of three: decided
+    for page in (ana, bob):
+        expect(page.locator("#results-series .series-winner")).to_have_text("Ana wins the series!")
+        expect(page.locator("#results-series li.winner .who")).to_have_text("Ana")
+
+
+# ---------------------------------------------------------------- every refusal in Croatian
+
+
+def croatian_page(browser):  # noqa: ANN001, ANN201
+    page = new_page(browser, locale="hr-HR")
+    page.add_init_script("localStorage.setItem('cfr.pref.lang', JSON.stringify('hr'))")
+    return page
+
+
+def socket_to_server(page: Page) -> list[WebSocketRoute]:
+    """Route the page's WebSocket through the test, which may add messages of its own."""
+    routes: list[WebSocketRoute] = []
+
+    def handler(ws: WebSocketRoute) -> None:
+        routes.append(ws.connect_to_server())
+
+    page.route_web_socket(re.compile(r".*/ws$"), handler)
+    return routes
+
+
+def server_messages(frames: list[dict]) -> list[str]:
+    return [f["message"] for f in frames if f.get("type") == "error"]
+
+
+def expect_worded(
+    page: Page, selector: str, text: str | re.Pattern[str], frames: list[dict], code: str
+) -> None:
+    """The page shows its own Croatian words for an error the server sent (in English)."""
+    expect(page.locator(selector)).to_have_text(text)
+    sent = [f for f in frames if f.get("type") == "error" and f["code"] == code]
+    assert sent, f"the server never sent {code}"
+    shown = page.locator("body").inner_text()
+    for message in server_messages(frames):
+        assert message not in shown, (code, message)
+
+
+def test_every_refusal_the_page_can_drive_is_worded_in_croatian(browser, server_factory) -> None:  # noqa: ANN001
+    server = server_factory(
+        env={
+            "CANFIELD_COUNTDOWN_S": "0.3",
+            "CANFIELD_MAX_PLAYERS_PER_ROOM": "2",
+            "CANFIELD_MAX_ROOMS_PER_IP": "1",
+        }
+    )
+    base = server.http_url
+    ana, bob, cy = croatian_page(browser), croatian_page(browser), croatian_page(browser)
+    frames = {name: record_frames(page) for name, page in (("ana", ana), ("bob", bob), ("cy", cy))}
+    bob_socket = socket_to_server(bob)
+    room = create_room(ana, base, "Ana")
+    expect(ana.locator("#lobby-title")).to_have_text(f"Soba {room}")
+
+    # bad-name: a name that is taken (case and look alike)
+    bob.goto(f"{base}/r/{room}")
+    bob.fill("#name", "ANA")
+    bob.click("#join")
+    expect_worded(
+        bob,
+        "#home-error",
+        "Ime ANA je zauzeto u ovoj sobi (ili nalikuje zauzetom). Odaberi drugo.",
+        frames["bob"],
+        "bad-name",
+    )
+    join_by_link(bob, base, room, "Bob")
+
+    # room-full: two players already
+    cy.goto(f"{base}/r/{room}")
+    cy.fill("#name", "Cy")
+    cy.click("#join")
+    expect_worded(cy, "#home-error", "Soba je puna.", frames["cy"], "room-full")
+
+    # rate-limited with retry_at: one room per address lately
+    cy.goto(base + "/")
+    cy.fill("#name", "Cy")
+    cy.click("#create")
+    expect_worded(
+        cy,
+        "#home-error",
+        re.compile(r"^Napravio si previše soba; sljedeća se može napraviti u \d\d:\d\d$"),
+        frames["cy"],
+        "rate-limited",
+    )
+    retry = [f for f in frames["cy"] if f.get("code") == "rate-limited"][-1]
+    assert retry["params"]["limit"] == 1 and retry["params"]["retry_at"] > retry.get(
+        "server_time", 0
+    )
+
+    # unknown-room
+    cy.fill("#room-code", "ZZZZZZ")
+    cy.click("#join")
+    expect_worded(
+        cy, "#home-error", "Te sobe više nema ili je poveznica stara.", frames["cy"], "unknown-room"
+    )
+
+    # not-host: Bob's page (its controls are off) is made to send a settings change
+    assert bob_socket, "the page's WebSocket was not routed"
+    bob_socket[-1].send(json.dumps({"type": "settings", "draw": 1}))
+    expect_worded(bob, "#lobby-error", "To može samo domaćin.", frames["bob"], "not-host")
+
+    # bad-deal-code: the host types a code that does not read
+    set_deal(ana, "CF1-D3-AAAAAA1")
+    expect_worded(
+        ana,
+        "#lobby-error",
+        "Ta šifra dijeljenja nije čitljiva (izgleda ovako: CF1-D3-AAAAACL).",
+        frames["ana"],
+        "bad-deal-code",
+    )
+
+    # not-ready (params.names): the host is asked, naming who
+    ana.click("#start")
+    expect(confirm_box(ana).locator("#confirm-text")).to_have_text(
+        "Nisu spremni: Bob. Ipak započeti?"
+    )
+    assert [f["params"] for f in frames["ana"] if f.get("code") == "not-ready"] == [
+        {"names": ["Bob"]}
+    ]
+    confirm_box(ana).locator("#confirm-yes").click()
+    wait_board(bob)
+
+    # wrong-phase: "ready" during the race; not-allowed: a hint in a race
+    bob_socket[-1].send(json.dumps({"type": "ready", "ready": True}))
+    expect_worded(bob, "#toast", "Ne sada: soba nije u toj fazi.", frames["bob"], "wrong-phase")
+    bob_socket[-1].send(json.dumps({"type": "hint"}))
+    expect_worded(bob, "#toast", "To u ovoj sobi nije dopušteno.", frames["bob"], "not-allowed")
+
+
+def test_every_error_code_and_rule_has_words_in_both_languages(browser, static_url) -> None:  # noqa: ANN001
+    """Each code of docs/protocol.md's table is worded (English and Croatian); an
+    unknown code falls back to the server's message."""
+    doc = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    table = doc.split("## Error codes", 1)[1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| `([a-z-]+)` \|", table, flags=re.M)
+    assert len(documented) >= 30
+    page = new_page(browser)
+    page.goto(static_url + "/")
+    found = page.evaluate(
+        """async (codes) => {
+          const { CODES, RULES, errorText } = await import('/js/errors.js');
+          const i18n = await import('/js/i18n.js');
+          const out = {missing: codes.filter((c) => !CODES.includes(c)), en: {}, hr: {}};
+          for (const lang of ['en', 'hr']) {
+            i18n.setLang(lang);
+            for (const code of CODES) out[lang][code] = errorText({code, message: 'SERVER TEXT'});
+            for (const rule of RULES) {
+              out[lang][rule] = errorText({code: 'illegal-move', rule, message: 'SERVER TEXT'});
+            }
+          }
+          i18n.setLang('en');
+          out.unknown = errorText({code: 'brand-new', message: 'SERVER TEXT'});
+          out.card = errorText({code: 'illegal-move', rule: 'column-build', message: 'x'},
+            {action: {move: '1-2'}, board: {tableau: [['TS'], ['JS'], [], []]}});
+          i18n.setLang('en');
+          return out;
+        }""",
+        documented,
+    )
+    assert found["missing"] == []
+    for lang in ("en", "hr"):
+        for key, text in found[lang].items():
+            assert text and "SERVER TEXT" not in text, (lang, key)
+            assert not text.startswith(("err_", "rule_")), (lang, key)
+    differ = [k for k in found["en"] if found["en"][k] == found["hr"][k]]
+    assert differ == [], differ
+    assert found["unknown"] == "SERVER TEXT"
+    assert found["card"].startswith("10\u2660 cannot go on J\u2660"), found["card"]
+
+
+# ---------------------------------------------------------------- how to play, accessibility
+
+
+def test_how_to_play_from_home_and_lobby(browser, fast_server) -> None:  # noqa: ANN001
+    base = fast_server.http_url
+    page = new_page(browser)
+    page.goto(base + "/")
+    page.click("#view-home .howto-link a")
+    box = page.locator("dialog#howto")
+    expect(box).to_be_visible()
+    expect(box.locator("h1")).to_have_text("How to play")
+    expect(box.locator("svg.hw-pic")).to_have_count(3)
+    expect(box).to_contain_text("after the king comes the ace")
+    box.locator(".hw-close").click()
+    expect(box).to_be_hidden()
+    assert not page.url.endswith("#rules")
+    create_room(page, base, "Ana")
+    page.click("#view-lobby .howto-link a")
+    expect(box).to_be_visible()
+    expect(page.locator("#view-lobby")).to_be_attached()
+    page.keyboard.press("Escape")
+    expect(box).to_be_hidden()
+    expect(page.locator("#view-lobby")).to_be_visible()
+    # in Croatian, opened by its address
+    hr = croatian_page(browser)
+    hr.goto(base + "/#rules")
+    expect(hr.locator("dialog#howto h1")).to_have_text("Kako se igra")
+    expect(hr.locator("dialog#howto")).to_contain_text("nakon kralja dolazi as")
+
+
+def serious(page: Page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now."""
+    result = Axe().run(page)
+    return [
+        f"{v['impact']} {v['id']}: {[n['target'] for n in v['nodes']][:5]}"
+        for v in result.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_axe_scan_home_lobby_board_results(browser, fast_server) -> None:  # noqa: ANN001
+    base = fast_server.http_url
+    ana, bob = new_page(browser), new_page(browser)
+    ana.goto(base + "/")
+    ana.wait_for_selector("#view-home:not([hidden])")
+    found = {"home": serious(ana)}
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    ana.locator("#room-settings select[name=best_of]").select_option("3")
+    expect(bob.locator("#lobby-series")).to_be_visible()
+    found["lobby (host)"] = serious(ana)
+    found["lobby (guest)"] = serious(bob)
+    start_race(ana, [bob])
+    found["board"] = serious(ana)
+    give_up(ana)
+    expect(ana.locator("#race-watch")).to_be_visible()
+    found["board, done (chart)"] = serious(ana)
+    give_up(bob)
+    ana.wait_for_selector("#view-results:not([hidden])")
+    expect(ana.locator("#results-chart svg")).to_be_visible()
+    found["results"] = serious(ana)
+    ana.goto(base + "/#rules")
+    expect(ana.locator("dialog#howto")).to_be_visible()
+    found["how to play"] = serious(ana)
+    assert {page: issues for page, issues in found.items() if issues} == {}
