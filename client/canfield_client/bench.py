@@ -38,6 +38,9 @@ BENCH_ENV = {
     "CANFIELD_RATE_PER_S": "1000000",
     "CANFIELD_RATE_BURST": "1000000",
     "CANFIELD_MAX_ROOMS_PER_IP": "1000000",
+    # every simulated player comes from this one address
+    "CANFIELD_JOINS_PER_IP_BURST": "1000000",
+    "CANFIELD_MAX_CONNS_PER_IP": "0",
     "CANFIELD_COUNTDOWN_S": "0.2",
     "CANFIELD_LOG_JSON": "false",
     # no solver worker filling the winnable-deal pool beside the measured load

@@ -30,7 +30,11 @@ ROOMS = int(os.environ.get("CANFIELD_SOAK_ROOMS", "12"))
 RACES = 2
 PACE_S = 0.02
 #: real limits except the rooms one address (this test) may create
-SOAK_ENV = {**FAST_ENV, "CANFIELD_MAX_ROOMS_PER_IP": "100000"}
+SOAK_ENV = {
+    **FAST_ENV,
+    "CANFIELD_MAX_ROOMS_PER_IP": "100000",
+    "CANFIELD_JOINS_PER_IP_BURST": "100000",
+}
 
 
 @dataclass

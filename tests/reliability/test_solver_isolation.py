@@ -4,7 +4,9 @@ hint and a race's par, on one worker.
 
 The bound is the fair service's own: the bystander waits at most for the jobs
 already running (one per worker, each capped at its time limit) before its
-turn. Measured against the same bystander alone, in the same run.
+turn. Measured in the same run against the same bystander alone, and against
+the abusers' own hints (how long one capped job takes on this machine now,
+so a loaded machine moves both sides of the bound alike).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ ENV = {
     "CANFIELD_HINT_TIMEOUT_S": str(HINT_S),
     "CANFIELD_MAX_PLAYERS_PER_ROOM": "16",
     "CANFIELD_PAR_WAIT_S": "5",
+    # generous: on a loaded machine "no hint now" must not come from the clock
+    "CANFIELD_HINT_WAIT_S": "60",
 }
 ABUSERS = 12
 
@@ -64,12 +68,12 @@ async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par
         alone.append(seconds)
 
     abusers = await practice_room(connect, server.ws_url, HARD, ABUSERS)
-    replies: list[dict] = []
+    replies: list[tuple[float, dict]] = []
     stop = asyncio.Event()
 
     async def hammer(client: Client) -> None:
         while not stop.is_set():
-            replies.append((await timed_hint(client))[1])
+            replies.append(await timed_hint(client))
 
     hammering = [asyncio.ensure_future(hammer(c)) for c in abusers]
     try:
@@ -92,7 +96,10 @@ async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par
         stop.set()
         await asyncio.gather(*hammering, return_exceptions=True)
 
+    answers = [(s, r) for s, r in replies if r["type"] == "hint"]
     # the abusing room was held to its share: some of its asks were "no hint now"
-    assert any(r.get("busy") for r in replies if r["type"] == "hint")
-    # the bystander waited at most for one running job (capped) beyond its own time
-    assert max(during) <= max(alone) + HINT_S + 2.0, (alone, during)
+    assert any(r.get("busy") for _, r in answers)
+    # the bystander waited at most for one running job (as long as the abusers'
+    # longest computed hint) beyond its own time: never for the abusers' queue
+    one_job = max([HINT_S, *(s for s, r in answers if not r.get("busy"))])
+    assert max(during) <= max(alone) + one_job * 1.5 + 1.0, (alone, during, one_job)

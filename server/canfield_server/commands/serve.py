@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
     from canfield_server.ops.config import Settings
     from canfield_server.ops.logs import configure as configure_logs
+    from canfield_server.ops.logs import event
     from canfield_server.storage.embedded_redis import EmbeddedRedis
     from canfield_server.transport.app import create_app
 
@@ -93,11 +94,11 @@ def run(args: argparse.Namespace) -> int:
             await super().startup(sockets)
             if self.started:  # say where to go, once the port is really open
                 shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
-                print(
-                    f"Canfield Race is running: open http://{shown}:{settings.port}"
-                    " (Ctrl-C stops it)",
-                    flush=True,
-                )
+                url = f"http://{shown}:{settings.port}"
+                if settings.log_json:  # a log of JSON lines stays JSON lines
+                    event(log, "server.ready", url=url)
+                else:
+                    print(f"Canfield Race is running: open {url} (Ctrl-C stops it)", flush=True)
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             hub = getattr(app.state, "hub", None)

@@ -173,7 +173,7 @@ def check_settings(settings: RoomSettings) -> RoomSettings:
         raise ProtocolError(
             ErrorCode.BAD_SETTINGS, f"time_limit_s must be null or {low}..{high}, not {limit}"
         )
-    deal = settings.deal.strip()
+    deal = strip_spaces(settings.deal)  # ASCII spaces only: the code's own alphabet
     draw = settings.draw
     if deal.lower() == "random" or not deal:
         deal = "random"
