@@ -8,10 +8,8 @@ the result, so these rules are tested without Redis or a server.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import secrets
-import unicodedata
 
 import msgspec
 from canfield import DealCode, InvalidDealCodeError
@@ -25,13 +23,12 @@ from canfield_protocol import (
     RoomSettings,
     RoomState,
     Row,
-    Series,
-    SeriesScore,
     SettingsMsg,
 )
-from confusable_homoglyphs.confusables import confusables_data
 
 from canfield_server.ops.config import Settings
+from canfield_server.room.names import NAME_MAX, clean_name, name_key
+from canfield_server.room.series import score_series
 
 __all__ = [
     "CODE_ALPHABET",
@@ -73,18 +70,9 @@ __all__ = [
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 6
-NAME_MAX = 24
 TIME_LIMIT_RANGE = (30, 7200)
-#: characters allowed in names besides letters and digits
-#: texts longer than these are refused unread: a room code with spaces around
-#: it, a name before NFKC and the folding of white space
+#: a room code longer than this (spaces around it included) is refused unread
 _CODE_TEXT_MAX = 64
-_NAME_TEXT_MAX = 256
-_NAME_PUNCT = frozenset(" -_.'!?&+#@()")
-#: ASCII characters that pass for one another in most fonts
-_ASCII_ALIKE = str.maketrans({"l": "i", "1": "i", "|": "i", "0": "o"})
-#: Unicode's confusables (UTS #39): a character -> characters it passes for
-_CONFUSABLES: dict[str, list[dict[str, str]]] = confusables_data
 
 
 class Limits(msgspec.Struct, frozen=True):
@@ -126,43 +114,6 @@ def new_token() -> str:
 def token_hash(token: str) -> str:
     """Tokens are stored hashed: reading Redis does not hand out seats."""
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def clean_name(name: str) -> str:
-    """A display name: 1-24 letters, digits, spaces and a little punctuation,
-    in Unicode's compatibility form (full-width ``Ｈ`` is ``H``). No error
-    quotes an over-long name; one far too long is refused before NFKC."""
-    if len(name) > _NAME_TEXT_MAX:
-        raise ProtocolError(ErrorCode.BAD_NAME, f"a name has at most {NAME_MAX} characters")
-    text = " ".join(unicodedata.normalize("NFKC", name).split())
-    if not text:
-        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs at least one visible character")
-    if len(text) > NAME_MAX:
-        raise ProtocolError(ErrorCode.BAD_NAME, f"a name has at most {NAME_MAX} characters")
-    bad = sorted({ch for ch in text if not (ch.isalnum() or ch in _NAME_PUNCT)})
-    if bad:
-        raise ProtocolError(
-            ErrorCode.BAD_NAME, f"a name may not contain {''.join(bad)!r}: use letters and digits"
-        )
-    return text
-
-
-@functools.lru_cache(maxsize=4096)
-def _look_alike(char: str) -> str:
-    """The ASCII character that ``char`` passes for (Cyrillic ``о`` is ``o``),
-    or ``char`` itself: ASCII stays as it is."""
-    if char.isascii():
-        return char
-    forms = [h["c"] for h in _CONFUSABLES.get(char, ()) if len(h["c"]) == 1 and h["c"].isascii()]
-    letters = [c for c in forms if c.isalpha()]
-    return min(letters or forms or [char])
-
-
-def name_key(text: str) -> str:
-    """What a name looks like: two names with one key would pass for each other
-    (``Host``, ``HOST``, full-width ``Ｈｏｓｔ``, Cyrillic ``Ноst``)."""
-    shape = "".join(_look_alike(ch) for ch in unicodedata.normalize("NFKC", text))
-    return "".join(_look_alike(ch) for ch in shape.casefold()).translate(_ASCII_ALIKE)
 
 
 def check_settings(settings: RoomSettings) -> RoomSettings:
@@ -349,37 +300,6 @@ def finish_race(state: RoomState, standings: list[Row] | None = None) -> RoomSta
     """The race is over; in a series, its winner (first in ``standings``) scores."""
     done = msgspec.structs.replace(state, phase=Phase.FINISHED)
     return score_series(done, standings) if standings else done
-
-
-def score_series(state: RoomState, standings: list[Row]) -> RoomState:
-    """Count a race in the room's best-of-N series: its first place wins it. The
-    series is decided as soon as nobody can catch the leader (or after its last
-    race, where a tie goes to whoever placed better in that race)."""
-    best_of = state.settings.best_of
-    if best_of <= 1:
-        return state
-    series = state.series
-    if series is None or series.winner_id is not None or series.best_of != best_of:
-        series = Series(best_of=best_of)  # a new series
-    scores = {s.id: msgspec.structs.replace(s) for s in series.scores}
-    for row in standings:
-        scores.setdefault(row.id, SeriesScore(id=row.id, name=row.name))
-    scores[standings[0].id].wins += 1
-    races = series.races + 1
-    place = {row.id: n for n, row in enumerate(standings)}
-    order = sorted(scores.values(), key=lambda s: (-s.wins, place.get(s.id, len(place))))
-    leader, runner_up = order[0], order[1].wins if len(order) > 1 else 0
-    left = best_of - races
-    decided = leader.wins > runner_up + left or left == 0
-    return msgspec.structs.replace(
-        state,
-        series=Series(
-            best_of=best_of,
-            races=races,
-            scores=order,
-            winner_id=leader.id if decided else None,
-        ),
-    )
 
 
 def rematch(state: RoomState, member_id: str) -> RoomState:
