@@ -99,8 +99,52 @@ def shoot(base_url: str, out: Path) -> list[Path]:
         host.click("#rp-forward")
         save(host, "results")
         save(phone, "results-phone")
+        for lang in ("en", "hr"):
+            shoot_boards(browser, base_url, lang, save)
         browser.close()
     return saved
+
+
+BOARD_SIZES = {
+    "1920x1080": (1920, 1080),
+    "1366x768": (1366, 768),
+    "390x844": (390, 844),
+    "360x740": (360, 740),
+}
+
+
+def shoot_boards(browser, base_url: str, lang: str, save) -> None:  # noqa: ANN001
+    """The race board at each size (phones as phones) mid-race: board-<lang>-<size>;
+    a phone's lobby (Start in view), a card lifted by keyboard, the four-colour deck."""
+    locale = {"en": "en-US", "hr": "hr-HR"}[lang]
+    for size, (width, height) in BOARD_SIZES.items():
+        phone = width < 500
+        options: dict = {"viewport": {"width": width, "height": height}}
+        if phone:
+            options.update(has_touch=True, is_mobile=True)
+        page = new_page(browser, locale=locale, **options)
+        create_room(page, base_url, "Ana")
+        if phone:
+            save(page, f"lobby-start-{lang}-{size}")
+        set_deal(page, DEAL)
+        page.click("#start")
+        wait_board(page)
+        expect(page.locator("#countdown")).to_be_hidden()
+        autoplay(page, "Ana", 24)
+        save(page, f"board-{lang}-{size}")
+        if size in ("1366x768", "360x740"):
+            page.locator("#board .column .card.source").last.focus()
+            page.keyboard.press("Enter")
+            expect(page.locator("#board .card.picked")).to_have_count(1)
+            save(page, f"board-keys-{lang}-{size}")
+            page.keyboard.press("Escape")
+        if size == "390x844":
+            page.click("#settings summary")
+            page.check("#pref-four")
+            save(page, f"board-settings-{lang}-{size}")
+            page.click("#board")  # a click outside closes the menu
+            save(page, f"board-four-colour-{lang}-{size}")
+        page.context.close()
 
 
 def main() -> int:
