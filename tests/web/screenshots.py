@@ -142,7 +142,7 @@ def shoot_boards(browser, base_url: str, lang: str, save) -> None:  # noqa: ANN0
             page.click("#settings summary")
             page.check("#pref-four")
             save(page, f"board-settings-{lang}-{size}")
-            page.click("#board")  # a click outside closes the menu
+            page.click("#race-clock")  # a click outside closes the menu
             save(page, f"board-four-colour-{lang}-{size}")
         page.context.close()
 
