@@ -3,7 +3,11 @@
 Starts a bundled redis-server and a real server, plays a short race in
 two browsers (one desktop, one phone-sized) and writes PNGs to
 ``./screenshots/`` (git-ignored): home, lobby, board (desktop and
-390x844 phone), spectator view and results.
+390x844 phone), spectator view and results; then, in English and Croatian at
+1920x1080 and 390x844: the lobby of a best-of-3 room, the spectator's view
+(race chart and standings), a player who is done (place and chart), the
+results (winner, series, race chart) for a player and a spectator, and How to
+play.
 """
 
 from __future__ import annotations
@@ -101,8 +105,55 @@ def shoot(base_url: str, out: Path) -> list[Path]:
         save(phone, "results-phone")
         for lang in ("en", "hr"):
             shoot_boards(browser, base_url, lang, save)
+        for lang in ("en", "hr"):
+            for size, options in SIZES.items():
+                shoot_story(browser, base_url, lang, size, options, save)
         browser.close()
     return saved
+
+
+SIZES = {
+    "1920": {"viewport": {"width": 1920, "height": 1080}},
+    "390": PHONE,
+}
+
+
+def shoot_story(browser, base_url: str, lang: str, size: str, options: dict, save) -> None:  # noqa: ANN001
+    """One best-of-3 room seen in one language and size: lobby, race, results, rules."""
+    locale = {"en": "en-US", "hr": "hr-HR"}[lang]
+    host = new_page(browser, locale=locale, **options)
+    room = create_room(host, base_url, "Ana")
+    guest = new_page(browser, locale=locale)
+    join_by_link(guest, base_url, room, "Marko")
+    watcher = new_page(browser, locale=locale, **options)
+    join_by_link(watcher, base_url, room, "Big screen", watch=True)
+    host.locator("#room-settings select[name=best_of]").select_option("3")
+    set_deal(host, DEAL)
+    guest.click("#ready")
+    host.wait_for_selector("#players li .ready-mark.on")
+    host.wait_for_selector("#lobby-series .series")
+    save(host, f"lobby-{lang}-{size}")
+    host.click("#start")
+    wait_board(host)
+    wait_board(guest)
+    autoplay(host, "Ana", 30)
+    autoplay(guest, "Marko", 18)
+    host.click("#give-up")
+    host.click("#give-up")
+    host.wait_for_selector("#race-watch .finish-card:not([hidden])")
+    save(host, f"done-{lang}-{size}")
+    save(watcher, f"spectator-{lang}-{size}")
+    guest.click("#give-up")
+    guest.click("#give-up")
+    for page in (host, watcher):
+        page.wait_for_selector("#view-results:not([hidden]) #results-chart svg")
+    save(host, f"results-{lang}-{size}")
+    save(watcher, f"results-spectator-{lang}-{size}")
+    host.goto(base_url + "/#rules")
+    host.wait_for_selector("dialog#howto[open]")
+    save(host, f"rules-{lang}-{size}")
+    for page in (host, guest, watcher):
+        page.context.close()
 
 
 BOARD_SIZES = {

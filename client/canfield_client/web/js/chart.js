@@ -10,8 +10,8 @@ const NS = "http://www.w3.org/2000/svg";
 /** Okabe-Ito colours (readable for colour-blind eyes) and a few more; then dashes. */
 export const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#3C8DBC", "#222222", "#7A4FA3", "#8C564B", "#00838F"];
 const DASHES = ["", "7 4", "2 3"];
-const HEIGHT = 300;
-const MARGIN = { top: 14, right: 96, bottom: 40, left: 44 };
+/** The chart's height for its width: wide screens get a taller chart and larger text. */
+const heightFor = (width) => Math.max(240, Math.min(520, Math.round(width * 0.45)));
 
 function svg(tag, attrs = {}, text = null) {
   const el = document.createElementNS(NS, tag);
@@ -79,6 +79,9 @@ export class RaceChart {
 
   draw() {
     const width = Math.max(280, Math.floor(this.root.clientWidth || 600));
+    const HEIGHT = heightFor(width);
+    const fontPx = Math.max(12, Math.min(18, Math.round(width / 64)));
+    const MARGIN = { top: 14, right: 7 * fontPx + 12, bottom: 2 * fontPx + 16, left: 3 * fontPx + 8 };
     this.width = this.root.clientWidth;
     const lines = this.lines;
     for (const line of lines) this.colourIndex(line.id);
@@ -100,6 +103,7 @@ export class RaceChart {
       height: HEIGHT,
       role: "img",
       "aria-labelledby": titleId,
+      style: `font-size:${fontPx}px`,
     });
     root.append(svg("title", { id: titleId }, `${t("race_chart")}. ${t("chart_summary", { list: summary })}`));
 
@@ -111,32 +115,36 @@ export class RaceChart {
     if (yMax === 52) yTicks.push(52);
     for (const y of yTicks) {
       grid.append(svg("line", { x1: MARGIN.left, x2: MARGIN.left + plotW, y1: sy(y), y2: sy(y), class: y ? "tick" : "axis" }));
-      grid.append(svg("text", { x: MARGIN.left - 6, y: sy(y) + 4, "text-anchor": "end" }, y));
+      grid.append(svg("text", { x: MARGIN.left - 6, y: sy(y) + fontPx / 3, "text-anchor": "end" }, y));
     }
     const xStep = timeMode ? niceStep(xMax, 6, TIME_STEPS) : niceStep(xMax, 6, COUNT_STEPS);
     for (let x = 0; x <= xMax + 1e-9; x += xStep) {
       grid.append(svg("line", { x1: sx(x), x2: sx(x), y1: MARGIN.top, y2: MARGIN.top + plotH, class: x ? "tick" : "axis" }));
-      grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + 16, "text-anchor": "middle" }, timeMode ? clock(x) : x));
+      grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + fontPx + 4, "text-anchor": "middle" }, timeMode ? clock(x) : x));
     }
     grid.append(
       svg("text", { x: MARGIN.left + plotW / 2, y: HEIGHT - 4, "text-anchor": "middle", class: "axis-label" },
         t(timeMode ? "chart_time" : "chart_actions")),
-      svg("text", { x: 12, y: MARGIN.top + plotH / 2, "text-anchor": "middle", class: "axis-label",
-        transform: `rotate(-90 12 ${MARGIN.top + plotH / 2})` }, t("chart_cards")),
+      svg("text", { x: fontPx, y: MARGIN.top + plotH / 2, "text-anchor": "middle", class: "axis-label",
+        transform: `rotate(-90 ${fontPx} ${MARGIN.top + plotH / 2})` }, t("chart_cards")),
     );
     root.append(grid);
 
     // one step line per player, ours last so it lies on top
     const ordered = [...lines].sort((a, b) => (a.id === this.me) - (b.id === this.me));
     const ends = [];
+    // lines on the same count would hide one another: each sits a little apart
+    const nudge = (id) => (lines.findIndex((l) => l.id === id) - (lines.length - 1) / 2) * Math.min(2.5, 8 / lines.length);
     for (const line of ordered) {
       const index = this.colourIndex(line.id);
+      const dy = nudge(line.id);
       const colour = PALETTE[index % PALETTE.length];
       const dash = DASHES[Math.floor(index / PALETTE.length) % DASHES.length];
       const stop = line.end ?? xMax;
       let d = "";
       line.points.forEach(([x, y], i) => {
-        d += i ? ` H${sx(x).toFixed(1)} V${sy(y).toFixed(1)}` : `M${sx(x).toFixed(1)} ${sy(y).toFixed(1)}`;
+        const py = (sy(y) + dy).toFixed(1);
+        d += i ? ` H${sx(x).toFixed(1)} V${py}` : `M${sx(x).toFixed(1)} ${py}`;
       });
       if (line.points.length) d += ` H${sx(Math.max(stop, line.points[line.points.length - 1][0])).toFixed(1)}`;
       const mine = line.id === this.me;
@@ -153,18 +161,18 @@ export class RaceChart {
         }),
       );
       const endX = sx(Math.max(stop, line.points.length ? line.points[line.points.length - 1][0] : 0));
-      const endY = sy(last(line));
+      const endY = sy(last(line)) + dy;
       root.append(svg("circle", { cx: endX, cy: endY, r: mine ? 5 : 4, fill: colour, class: "end" }));
       ends.push({ y: endY, x: endX, colour, name: line.name, mine });
     }
     // names at the line ends, pushed apart so they never overlap
     ends.sort((a, b) => a.y - b.y);
-    for (let i = 1; i < ends.length; i += 1) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + 14);
+    for (let i = 1; i < ends.length; i += 1) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + fontPx + 2);
     const overflow = ends.length ? ends[ends.length - 1].y - (MARGIN.top + plotH + 4) : 0;
     for (const end of ends) {
       const y = overflow > 0 ? end.y - overflow : end.y;
       root.append(
-        svg("text", { x: MARGIN.left + plotW + 8, y: y + 4, class: `end-label${end.mine ? " me" : ""}`, fill: end.colour },
+        svg("text", { x: MARGIN.left + plotW + 8, y: y + fontPx / 3, class: `end-label${end.mine ? " me" : ""}`, fill: end.colour },
           shorten(end.name)),
       );
     }

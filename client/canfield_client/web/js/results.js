@@ -96,7 +96,7 @@ export class Results {
     this.call.replaceChildren(
       h("p", { class: "winner" }, h("span", { class: "trophy", "aria-hidden": "true", text: "\u2605" }), t("wins", { name: top.name })),
       h("p", { class: "how", text: how }),
-      mine ? h("p", { class: "your-place", text: t("your_place", { place: placeText(mine.rank, rows.length) }) }) : null,
+      ...(mine ? [h("p", { class: "your-place", text: t("your_place", { place: placeText(mine.rank, rows.length) }) })] : []),
     );
   }
 
