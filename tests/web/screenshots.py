@@ -168,6 +168,7 @@ def shoot_boards(browser, base_url: str, lang: str, save) -> None:  # noqa: ANN0
     """The race board at each size (phones as phones) mid-race: board-<lang>-<size>;
     a phone's lobby (Start in view), a card lifted by keyboard, the four-colour deck."""
     locale = {"en": "en-US", "hr": "hr-HR"}[lang]
+    still = "() => document.getAnimations().every((a) => a.playState !== 'running')"
     for size, (width, height) in BOARD_SIZES.items():
         phone = width < 500
         options: dict = {"viewport": {"width": width, "height": height}}
@@ -182,6 +183,7 @@ def shoot_boards(browser, base_url: str, lang: str, save) -> None:  # noqa: ANN0
         wait_board(page)
         expect(page.locator("#countdown")).to_be_hidden()
         autoplay(page, "Ana", 24)
+        page.wait_for_function(still)  # the last draw has landed
         save(page, f"board-{lang}-{size}")
         if size in ("1366x768", "360x740"):
             page.locator("#board .column .card.source").last.focus()
