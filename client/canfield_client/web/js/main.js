@@ -6,6 +6,7 @@ import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.j
 import { BoardView } from "./board.js";
 import { ask, dismiss, initConfirm } from "./confirm.js";
 import { errorText as wordError } from "./errors.js";
+import { attachIdentity } from "./identity.js";
 import { Home } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Lobby, secondsLeft } from "./lobby.js";
@@ -24,6 +25,7 @@ const TRANSIENT = new Set(["unavailable", "rate-limited"]);
 const HINT_ERRORS = new Set(["not-allowed", "wrong-phase", "not-player", "unavailable"]);
 
 const conn = new Connection();
+attachIdentity(conn); // `identify` goes first on every connection: races land in this browser's history
 const actions = new Actions((msg) => conn.send(msg));
 let outbox = null; // a create/join/resume waiting for the link
 let pending = null; // the create/join/resume waiting for `joined`
