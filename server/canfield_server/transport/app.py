@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib.metadata import entry_points
 from importlib.util import find_spec
 
@@ -243,20 +243,25 @@ def create_app(
             },
         )
 
-    async def placeholder(request: Request) -> Response:
-        # the daily and history pages are still to come: the protocol serves them
-        return HTMLResponse(
-            "<!doctype html><title>Canfield Race</title>"
-            "<p>This page is coming soon. <a href='/'>Play Canfield Race</a>"
-        )
+    def page(name: str) -> Callable[[Request], Awaitable[Response]]:
+        """A page of the web client by its file (the daily race, my races)."""
+
+        async def serve(request: Request) -> Response:
+            if root and os.path.exists(os.path.join(root, name)):
+                return FileResponse(os.path.join(root, name), headers={"Cache-Control": "no-cache"})
+            return HTMLResponse(
+                "<!doctype html><title>Canfield Race</title><p>No web page is installed.", 404
+            )
+
+        return serve
 
     routes: list[BaseRoute] = [
         Route("/healthz", healthz),
         Route("/r/{code}", share_link),
         Route("/replay/{replay_id}", replay, methods=["GET"]),
         Route("/history", history_download, methods=["GET"]),
-        Route("/daily", placeholder),
-        Route("/me", placeholder),
+        Route("/daily", page("daily.html")),
+        Route("/me", page("me.html")),
         *extra_routes,
         Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]

@@ -1,0 +1,341 @@
+// The daily race page (/daily): today's deal for each draw mode, played once
+// against the clock on the race page's board (js/board.js) with the same
+// numbered actions (move, tap, undo, give up: js/state.js); your result, the
+// live standing of everyone who played today, yesterday's deal code and
+// winners, and your streak. Protocol: docs/protocol.md "Identity, history and
+// the daily race".
+
+import { $, clock, h } from "./dom.js";
+import { t } from "./i18n.js";
+import { BoardView } from "./board.js";
+import { errorText } from "./errors.js";
+import { attachIdentity } from "./identity.js";
+import { Leaderboard } from "./leaderboard.js";
+import { Connection } from "./net.js";
+import { Actions } from "./state.js";
+import { dayBefore, flash, initShell, replayPage } from "./shell.js";
+import { getName, getPref, setName, setPref } from "./store.js";
+import { placeText } from "./words.js";
+
+const ACTION_ERRORS = new Set([
+  "illegal-move", "bad-move", "bad-card", "no-target", "nothing-to-undo", "seq-gap", "done",
+  "rate-limited", "unavailable", "wrong-phase",
+]);
+const DONE = new Set(["won", "gave_up", "left", "timed_out"]);
+const POLL_MS = 5000;
+
+const conn = new Connection();
+const identity = attachIdentity(conn);
+const actions = new Actions((msg) => conn.send(msg));
+
+const S = {
+  draw: getPref("daily_draw", 3) === 1 ? 1 : 3,
+  today: null, // "YYYY-MM-DD" (the server's UTC day)
+  standing: { 1: null, 3: null }, // today's daily_standing per draw
+  yesterday: { 1: null, 3: null },
+  finished: { 1: null, 3: null }, // daily_finished of this visit
+  played: { 1: null, 3: null }, // a daily-played refusal's params
+  race: null, // {draw, date, startedAt, board, name}
+  starting: null, // the `daily` request waiting for its answer
+  streak: 0,
+};
+
+const board = new BoardView($("#daily-board"), {
+  onMove: (move) => act("move", { move }),
+  onTap: (card) => act("tap", { card, double_click: getPref("double_click", true) }),
+  onDraw: () => act("move", { move: "S" }),
+});
+const standing = new Leaderboard($("#standing"));
+
+function act(type, fields = {}) {
+  if (!S.race || S.race.done) return;
+  if (!actions.push(type, fields)) board.snapBack();
+}
+
+// ------------------------------------------------------------ asking the server
+
+function askStandings() {
+  for (const draw of [3, 1]) conn.send({ type: "daily_standing", draw, limit: 20 });
+}
+
+function askYesterday() {
+  if (!S.today) return;
+  for (const draw of [3, 1]) {
+    conn.send({ type: "daily_standing", draw, date: dayBefore(S.today), limit: 3 });
+  }
+}
+
+function start() {
+  const name = $("#daily-name").value.trim();
+  if (!name) {
+    $("#daily-name").focus();
+    return;
+  }
+  setName(name);
+  $("#daily-error").textContent = "";
+  S.starting = { type: "daily", name, draw: S.draw };
+  if (!identity.ready || !conn.send(S.starting)) $("#daily-error").textContent = t("reconnecting");
+}
+
+identity.onReady((me) => {
+  S.streak = me.streak;
+  askStandings();
+  askYesterday();
+  // back after a dropped link: `daily` again resumes the same board
+  if (S.race && !S.race.done) conn.send({ type: "daily", name: S.race.name, draw: S.race.draw });
+  render();
+});
+
+setInterval(() => {
+  if (identity.ready && document.visibilityState === "visible") askStandings();
+}, POLL_MS);
+
+// ------------------------------------------------------------ the server's answers
+
+conn.on("open", () => ($("#offline").hidden = true));
+conn.on("close", () => {
+  $("#offline").hidden = false;
+  board.snapBack();
+});
+
+conn.on("daily_started", (msg) => {
+  S.starting = null;
+  S.streak = msg.streak ?? S.streak;
+  const name = S.race?.name || $("#daily-name").value.trim();
+  S.race = { draw: msg.draw, date: msg.date, startedAt: msg.started_at, board: msg.board, name, done: false };
+  S.today = msg.date;
+  if (!msg.resumed) actions.reset(0);
+  actions.resumed(msg.last_seq || 0); // an action sent before a dropped link goes again, once
+  board.render(msg.board);
+  render();
+  $("#daily-board .stock")?.focus({ preventScroll: true });
+});
+
+conn.on("ack", (msg) => {
+  actions.ack(msg);
+  if (!S.race) return;
+  S.race.board = msg.board;
+  if (msg.move === "G" || msg.board.won) S.race.done = true;
+  board.render(msg.board);
+  render();
+});
+
+conn.on("daily_finished", (msg) => {
+  S.finished[msg.draw] = msg;
+  S.streak = msg.streak ?? S.streak;
+  if (S.race && S.race.draw === msg.draw) S.race.done = true;
+  askStandings();
+  render();
+});
+
+conn.on("daily_standing", (msg) => {
+  if (msg.over) S.yesterday[msg.draw] = msg;
+  else {
+    const firstDay = !S.today;
+    S.today = msg.date;
+    S.standing[msg.draw] = msg;
+    if (firstDay) askYesterday();
+  }
+  render();
+});
+
+conn.on("error", (msg) => {
+  if (S.starting && !msg.seq && ["daily-played", "no-identity", "unavailable", "bad-name", "already-in-room", "rate-limited", "bad-message", "internal"].includes(msg.code)) {
+    const req = S.starting;
+    S.starting = null;
+    if (msg.code === "daily-played") {
+      S.played[req.draw] = msg.params || {};
+      askStandings();
+      render();
+      return;
+    }
+    $("#daily-error").textContent = errorText(msg, { offset: conn.offset });
+    return;
+  }
+  if (msg.code === "bad-date") return; // yesterday asked just before midnight: the next poll fixes it
+  if (ACTION_ERRORS.has(msg.code) && (actions.inflight || msg.seq)) {
+    const failed = actions.fail(msg);
+    if (!failed) return;
+    board.snapBack();
+    flash(errorText(msg, { action: failed, board: S.race?.board, offset: conn.offset }));
+    return;
+  }
+  flash(errorText(msg, { offset: conn.offset }));
+});
+
+// ------------------------------------------------------------ drawing the page
+
+/** Our row in today's standing of a draw mode (null: not played). */
+const myRow = (draw) => S.standing[draw]?.me || S.finished[draw]?.row || null;
+const isPlayed = (draw) => Boolean(S.played[draw]) || DONE.has(myRow(draw)?.status) || Boolean(S.finished[draw]);
+
+function render() {
+  const racing = S.race && !S.race.done;
+  $("#daily-date").textContent = S.today ? t("daily_date", { date: S.today }) : "";
+  $("#streak").textContent = S.streak ? t("daily_streak", { n: S.streak }) : t("daily_streak_none");
+  $("#streak").classList.toggle("on", S.streak > 0);
+  for (const tab of document.querySelectorAll("#draw-tabs .tab")) {
+    const draw = Number(tab.dataset.draw);
+    tab.setAttribute("aria-pressed", String(draw === S.draw));
+    tab.disabled = Boolean(racing) && draw !== S.draw;
+    tab.classList.toggle("done", isPlayed(draw));
+  }
+  renderStart(racing);
+  renderRace(racing);
+  renderResult();
+  renderStanding();
+  renderYesterday();
+  document.title = [racing ? t("title_racing") : null, t("daily_title"), t("title")].filter(Boolean).join(" - ");
+}
+
+function renderStart(racing) {
+  const played = isPlayed(S.draw);
+  const mine = myRow(S.draw);
+  $("#daily-start").hidden = Boolean(racing);
+  $("#daily-form").hidden = played;
+  $("#daily-played").hidden = !played;
+  if (played) {
+    $("#daily-played").textContent = t("daily_played", { draw: S.draw });
+  }
+  const resume = mine && mine.status === "playing";
+  $("#daily-play").textContent = t(resume ? "daily_continue" : "daily_play");
+  $("#daily-play").disabled = !identity.ready || Boolean(S.starting);
+}
+
+function renderRace(racing) {
+  // the board stays in view after the finish (the last position), in its own draw mode's tab
+  const shown = S.race && S.race.draw === S.draw ? S.race : null;
+  $("#daily-race").hidden = !shown;
+  document.body.classList.toggle("racing", Boolean(racing));
+  if (!shown) return;
+  const b = shown.board;
+  $("#daily-score").textContent = b.score;
+  $("#daily-cards").textContent = b.on_foundations;
+  $("#daily-undo").disabled = !b.can_undo || shown.done;
+  $("#daily-give-up").disabled = shown.done;
+  const note = $("#daily-note");
+  let text = "";
+  if (b.won) text = t("you_won");
+  else if (shown.done) text = t("you_gave_up");
+  else if (b.useful_move === false) text = t("no_useful");
+  note.textContent = text;
+  note.hidden = !text;
+}
+
+function renderResult() {
+  const fin = S.finished[S.draw];
+  const row = fin?.row || (DONE.has(myRow(S.draw)?.status) ? myRow(S.draw) : null);
+  $("#daily-result").hidden = !row;
+  if (!row) return;
+  // the standing moves on as others finish: show the rank it has now when known
+  const now = S.standing[S.draw]?.me;
+  const rank = now?.rank || row.rank;
+  const players = Math.max(S.standing[S.draw]?.players || 0, fin?.players || 0, rank);
+  $("#result-body").replaceChildren(
+    h("p", { class: "place-text", text: placeText(rank, players) }),
+    h("dl", { class: "facts" },
+      h("dt", { text: t("status") }), h("dd", { text: t(`st_${row.status}`) }),
+      h("dt", { text: t("daily_cards_home") }), h("dd", { text: `${row.on_foundations} / 52` }),
+      h("dt", { text: t("time") }), h("dd", { text: clock(row.time_ms) }),
+      h("dt", { text: t("moves") }), h("dd", { text: row.moves }),
+    ),
+    h("p", { class: "hint", text: t("daily_replay_later") }),
+  );
+}
+
+function renderStanding() {
+  const data = S.standing[S.draw];
+  $("#standing-title").textContent = t("daily_standing_draw", { draw: S.draw });
+  if (!data) {
+    standing.clear();
+    $("#standing-count").textContent = "";
+    return;
+  }
+  const rows = [...data.rows];
+  if (data.me && !rows.some((r) => r.id === data.me.id)) rows.push(data.me);
+  $("#standing-count").textContent = data.players ? t("daily_players_n", { n: data.players }) : t("daily_nobody");
+  standing.update({ rows, final: true }, identity.id);
+}
+
+function renderYesterday() {
+  const data = S.yesterday[S.draw];
+  const date = S.today ? dayBefore(S.today) : "";
+  $("#yesterday-title").textContent = t("daily_yesterday", { date, draw: S.draw });
+  $("#yesterday").hidden = !S.today;
+  const rows = data?.rows || [];
+  $("#yesterday-deal").textContent = data?.deal || "-";
+  $("#yesterday-none").hidden = !data || rows.length > 0;
+  $("#yesterday-winners").replaceChildren(
+    ...rows.slice(0, 3).map((row) => {
+      const how = row.status === "won" ? t("win_all", { time: clock(row.time_ms) }) : t("daily_cards_n", { n: row.on_foundations });
+      const link = data.replays?.[row.id];
+      return h(
+        "li",
+        { class: row.id === identity.id ? "me" : null },
+        h("b", { class: "who", text: row.name }),
+        h("span", { class: "how", text: how }),
+        link ? h("a", { href: replayPage(link), text: t("replay") }) : null,
+      );
+    }),
+  );
+}
+
+function tick() {
+  if (S.race && !S.race.done) $("#daily-clock").textContent = clock(conn.serverNow() - S.race.startedAt);
+}
+setInterval(tick, 250);
+
+// ------------------------------------------------------------ controls
+
+$("#daily-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  start();
+});
+for (const tab of document.querySelectorAll("#draw-tabs .tab")) {
+  tab.addEventListener("click", () => {
+    S.draw = Number(tab.dataset.draw);
+    setPref("daily_draw", S.draw);
+    $("#daily-error").textContent = "";
+    render();
+  });
+}
+$("#daily-undo").addEventListener("click", () => act("undo"));
+let giveUpArmed = null;
+$("#daily-give-up").addEventListener("click", (e) => {
+  if (giveUpArmed) {
+    clearTimeout(giveUpArmed);
+    giveUpArmed = null;
+    e.target.textContent = t("give_up");
+    act("give_up");
+    return;
+  }
+  e.target.textContent = t("sure_give_up");
+  giveUpArmed = setTimeout(() => {
+    giveUpArmed = null;
+    e.target.textContent = t("give_up");
+  }, 3000);
+});
+document.addEventListener("keydown", (e) => {
+  if (!S.race || S.race.done) return;
+  const tag = e.target.tagName;
+  if (["INPUT", "TEXTAREA", "SELECT", "SUMMARY"].includes(tag)) return;
+  if (e.key === " " && !(tag === "BUTTON" && !e.target.closest(".race-head"))) {
+    e.preventDefault();
+    if (tag === "BUTTON") e.target.blur();
+    act("move", { move: "S" });
+  } else if ((e.key === "z" || e.key === "Z") && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    act("undo");
+  } else if ((e.key === "u" || e.key === "U") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    act("undo");
+  }
+});
+
+initShell(() => {
+  standing.relabel();
+  render();
+  if (S.race) board.render(S.race.board);
+});
+$("#daily-name").value = getName();
+render();
+conn.connect();

@@ -1,0 +1,57 @@
+// What the daily, "my races" and replay pages share: the header (site links,
+// the language picker), the words of the page in the chosen language, a toast.
+
+import { $ } from "./dom.js";
+import { applyStatic, browserLanguage, onLangChange, setLang } from "./i18n.js";
+import { getPref, setPref } from "./store.js";
+
+/** Pick the language (remembered as on the race page), mark the current link, fill the words. */
+export function initShell(relabel = () => {}) {
+  for (const link of document.querySelectorAll(".site-nav a")) {
+    if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
+  }
+  document.body.classList.toggle("four-colour", Boolean(getPref("four_colour", false)));
+  const lang = $("#pref-lang");
+  lang.value = getPref("lang", browserLanguage());
+  lang.addEventListener("change", () => {
+    setPref("lang", lang.value);
+    setLang(lang.value);
+  });
+  onLangChange(relabel);
+  setLang(lang.value);
+  applyStatic(document);
+}
+
+let toastTimer = null;
+
+/** A short message at the bottom of the page. */
+export function flash(text) {
+  const toast = $("#toast");
+  toast.textContent = text;
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (toast.hidden = true), 3500);
+}
+
+/** "2031-03-14" one UTC day earlier. */
+export function dayBefore(date) {
+  const at = new Date(`${date}T12:00:00Z`);
+  at.setUTCDate(at.getUTCDate() - 1);
+  return at.toISOString().slice(0, 10);
+}
+
+/** The page that shows a replay link ("/replay/<id>" from the server) to people. */
+export function replayPage(link) {
+  const id = String(link || "").split("/").pop();
+  return `/replay.html#${encodeURIComponent(id)}`;
+}
+
+/** A local date and time for server ms (offset: server minus local clock). */
+export function when(serverMs, lang) {
+  const at = new Date(serverMs);
+  try {
+    return at.toLocaleString(lang === "hr" ? "hr-HR" : "en-GB", { dateStyle: "medium", timeStyle: "short" });
+  } catch {
+    return at.toISOString().slice(0, 16).replace("T", " ");
+  }
+}
