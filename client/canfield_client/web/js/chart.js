@@ -59,6 +59,12 @@ export class RaceChart {
     this.draw();
   }
 
+  /** Give colours in this order first (the room's players as they joined), so a
+   * player keeps one colour in the live chart and the results. */
+  order(ids) {
+    for (const id of ids) this.colourIndex(id);
+  }
+
   colourIndex(id) {
     if (!this.colours.has(id)) this.colours.set(id, this.colours.size);
     return this.colours.get(id);

@@ -97,6 +97,7 @@ export class RaceWatch {
     this.chartTitle.textContent = t("race_chart");
     const rows = state.leaderboard?.rows || [];
     const lines = rows.map((row) => this.series.get(row.id)).filter(Boolean);
+    this.chart.order(playerIds());
     this.chart.render(lines, {
       me: me?.id,
       xEnd: Math.max(0, this.conn.serverNow() - state.startedAt),
@@ -135,6 +136,9 @@ export class RaceWatch {
     }
   }
 }
+
+/** The room's players in the order they joined. */
+export const playerIds = () => (state.roomState?.members || []).filter((m) => m.role === "player").map((m) => m.id);
 
 /** A short burst of confetti (CSS animation; none for reduced motion). */
 function burst() {

@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
+import { playerIds } from "./racewatch.js";
 import { ReplayGame } from "./replay.js";
 import { seriesEl } from "./series.js";
 import { state } from "./state.js";
@@ -128,6 +129,7 @@ export class Results {
   renderChart() {
     this.chartTitle.textContent = t("race_chart");
     this.chart.reset();
+    this.chart.order(playerIds());
     this.chart.render(this.lines || [], { me: this.me?.id, note: t("chart_replay_note") });
   }
 
