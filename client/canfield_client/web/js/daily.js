@@ -203,21 +203,17 @@ function renderStart(racing) {
 }
 
 function renderRace(racing) {
-  // the board stays in view after the finish (the last position), in its own draw mode's tab
-  const shown = S.race && S.race.draw === S.draw ? S.race : null;
+  // once done, the result card and the standing say it all: the board goes
+  const shown = racing && S.race.draw === S.draw ? S.race : null;
   $("#daily-race").hidden = !shown;
   document.body.classList.toggle("racing", Boolean(racing));
   if (!shown) return;
   const b = shown.board;
   $("#daily-score").textContent = b.score;
   $("#daily-cards").textContent = b.on_foundations;
-  $("#daily-undo").disabled = !b.can_undo || shown.done;
-  $("#daily-give-up").disabled = shown.done;
+  $("#daily-undo").disabled = !b.can_undo;
   const note = $("#daily-note");
-  let text = "";
-  if (b.won) text = t("you_won");
-  else if (shown.done) text = t("you_gave_up");
-  else if (b.useful_move === false) text = t("no_useful");
+  const text = b.useful_move === false ? t("no_useful") : "";
   note.textContent = text;
   note.hidden = !text;
 }
@@ -272,6 +268,7 @@ function renderYesterday() {
       return h(
         "li",
         { class: row.id === identity.id ? "me" : null },
+        h("span", { class: "rank", text: `${row.rank}.` }),
         h("b", { class: "who", text: row.name }),
         h("span", { class: "how", text: how }),
         link ? h("a", { href: replayPage(link), text: t("replay") }) : null,

@@ -139,15 +139,15 @@ function renderHistory(races) {
       return h(
         "tr",
         { class: race.won ? "won" : null, dataset: { kind: race.kind, status: race.status } },
-        h("td", { text: when(race.at, getLang()) }),
+        h("td", { class: "c-when", text: when(race.at, getLang()) }),
         h("td", { class: "c-race", text: what }),
-        h("td", { text: race.draw }),
-        h("td", { text: race.place ? placeText(race.place, race.players) : "-" }),
+        h("td", { "data-label": t("draw_mode"), text: race.draw }),
+        h("td", { "data-label": t("me_place"), text: race.place ? placeText(race.place, race.players) : "-" }),
         h("td", { class: "c-status", text: t(`st_${race.status}`) }),
-        h("td", { class: "c-cards", text: race.cards }),
-        h("td", { text: clock(race.time_ms) }),
-        h("td", { text: race.moves }),
-        h("td", {}, link),
+        h("td", { class: "c-cards", "data-label": t("cards"), text: race.cards }),
+        h("td", { "data-label": t("time"), text: clock(race.time_ms) }),
+        h("td", { "data-label": t("moves"), text: race.moves }),
+        h("td", { class: "c-link" }, link),
       );
     }),
   );
