@@ -23,7 +23,6 @@ from tests.web.pages import (
     wait_board,
 )
 
-
 #: records, from the page's first moment, whenever the home view or an error appears
 WATCH_HOME = """
 window.homeSeen = [];
@@ -33,7 +32,8 @@ document.addEventListener('DOMContentLoaded', () => {
     const error = document.querySelector('#home-error').textContent;
     if (!home.hidden || error) window.homeSeen.push(error || 'home');
   };
-  new MutationObserver(seen).observe(document.body, {subtree: true, attributes: true, childList: true, characterData: true});
+  const watched = {subtree: true, attributes: true, childList: true, characterData: true};
+  new MutationObserver(seen).observe(document.body, watched);
 });
 """
 
