@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from ..strategy import LEVELS
 
 HELP = "join a room and race as a bot"
+
+T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,57 +73,52 @@ def run(args: argparse.Namespace) -> int:
         print("canfield-race bot: give a room code or link (or --study N)")
         return 2
     from ..bot import run_bot
-    from ..client import ServerError, room_from_link, ws_url_from_link
+    from ..client import room_from_link, ws_url_from_link
 
     url = args.server or ws_url_from_link(args.room) or "ws://127.0.0.1:8000/ws"
     room = room_from_link(args.room)
-    try:
-        played = asyncio.run(
-            run_bot(
-                url,
-                room,
-                args.name,
-                pace_s=args.pace,
-                strength=args.strength or "normal",
-                races=args.races,
-            )
-        )
-    except ServerError as exc:
-        print(f"canfield-race bot: {exc}")
-        return 1
-    except OSError as exc:
-        print(f"canfield-race bot: cannot reach {url}: {exc}")
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    bot = run_bot(
+        url, room, args.name, pace_s=args.pace, strength=args.strength or "normal", races=args.races
+    )
+    played, failed = _race(url, bot)
+    if failed is not None:
+        return failed
     print(f"raced {played} race(s) in room {room}")
     return 0
 
 
-def _daily(args: argparse.Namespace) -> int:
-    from ..bot import run_daily
+def _race(url: str, bot: Coroutine[Any, Any, T]) -> tuple[T | None, int | None]:
+    """Run a bot to its end: its result, or the exit code of a clear failure."""
     from ..client import ServerError
 
-    url = args.server or "ws://127.0.0.1:8000/ws"
     try:
-        client, standing = asyncio.run(
-            run_daily(
-                url,
-                args.name,
-                draw=args.draw,
-                pace_s=args.pace,
-                strength=args.strength or "normal",
-                identity=args.identity,
-            )
-        )
+        return asyncio.run(bot), None
     except ServerError as exc:
         print(f"canfield-race bot: {exc}")
-        return 1
+        return None, 1
     except OSError as exc:
         print(f"canfield-race bot: cannot reach {url}: {exc}")
-        return 1
+        return None, 1
     except KeyboardInterrupt:
-        return 130
+        return None, 130
+
+
+def _daily(args: argparse.Namespace) -> int:
+    from ..bot import run_daily
+
+    url = args.server or "ws://127.0.0.1:8000/ws"
+    bot = run_daily(
+        url,
+        args.name,
+        draw=args.draw,
+        pace_s=args.pace,
+        strength=args.strength or "normal",
+        identity=args.identity,
+    )
+    result, failed = _race(url, bot)
+    if result is None:
+        return failed or 1
+    client, standing = result
     if args.identity is None:
         print(f"identity: {client.identity_token} (play as it again with --identity)")
     mine = client.daily_finished
