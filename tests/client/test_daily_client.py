@@ -9,10 +9,12 @@ from canfield_client.client import RaceClient, ServerError
 from canfield_client.processes import race_command
 
 DATE = "2031-09-09"
+#: a fixed secret: the same candidate deals every run
+ENV = {"CANFIELD_DAILY_DATE": DATE, "CANFIELD_DAILY_SECRET": "client-test-secret"}
 
 
 async def test_race_client_plays_the_daily_deal_and_reads_the_standing(server_factory) -> None:  # noqa: ANN001
-    server = server_factory(env={"CANFIELD_DAILY_DATE": DATE})
+    server = server_factory(env=ENV)
     client, standing = await run_daily(server.ws_url, "Robo", draw=1, seed=3)
     mine = client.daily_finished
     assert mine is not None and mine.date == DATE and mine.draw == 1
@@ -36,7 +38,7 @@ async def test_race_client_plays_the_daily_deal_and_reads_the_standing(server_fa
 
 
 def test_bot_command_plays_the_daily_race(server_factory) -> None:  # noqa: ANN001
-    server = server_factory(env={"CANFIELD_DAILY_DATE": DATE})
+    server = server_factory(env=ENV)
     command = [*race_command(), "bot", "--daily", "--draw", "3", "--pace", "0"]
     first = subprocess.run(
         [*command, "--server", server.ws_url, "--name", "Ann"],
@@ -49,7 +51,7 @@ def test_bot_command_plays_the_daily_race(server_factory) -> None:  # noqa: ANN0
     assert "1. Ann" in first.stdout
     token = first.stdout.split("identity: ")[1].split()[0]
     again = subprocess.run(
-        [*command, "--server", server.ws_url, "--name", "Ann", "--identity", token],
+        [*command, "--server", server.ws_url, "--name", "Ann", f"--identity={token}"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -23,7 +23,8 @@ NEXT = "2031-03-15"
 
 
 def env(date: str) -> dict[str, str]:
-    return {"CANFIELD_DAILY_DATE": date}
+    # a fixed secret: the same candidate deals every run (no run waits on an unlucky proof)
+    return {"CANFIELD_DAILY_DATE": date, "CANFIELD_DAILY_SECRET": "daily-test-secret"}
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:

@@ -24,7 +24,9 @@ async def race_once(client, name: str) -> dict:  # noqa: ANN001
 
 
 async def test_history_after_races_download_and_delete(server_factory, connect) -> None:  # noqa: ANN001
-    server = server_factory(env={**FAST_ENV, "CANFIELD_DAILY_DATE": "2031-06-01"})
+    server = server_factory(
+        env={**FAST_ENV, "CANFIELD_DAILY_DATE": "2031-06-01", "CANFIELD_DAILY_SECRET": "history"}
+    )
     ann = await connect(server.ws_url)
     issued = await ann.request("identity", type="identify")
     assert issued["new"] is True and len(issued["token"]) == 24

@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--identity",
         metavar="TOKEN",
         default=None,
-        help="play as this identity (default: a new one, printed)",
+        help="play as this identity, as --identity=TOKEN (a token may start with -)",
     )
     study = parser.add_argument_group("study (instead of ROOM-OR-LINK)")
     study.add_argument("--study", type=int, metavar="N", help="play N random deals offline")
@@ -120,7 +120,7 @@ def _daily(args: argparse.Namespace) -> int:
         return failed or 1
     client, standing = result
     if args.identity is None:
-        print(f"identity: {client.identity_token} (play as it again with --identity)")
+        print(f"identity: {client.identity_token} (play as it again with --identity=TOKEN)")
     mine = client.daily_finished
     if mine is not None:
         row = mine.row
