@@ -50,9 +50,7 @@ def test_look_alike_name_known_deal_and_room_limit_in_croatian(browser, server_f
     refusal = next(f for f in maker_frames if f["type"] == "error")
     assert refusal["code"] == "rate-limited"
     at = datetime.fromtimestamp(refusal["params"]["retry_at"] / 1000)
-    expect(error).to_have_text(
-        f"Napravio si previše soba; sljedeća se može napraviti u {at:%H:%M}"
-    )
+    expect(error).to_have_text(f"Napravio si previše soba; sljedeća se može napraviti u {at:%H:%M}")
     assert [f["code"] for f in frames if f["type"] == "error"] == ["bad-name"]
 
     # the guest's tab closes: away in the lobby, counting down, then the seat goes
