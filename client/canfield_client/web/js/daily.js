@@ -5,7 +5,7 @@
 // winners, and your streak. Protocol: docs/protocol.md "Identity, history and
 // the daily race".
 
-import { $, clock, h } from "./dom.js";
+import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { errorText } from "./errors.js";
@@ -297,21 +297,7 @@ for (const tab of document.querySelectorAll("#draw-tabs .tab")) {
   });
 }
 $("#daily-undo").addEventListener("click", () => act("undo"));
-let giveUpArmed = null;
-$("#daily-give-up").addEventListener("click", (e) => {
-  if (giveUpArmed) {
-    clearTimeout(giveUpArmed);
-    giveUpArmed = null;
-    e.target.textContent = t("give_up");
-    act("give_up");
-    return;
-  }
-  e.target.textContent = t("sure_give_up");
-  giveUpArmed = setTimeout(() => {
-    giveUpArmed = null;
-    e.target.textContent = t("give_up");
-  }, 3000);
-});
+confirmTwice($("#daily-give-up"), () => t("give_up"), () => t("sure_give_up"), () => act("give_up"));
 document.addEventListener("keydown", (e) => {
   if (!S.race || S.race.done) return;
   const tag = e.target.tagName;

@@ -66,3 +66,23 @@ export async function copyText(text) {
     return ok;
   }
 }
+
+/** A button that acts only on a second click within 3 s (the first one asks,
+ * showing ``confirmText``); used where one slip would end a race. */
+export function confirmTwice(button, text, confirmText, action) {
+  let armed = null;
+  button.addEventListener("click", () => {
+    if (armed) {
+      clearTimeout(armed);
+      armed = null;
+      button.textContent = text();
+      action();
+      return;
+    }
+    button.textContent = confirmText();
+    armed = setTimeout(() => {
+      armed = null;
+      button.textContent = text();
+    }, 3000);
+  });
+}

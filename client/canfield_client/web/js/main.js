@@ -1,7 +1,7 @@
 // Wires the page together: the connection, the views (home, lobby, race,
 // results) and the server's messages. Each view lives in its own module.
 
-import { $, clock } from "./dom.js";
+import { $, clock, confirmTwice } from "./dom.js";
 import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { ask, dismiss, initConfirm } from "./confirm.js";
@@ -226,21 +226,7 @@ function tickClock() {
 }
 setInterval(tickClock, 200);
 
-let giveUpArmed = null;
-$("#give-up").addEventListener("click", (e) => {
-  if (giveUpArmed) {
-    clearTimeout(giveUpArmed);
-    giveUpArmed = null;
-    e.target.textContent = t("give_up");
-    act("give_up");
-    return;
-  }
-  e.target.textContent = t("sure_give_up");
-  giveUpArmed = setTimeout(() => {
-    giveUpArmed = null;
-    e.target.textContent = t("give_up");
-  }, 3000);
-});
+confirmTwice($("#give-up"), () => t("give_up"), () => t("sure_give_up"), () => act("give_up"));
 $("#undo").addEventListener("click", () => act("undo"));
 $("#end-race").addEventListener("click", async () => {
   if (!(await ask(t("sure_end_race"), t("end_race")))) return;
