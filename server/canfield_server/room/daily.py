@@ -31,7 +31,6 @@ from canfield_protocol import (
     MemberStatus,
     MoveMsg,
     ProtocolError,
-    Row,
     Tap,
     Undo,
 )
@@ -41,7 +40,7 @@ from canfield_server.ops.clock import day_before, now_ms, today
 from canfield_server.ops.config import Settings
 from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
-from canfield_server.room.leaderboard import ranked
+from canfield_server.room.leaderboard import ranked, wire_row
 from canfield_server.room.ports import DailyDeals, DailyMove, DailyStore, Peer
 from canfield_server.room.race import PlayerRace, StoredRow, replay
 
@@ -229,7 +228,7 @@ class DailyRaces:
         """Won or given up: the row ranked now, and one history entry."""
         players, _, mine = await store.standing(play.date, play.draw, play.identity.id, 0)
         rank = mine[0] if mine else 0
-        wire = _wire(row, rank)
+        wire = wire_row(row, rank)
         link = f"/replay/{replay_id(play.date, play.draw, play.identity.id)}"
         identity_store = self.identities.store
         streak = 0
@@ -286,7 +285,7 @@ class DailyRaces:
             deal=await deals.known(date, msg.draw) if over else None,
             players=players,
             rows=rows,
-            me=_wire(mine[1], mine[0]) if mine else None,
+            me=wire_row(mine[1], mine[0]) if mine else None,
             replays={r.id: f"/replay/{replay_id(date, msg.draw, r.id)}" for r in rows}
             if over
             else None,
@@ -305,7 +304,7 @@ class DailyRaces:
         if attempt is None or deal is None:
             return 404, {"error": "no such replay (unknown, or past its retention)"}
         players, _, mine = await store.standing(date, draw, player, 0)
-        row: dict[str, Any] = msgspec.to_builtins(_wire(mine[1], mine[0])) if mine else {}
+        row: dict[str, Any] = msgspec.to_builtins(wire_row(mine[1], mine[0])) if mine else {}
         moves = attempt.log
         board = replay(deal, moves).view()
         return 200, {
@@ -318,16 +317,3 @@ class DailyRaces:
             "daily_players": players,
             "final_board": board,
         }
-
-
-def _wire(row: StoredRow, rank: int) -> Row:
-    return Row(
-        rank=rank,
-        id=row.id,
-        name=row.name,
-        score=row.score,
-        on_foundations=row.on_foundations,
-        moves=row.moves,
-        status=row.status,
-        time_ms=row.time_ms,
-    )

@@ -13,7 +13,7 @@ from canfield_protocol import MemberStatus, Row
 
 from canfield_server.room.race import StoredRow
 
-__all__ = ["Pace", "rank_key", "ranked"]
+__all__ = ["Pace", "rank_key", "ranked", "wire_row"]
 
 #: a busy loop may stretch the leaderboard interval up to this many times the set one
 MAX_STRETCH = 2.5
@@ -34,19 +34,23 @@ def ranked(rows: Iterable[StoredRow], connected: Container[str] | None = None) -
         status = row.status
         if status == MemberStatus.PLAYING and connected is not None and row.id not in connected:
             status = MemberStatus.DISCONNECTED
-        out.append(
-            Row(
-                rank=rank,
-                id=row.id,
-                name=row.name,
-                score=row.score,
-                on_foundations=row.on_foundations,
-                moves=row.moves,
-                status=status,
-                time_ms=row.time_ms,
-            )
-        )
+        out.append(wire_row(row, rank, status))
     return out
+
+
+def wire_row(row: StoredRow, rank: int, status: MemberStatus | None = None) -> Row:
+    """A stored row as the wire shows it, at ``rank`` (``status`` as shown, if not
+    the stored one)."""
+    return Row(
+        rank=rank,
+        id=row.id,
+        name=row.name,
+        score=row.score,
+        on_foundations=row.on_foundations,
+        moves=row.moves,
+        status=row.status if status is None else status,
+        time_ms=row.time_ms,
+    )
 
 
 class Pace:
