@@ -20,12 +20,13 @@ async def test_a_flood_of_add_bot_gets_room_full_and_no_traceback(server_factory
     await ann.expect("room", lambda m: bots(m) == 3, timeout=30)
     codes = set()
     for _ in range(300):
-        reply = await ann.request("room", type="add_bot")
+        reply = await ann.request("error", type="add_bot")
         codes.add((reply["type"], reply.get("code")))
     assert codes == {("error", "room-full")}
-    refused = await ann.request("room", type="add_bot")
+    assert max(bots(m) for m in ann.log if m["type"] == "room") == 3  # none slipped through
+    refused = await ann.request("error", type="add_bot")
     assert refused["params"]["limit"] == 3 and "3 bots" in refused["message"]
-    too_fast = await ann.request("room", type="add_bot", pace_s=0.01)
+    too_fast = await ann.request("error", type="add_bot", pace_s=0.01)
     assert too_fast["code"] in ("bad-message", "room-full")
     log = server.log()
     assert "Traceback" not in log and "Exception" not in log
@@ -37,7 +38,7 @@ async def test_bots_are_paced_like_people_and_bot_names_never_run_out(
 ) -> None:
     server = server_factory(env={**FAST_ENV, "CANFIELD_BOT_PACE_S": "0.5"})
     room, (ann,) = await lobby(connect, server.ws_url, ["Ann"])
-    reply = await ann.request("room", type="add_bot", pace_s=0.05)
+    reply = await ann.request("error", type="add_bot", pace_s=0.05)
     assert reply["code"] == "bad-message" and "0.5" in reply["message"]
     # names: a room may hold a person called "Bot 1"; the bot takes the next name
     person = await connect(server.ws_url)
