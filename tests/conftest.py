@@ -22,6 +22,9 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 # one (tests/server/test_winnable.py does): a solver worker per server
 # process would only compete for the two cores with the test at hand.
 os.environ.setdefault("CANFIELD_POOL_TARGET", "0")
+# ... and prove no daily deal ahead of time, for the same reason, unless a test
+# asks (tests/server/test_daily.py does)
+os.environ.setdefault("CANFIELD_DAILY_AHEAD_EVERY_S", "0")
 
 
 def need(condition: bool, reason: str) -> None:

@@ -108,6 +108,24 @@ async def test_two_processes_serve_one_daily_deal_and_one_standing(server_factor
         assert code not in frames_text(client)
 
 
+async def test_today_and_tomorrow_are_proven_before_anyone_asks(server_factory, connect) -> None:  # noqa: ANN001
+    a = server_factory(env={**env(DAY), "CANFIELD_DAILY_AHEAD_EVERY_S": "3600"})
+    store = redis_client(a)
+    wanted = [f"cf:{{dly:{date}:{draw}}}:code" for date in (DAY, NEXT) for draw in (1, 3)]
+    async with asyncio.timeout(180):  # another process's work: polled, no event to await
+        while not all(store.exists(key) for key in wanted):
+            await asyncio.sleep(0.1)
+    # tomorrow, the day's first player plays the deal proven the day before
+    b = server_factory(env=env(NEXT))
+    ann, _ = await identified(connect, b.ws_url)
+    started = await ann.request("daily_started", type="daily", name="Ann", draw=1)
+    code = store.get(f"cf:{{dly:{NEXT}:1}}:code").decode()
+    assert Game.deal(code).view() == {
+        k: v for k, v in started["board"].items() if k != "useful_move"
+    }
+    assert code not in frames_text(ann)
+
+
 async def test_resume_and_second_attempt_across_processes(server_factory, connect) -> None:  # noqa: ANN001
     a = server_factory(env=env(DAY))
     b = server_factory(env=env(DAY))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import time
 
-__all__ = ["now_ms", "today", "day_before"]
+__all__ = ["now_ms", "today", "day_before", "day_after"]
 
 
 def now_ms() -> int:
@@ -21,3 +21,7 @@ def today(override: str | None = None) -> str:
 
 def day_before(date: str) -> str:
     return (datetime.date.fromisoformat(date) - datetime.timedelta(days=1)).isoformat()
+
+
+def day_after(date: str) -> str:
+    return (datetime.date.fromisoformat(date) + datetime.timedelta(days=1)).isoformat()

@@ -101,6 +101,9 @@ class Settings:
     daily_solve_timeout_s: float = 2.0
     #: candidate codes tried for a day's deal before the daily race is unavailable
     daily_candidates: int = 64
+    #: prove today's and tomorrow's daily deals in the background (checked this
+    #: often), so the day's first player does not wait for the proof; 0: off
+    daily_ahead_every_s: float = 3600.0
     #: an identity's finished races (and room replays) are kept this long ...
     history_retention_days: int = 90
     #: ... and at most this many races per identity

@@ -9,11 +9,17 @@ once and kept in Redis (``SET NX``: every replica shares it). The chosen
 code is stored with ``SET NX`` too, so replicas that prove at the same
 moment still agree on one deal; in a process, one proof per day and draw
 runs at a time and the others wait for it.
+
+Proofs run ahead (``start``): today's and tomorrow's deals are proven in
+the background at start-up and then every ``daily_ahead_every_s``, so
+the day's first player finds the deal ready. Tomorrow's code stays in
+Redis like today's: nothing is sent before its day is over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -23,9 +29,10 @@ from typing import Any
 from canfield import DealCode
 from canfield_protocol import ErrorCode, ProtocolError
 
+from canfield_server.ops.clock import day_after, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
-from canfield_server.solving.deal_pool import DealPool
+from canfield_server.solving.deal_pool import DRAW_MODES, DealPool
 from canfield_server.storage import keys
 
 __all__ = ["DAILY", "candidate", "DailyDealer"]
@@ -52,6 +59,9 @@ class DailyDealer:
         self.ttl_s = settings.daily_retention_days * 86_400
         self.solve_s = settings.daily_solve_timeout_s
         self.candidates = settings.daily_candidates
+        self.date_override = settings.daily_date
+        self.ahead_every_s = settings.daily_ahead_every_s
+        self._ahead: asyncio.Task[None] | None = None
         self._secret: bytes | None = None
         self._proving: dict[tuple[str, int], asyncio.Task[str]] = {}
         self._known: dict[tuple[str, int], str] = {}
@@ -87,6 +97,33 @@ class DailyDealer:
             task = self._proving[(date, draw)] = asyncio.ensure_future(self._prove(date, draw))
             task.add_done_callback(lambda _: self._proving.pop((date, draw), None))
         return await asyncio.shield(task)
+
+    # ------------------------------------------------------------ ahead of time
+
+    def start(self) -> None:
+        """Prove today's and tomorrow's deals in the background (from the lifespan)."""
+        if self.ahead_every_s > 0 and self._ahead is None:
+            self._ahead = asyncio.get_running_loop().create_task(self._ahead_forever())
+
+    async def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ahead
+            self._ahead = None
+
+    async def _ahead_forever(self) -> None:
+        while True:
+            day = today(self.date_override)
+            for date in (day, day_after(day)):
+                for draw in DRAW_MODES:
+                    try:
+                        await self.deal(date, draw)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - a player's request proves it then
+                        log.warning("daily deal %s D%d not ready ahead: %s", date, draw, exc)
+            await asyncio.sleep(self.ahead_every_s)
 
     async def _prove(self, date: str, draw: int) -> str:
         secret = await self.secret()

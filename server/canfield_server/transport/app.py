@@ -150,6 +150,7 @@ def create_app(
             room_ttl_s=settings.room_ttl_s,
             url=url,
         )
+        dealer = DailyDealer(redis, pool, settings)
         hub = Hub(
             store,
             settings,
@@ -158,7 +159,7 @@ def create_app(
             storage_errors=STORAGE_ERRORS,
             identities=identities,
             daily=daily,
-            daily_deals=DailyDealer(redis, pool, settings),
+            daily_deals=dealer,
         )
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
@@ -167,11 +168,13 @@ def create_app(
         presence.start()
         if settings.pool_target > 0:
             pool.start()
+        dealer.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
         try:
             yield
         finally:
             await hub.shutdown()
+            await dealer.close()
             await presence.stop()
             await pool.close()
             await bus.stop()
