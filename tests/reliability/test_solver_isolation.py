@@ -12,6 +12,7 @@ so a loaded machine moves both sides of the bound alike).
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from canfield import Game, Move
@@ -50,12 +51,17 @@ async def practice_room(connect, url: str, deal: str, players: int) -> list[Clie
 
 
 async def timed_hint(client: Client, timeout: float = 120) -> tuple[float, dict]:
-    """A hint and how long it took (a generous wait: the solver's limit is processor
-    time, so on a loaded machine a capped job takes longer on the clock)."""
+    """The reply to a hint (the hint, or the error refusing it) and how long it
+    took (a generous wait: the solver's limit is processor time, so on a loaded
+    machine a capped job takes longer on the clock)."""
     began = time.monotonic()
     await client.send(type="hint")
-    reply = await client.expect("hint", timeout=timeout)
-    return time.monotonic() - began, reply
+    async with asyncio.timeout(timeout):
+        while True:
+            reply = json.loads(await client.ws.recv())
+            client.log.append(reply)
+            if reply["type"] in ("hint", "error"):
+                return time.monotonic() - began, reply
 
 
 async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par(
@@ -77,6 +83,10 @@ async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par
     async def hammer(client: Client) -> None:
         while not stop.is_set():
             replies.append(await timed_hint(client))
+            if replies[-1][1].get("busy"):
+                # ask again at once, but at a pace the message rate limit lets
+                # through: the solver's fairness is the subject, not that limit
+                await asyncio.sleep(1 / 25)
 
     hammering = [asyncio.ensure_future(hammer(c)) for c in abusers]
     try:
@@ -97,12 +107,16 @@ async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par
         assert isinstance(finished["par"], int)
     finally:
         stop.set()
-        await asyncio.gather(*hammering, return_exceptions=True)
+        ended = await asyncio.gather(*hammering, return_exceptions=True)
+    assert ended == [None] * ABUSERS, ended  # every abuser kept asking to the end
 
     answers = [(s, r) for s, r in replies if r["type"] == "hint"]
+    assert len(answers) == len(replies), [r for _, r in replies if r["type"] != "hint"]
     # the abusing room was held to its share: some of its asks were "no hint now"
     assert any(r.get("busy") for _, r in answers)
     # the bystander waited at most for one running job (as long as the abusers'
     # longest computed hint) beyond its own time: never for the abusers' queue
     one_job = max([HINT_S, *(s for s, r in answers if not r.get("busy"))])
+    seen = f"bystander's hints alone {max(alone):.3f} s, during {max(during):.3f} s"
+    print(f"\n{seen}; the abusers' longest job {one_job:.2f} s")
     assert max(during) <= max(alone) + one_job * 1.5 + 1.0, (alone, during, one_job)

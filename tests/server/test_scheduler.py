@@ -84,3 +84,25 @@ async def test_a_job_whose_turn_does_not_come_in_time_is_busy_and_never_runs() -
 
 async def _done() -> str:
     return "done"
+
+
+async def test_a_job_given_up_on_keeps_its_slot_until_its_worker_is_done() -> None:
+    """A caller stops waiting (its worker slowed by a loaded machine): the next
+    job waits for the worker, not behind it in the executor's own queue."""
+    scheduler = FairScheduler(slots=1)
+    worker: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+
+    async def abandoned() -> None:
+        scheduler.hold_until(worker)
+        raise TimeoutError
+
+    with pytest.raises(TimeoutError):
+        await scheduler.run("A", abandoned, wait_s=60)
+    assert scheduler.running == 1  # the worker is still on A's job
+    jobs = Jobs()
+    waiting = asyncio.ensure_future(scheduler.run("B", jobs.job("B0"), wait_s=60))
+    await asyncio.sleep(0)
+    assert jobs.started == []
+    worker.set_result(None)
+    await jobs.finish("B0")
+    assert await waiting == "B0" and scheduler.running == 0

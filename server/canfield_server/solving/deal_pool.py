@@ -172,7 +172,11 @@ class DealPool:
         loop = asyncio.get_running_loop()
         try:
             future = loop.run_in_executor(self.executor, fn, *args)
-            result = await asyncio.wait_for(future, self._limit(timeout_s))
+            try:
+                result = await asyncio.wait_for(asyncio.shield(future), self._limit(timeout_s))
+            except TimeoutError:
+                self.scheduler.hold_until(future)  # the worker is still on it
+                raise
         except BrokenExecutor:
             log.warning("solver workers died; starting new ones")
             self.executor.shutdown(wait=False, cancel_futures=True)

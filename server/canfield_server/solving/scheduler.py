@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from canfield_server.room.ports import SolverBusy
 
@@ -63,6 +63,13 @@ class FairScheduler:
             return await job()
         finally:
             self._release()
+
+    def hold_until(self, work: asyncio.Future[Any]) -> None:
+        """Keep a slot taken until ``work`` is done: a job whose caller stopped
+        waiting (a worker slowed by a loaded machine) still holds its worker, and
+        a job dispatched now would only queue behind it unseen."""
+        self.running += 1
+        work.add_done_callback(lambda _: self._release())
 
     def _release(self) -> None:
         self.running -= 1
