@@ -499,6 +499,8 @@ class Finished(_Server, tag="finished"):
     replays: dict[str, list[str]]
     par: int | None = None
     server_time: int = 0
+    #: the race's replay for anyone with the link (``/replay/<id>``)
+    replay: str | None = None
 
 
 class Error(_Server, tag="error", omit_defaults=True):

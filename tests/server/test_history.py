@@ -57,6 +57,7 @@ async def test_history_after_races_download_and_delete(server_factory, connect) 
     assert room["deal"] == DEAL and room["place"] == 1 and room["players"] == 1
     assert room["status"] == "gave_up" and room["cards"] == 1 and room["moves"] == 1
     assert room["won"] is False and room["replay"].startswith("/replay/r-")
+    assert room["replay"] == finished["replay"]  # the results gave everyone the same link
     (stats,) = history["stats"]
     assert stats["draw"] == 3 and stats["races"] == 3 and stats["wins"] == 0
     assert stats["win_rate"] == 0 and stats["best_time_ms"] is None

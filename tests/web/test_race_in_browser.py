@@ -208,6 +208,18 @@ def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  
     expect(host.locator("#rp-move")).to_have_text(second.text())
     host.click("#rp-play")
 
+    # the race's own replay page: anyone with the link, no seat, no identity
+    share = guest.locator("#replay-link")
+    expect(share).to_be_visible()
+    href = share.get_attribute("href")
+    assert href and href.startswith("/replay.html#r-")
+    assert host.locator("#replay-link").get_attribute("href") == href
+    stranger = new_page(browser)
+    stranger.goto(base + href)
+    expect(stranger.locator("#rp-deal")).to_have_text(code)
+    expect(stranger.locator("#rp-players td.c-player")).to_have_count(2)
+    stranger.context.close()
+
     # the host's rematch brings everyone back to the lobby of the same room
     expect(guest.locator("#rematch")).to_be_hidden()
     host.click("#rematch")

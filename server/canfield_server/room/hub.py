@@ -109,7 +109,8 @@ class Hub:
         self.rooms.finalize = self.results.finalize
         self.identities = Identities(identities, self.settings)
         self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings)
-        self.results.on_finished = self.identities.room_finished
+        if identities is not None:  # replays and history are kept: link them
+            self.results.on_finished = self.identities.room_finished
         self.rooms.on_gone = self.seating.gone
         self.rooms.hooks = SessionHooks(
             time_up=self._time_up, unseated=self._unseated, grace_over=self._grace_over

@@ -217,7 +217,7 @@ class Identities:
             return
         try:
             owners = await self.store.room_identities(code)
-            replay_id = new_replay_id()
+            replay_id = (finished.replay or new_replay_id()).rsplit("/", 1)[-1]
             at = now_ms()
             try:
                 draw = DealCode.parse(finished.deal).draw if finished.deal else 3

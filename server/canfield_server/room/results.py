@@ -19,6 +19,7 @@ from canfield_protocol import Finished, MemberStatus, RoomState, encode
 
 from canfield_server.ops.clock import now_ms
 from canfield_server.room import rules
+from canfield_server.room.identity import new_replay_id
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.ports import SolverService
 from canfield_server.room.race import PlayerRace, StoredRow
@@ -90,14 +91,16 @@ class Results:
                 replays=await self.store.logs(code, racers),
                 par=await self.solver.par(deal, code) if self.solver and deal else None,
                 server_time=now_ms(),
+                replay=f"/replay/{new_replay_id()}" if self.on_finished is not None else None,
             )
             final = encode(finished)
             state = rules.finish_race(record.state, finished.standings)
             ver = await self.store.save_room(record.ver, state, final=final)
             if ver is not None:
+                if self.on_finished is not None:
+                    # the replay is kept before this process tells anyone its link
+                    await self.on_finished(code, finished)
                 session = self.rooms.get(code)
                 if session is not None:
                     session.adopt(ver, state, None, final)
-                if self.on_finished is not None:
-                    self.rooms.spawn(self.on_finished(code, finished))
                 return

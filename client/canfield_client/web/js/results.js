@@ -11,6 +11,7 @@ import { Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
 import { ReplayGame } from "./replay.js";
 import { seriesEl } from "./series.js";
+import { replayPage } from "./shell.js";
 import { state } from "./state.js";
 import { moveWords, placeText } from "./words.js";
 
@@ -61,6 +62,9 @@ export class Results {
     if (first) this.lines = this.replayLines(finished);
     this.renderChart();
     $("#deal-code").textContent = finished.deal;
+    const link = $("#replay-link"); // its own page, for anyone (the server keeps it)
+    link.hidden = !finished.replay;
+    if (finished.replay) link.href = replayPage(finished.replay);
     $("#par").textContent = finished.par ? t("par", { n: finished.par }) : "";
     $("#rematch").hidden = !isHost;
     $("#rematch-wait").hidden = isHost;
