@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
+from canfield.solver import solve
 from playwright.sync_api import Page, WebSocketRoute, expect
+from websockets.sync.client import ClientConnection, connect
 
 from tests.web.pages import (
     confirm_box,
@@ -34,6 +36,8 @@ DEAL = "CF1-D3-AAAAAAS"
 HOME_MOVES = ["1-F", "2-F"]
 SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 BIG = {"viewport": {"width": 1920, "height": 1080}}
+#: the solver wins this one in milliseconds
+WINNABLE_DEAL = "CF1-D3-AAADKOH"
 
 
 def card_label(text: str) -> str:
@@ -56,6 +60,15 @@ def play_home(page: Page) -> Game:
         game.push(move)
         expect(page.locator("#score")).to_have_text(str(game.score))
     return game
+
+
+def next_of(socket: ClientConnection, kind: str) -> dict:
+    """The next frame of type ``kind`` (or an error, which fails the test)."""
+    while True:
+        msg = json.loads(socket.recv(timeout=20))
+        assert msg["type"] != "error", msg
+        if msg["type"] == kind:
+            return msg
 
 
 def give_up(page: Page) -> None:
@@ -426,3 +439,34 @@ def test_axe_scan_home_lobby_board_results(browser, fast_server) -> None:  # noq
     expect(ana.locator("dialog#howto")).to_be_visible()
     found["how to play"] = serious(ana)
     assert {page: issues for page, issues in found.items() if issues} == {}
+
+
+def test_a_52_card_win_gets_its_place_and_confetti(browser, server_factory) -> None:  # noqa: ANN001
+    """The winner moment for a real win: Ana's seat plays the solver's winning line
+    from a second connection holding her seat (as a second tab of hers would), and
+    her page shows her place, "You won!" and the confetti while Bob races on."""
+    # the line goes out at full speed: a message rate no person reaches
+    fast_server = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_RATE_PER_S": "1000"})
+    base = fast_server.http_url
+    ana, bob = new_page(browser), new_page(browser)
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    set_deal(ana, WINNABLE_DEAL)
+    start_race(ana, [bob])
+    seat = json.loads(ana.evaluate(f"sessionStorage.getItem('cfr.seat.{room}')"))
+    line = solve(WINNABLE_DEAL, 30).moves
+    assert line, "the solver wins this deal"
+    with connect(fast_server.ws_url, open_timeout=10) as tab:
+        tab.send(json.dumps({"type": "resume", "room": room, "token": seat["token"]}))
+        joined = next_of(tab, "joined")
+        for seq, move in enumerate(line, joined["last_seq"] + 1):
+            tab.send(json.dumps({"type": "move", "seq": seq, "move": move}))
+            ack = next_of(tab, "ack")
+            assert ack["seq"] == seq, ack
+    assert Game.replay(WINNABLE_DEAL, line).on_foundations == 52
+    finish = ana.locator(".finish-card")
+    expect(finish.locator(".place-text")).to_have_text("1st of 2")
+    expect(finish).to_contain_text("You won!")
+    expect(finish.locator(".confetti i")).to_have_count(36)
+    expect(leaderboard_row(bob, "Ana").locator("td.c-cards")).to_have_text("52")
+    expect(bob.locator("#board")).to_be_visible()  # Bob still races
