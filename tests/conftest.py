@@ -25,6 +25,10 @@ os.environ.setdefault("CANFIELD_POOL_TARGET", "0")
 # ... and prove no daily deal ahead of time, for the same reason, unless a test
 # asks (tests/server/test_daily.py does)
 os.environ.setdefault("CANFIELD_DAILY_AHEAD_EVERY_S", "0")
+# Solver workers run niced in production (the server's own work comes first);
+# on a busy test machine a niced worker can starve past its wall-clock guard,
+# so tests run them at the tests' own priority.
+os.environ.setdefault("CANFIELD_SOLVER_NICENESS", "0")
 
 
 def need(condition: bool, reason: str) -> None:

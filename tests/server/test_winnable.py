@@ -30,7 +30,9 @@ EASY_DRAW3 = "CF1-D3-AAADKOH"
 #: a deal the solver does not decide quickly
 HARD_DRAW3 = "CF1-D3-AAAAACL"
 #: a pool in this process: one worker, three codes per mode, 1 s a solve
-POOL_SETTINGS = Settings(solver_workers=1, pool_target=3, pool_solve_timeout_s=1.0)
+POOL_SETTINGS = Settings(
+    solver_workers=1, pool_target=3, pool_solve_timeout_s=1.0, solver_niceness=0
+)
 
 
 def assert_proven(code: str, par: int | None) -> None:
