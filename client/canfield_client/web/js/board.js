@@ -744,3 +744,30 @@ export function describe(before, after) {
   return said.join(". ");
 }
 
+
+/**
+ * The race page's keys, beside the board's own: Space draws (even right after
+ * a click on Undo; Enter still presses a focused button), U or Ctrl+Z undoes,
+ * and each of ``more`` (a letter -> what it does). ``active()``: a race is on.
+ */
+export function raceKeys(active, act, more = {}) {
+  document.addEventListener("keydown", (e) => {
+    if (!active()) return;
+    const tag = e.target.tagName;
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
+    const key = e.key.toLowerCase();
+    const plain = !e.ctrlKey && !e.metaKey && !e.altKey;
+    if (e.key === " " && tag !== "SUMMARY" && !(tag === "BUTTON" && !e.target.closest(".race-head"))) {
+      e.preventDefault();
+      if (tag === "BUTTON") e.target.blur();
+      act("move", { move: "S" });
+    } else if (key === "z" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      act("undo");
+    } else if (key === "u" && plain) {
+      act("undo");
+    } else if (plain && Object.hasOwn(more, key)) {
+      more[key]();
+    }
+  });
+}

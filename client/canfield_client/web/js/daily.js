@@ -7,7 +7,7 @@
 
 import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
-import { BoardView } from "./board.js";
+import { BoardView, raceKeys } from "./board.js";
 import { errorText } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Leaderboard } from "./leaderboard.js";
@@ -298,21 +298,7 @@ for (const tab of document.querySelectorAll("#draw-tabs .tab")) {
 }
 $("#daily-undo").addEventListener("click", () => act("undo"));
 confirmTwice($("#daily-give-up"), () => t("give_up"), () => t("sure_give_up"), () => act("give_up"));
-document.addEventListener("keydown", (e) => {
-  if (!S.race || S.race.done) return;
-  const tag = e.target.tagName;
-  if (["INPUT", "TEXTAREA", "SELECT", "SUMMARY"].includes(tag)) return;
-  if (e.key === " " && !(tag === "BUTTON" && !e.target.closest(".race-head"))) {
-    e.preventDefault();
-    if (tag === "BUTTON") e.target.blur();
-    act("move", { move: "S" });
-  } else if ((e.key === "z" || e.key === "Z") && (e.ctrlKey || e.metaKey)) {
-    e.preventDefault();
-    act("undo");
-  } else if ((e.key === "u" || e.key === "U") && !e.ctrlKey && !e.metaKey && !e.altKey) {
-    act("undo");
-  }
-});
+raceKeys(() => Boolean(S.race && !S.race.done), act);
 
 initShell(() => {
   standing.relabel();

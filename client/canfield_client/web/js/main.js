@@ -3,7 +3,7 @@
 
 import { $, clock, confirmTwice } from "./dom.js";
 import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
-import { BoardView } from "./board.js";
+import { BoardView, raceKeys } from "./board.js";
 import { ask, dismiss, initConfirm } from "./confirm.js";
 import { errorText as wordError } from "./errors.js";
 import { attachIdentity } from "./identity.js";
@@ -257,24 +257,7 @@ function leave(e) {
 }
 for (const button of document.querySelectorAll("button.leave")) button.addEventListener("click", leave);
 
-document.addEventListener("keydown", (e) => {
-  if (state.view !== "race") return;
-  const tag = e.target.tagName;
-  if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
-  if (e.key === " " && tag !== "SUMMARY" && !(tag === "BUTTON" && !e.target.closest(".race-head"))) {
-    // Space draws, even right after a click on Undo (Enter still presses a focused button)
-    e.preventDefault();
-    if (tag === "BUTTON") e.target.blur();
-    act("move", { move: "S" });
-  } else if ((e.key === "z" || e.key === "Z") && (e.ctrlKey || e.metaKey)) {
-    e.preventDefault();
-    act("undo");
-  } else if ((e.key === "u" || e.key === "U") && !e.ctrlKey && !e.metaKey && !e.altKey) {
-    act("undo");
-  } else if ((e.key === "h" || e.key === "H") && !e.ctrlKey && !e.metaKey && !e.altKey) {
-    askHint();
-  }
-});
+raceKeys(() => state.view === "race", act, { h: askHint });
 
 // ------------------------------------------------------------------ messages
 
