@@ -130,6 +130,21 @@ def tappable_moves(game: Game) -> Iterator[Move]:
                 yield move
 
 
+def tap_or_draw(page: Page, game: Game, board: str = "#board") -> Move:
+    """Tap the first card a tap would move, or draw when none would; ``game``
+    follows along. Returns the move made."""
+    move = next(tappable_moves(game), None)
+    if move is None:
+        page.click(f"{board} .stock")
+        move = Move.parse("S")
+    else:
+        page.locator(f'{board} .card[data-card="{picked_card(game, move)}"]').click(
+            position={"x": 12, "y": 8}
+        )
+    game.push(move)
+    return move
+
+
 def confirm_box(page: Page) -> Locator:
     """The page's own confirmation dialog (a modal <dialog>)."""
     return page.locator("dialog#confirm")

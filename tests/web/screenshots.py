@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from canfield import Game, Move
+from canfield import Game
 from canfield_client.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from pages import (
@@ -28,9 +28,8 @@ from pages import (
     launch,
     leaderboard_row,
     new_page,
-    picked_card,
     set_deal,
-    tappable_moves,
+    tap_or_draw,
     wait_board,
 )
 from playwright.sync_api import Page, expect, sync_playwright
@@ -42,15 +41,7 @@ def autoplay(page: Page, name: str, actions: int) -> None:
     """Play like a hurried human: tap what the engine says goes somewhere, else draw."""
     game = Game.deal(DEAL)
     for done in range(1, actions + 1):
-        move = next(tappable_moves(game), None)
-        if move is None:
-            page.click("#board .stock")
-            game.push(Move.parse("S"))
-        else:
-            page.locator(f'#board .card[data-card="{picked_card(game, move)}"]').click(
-                position={"x": 12, "y": 8}
-            )
-            game.push(move)
+        tap_or_draw(page, game)
         expect(leaderboard_row(page, name).locator("td.c-moves")).to_have_text(str(done))
 
 

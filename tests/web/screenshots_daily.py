@@ -28,7 +28,7 @@ from canfield.solver import solve
 from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess, free_port
 from canfield_server.storage.embedded_redis import EmbeddedRedis
-from pages import PHONE, launch, new_page, picked_card, tappable_moves
+from pages import PHONE, launch, new_page, tap_or_draw, tappable_moves
 from playwright.sync_api import Page, expect, sync_playwright
 
 DAY = "2031-03-14"
@@ -93,15 +93,7 @@ def fill_day(server: ServerProcess, date: str, tokens: dict[str, str | None]) ->
 def play_in_page(page: Page, code: str, actions: int) -> None:
     game = Game.deal(code)
     for _ in range(actions):
-        move = next(tappable_moves(game), None)
-        if move is None:
-            page.click("#daily-board .stock")
-            game.push(Move.parse("S"))
-        else:
-            page.locator(f'#daily-board .card[data-card="{picked_card(game, move)}"]').click(
-                position={"x": 12, "y": 8}
-            )
-            game.push(move)
+        tap_or_draw(page, game, "#daily-board")
         expect(page.locator("#daily-board .stock .count")).to_have_text(str(len(game.stock)))
 
 

@@ -18,7 +18,7 @@ import redis
 from canfield import Game, Move
 from playwright.sync_api import Page, expect
 
-from tests.web.pages import create_room, new_page, picked_card, tappable_moves, wait_board
+from tests.web.pages import create_room, new_page, tap_or_draw, wait_board
 
 DAY = "2031-03-14"
 NEXT = "2031-03-15"
@@ -37,18 +37,7 @@ def play_a_little(page: Page, game: Game) -> list[str]:
     action waits for the server's answer on the board."""
     sent: list[str] = []
     for _ in range(3):
-        move = next(tappable_moves(game), None)
-        if move is None:
-            page.click("#daily-board .stock")
-            game.push(Move.parse("S"))
-            sent.append("S")
-        else:
-            text = picked_card(game, move)
-            page.locator(f'#daily-board .card[data-card="{text}"]').click(
-                position={"x": 12, "y": 8}
-            )
-            game.push(move)
-            sent.append(str(move))
+        sent.append(str(tap_or_draw(page, game, "#daily-board")))
         expect(page.locator("#daily-board .stock .count")).to_have_text(str(len(game.stock)))
         expect(page.locator("#daily-cards")).to_have_text(str(game.on_foundations))
     page.click("#daily-board .stock")
