@@ -37,6 +37,9 @@ NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").e
 #: a typed-in deal, so tests know the board; a short countdown keeps races quick
 DEAL = "CF1-D3-AAAAACL"
 FAST_ENV = {"CANFIELD_COUNTDOWN_S": "0.3"}
+#: the servers behind the proxy trust its address alone, as docker-compose.yml
+#: sets it; here nginx reaches them from 127.0.0.1
+BEHIND_NGINX = {"CANFIELD_TRUSTED_PROXIES": "127.0.0.1"}
 
 #: a node's cluster bus listens on its port + 10000
 BUS_OFFSET = 10000
@@ -267,8 +270,8 @@ def nginx_factory(tmp_path: Path) -> Iterator[Callable[[list[int]], NginxProcess
 @pytest.fixture
 def cluster_of_two(server_factory, nginx_factory):  # noqa: ANN001, ANN201
     """Server processes ``proc-a`` and ``proc-b`` (one Redis) behind one nginx."""
-    a = server_factory(env={**FAST_ENV, "CANFIELD_INSTANCE": "proc-a"})
-    b = server_factory(env={**FAST_ENV, "CANFIELD_INSTANCE": "proc-b"})
+    a = server_factory(env={**FAST_ENV, **BEHIND_NGINX, "CANFIELD_INSTANCE": "proc-a"})
+    b = server_factory(env={**FAST_ENV, **BEHIND_NGINX, "CANFIELD_INSTANCE": "proc-b"})
     return nginx_factory([a.port, b.port]), {"proc-a": a, "proc-b": b}
 
 

@@ -6,6 +6,7 @@ and validates the file (``docker-compose config``) without one.
 
 from __future__ import annotations
 
+import ipaddress
 import shutil
 import subprocess
 from pathlib import Path
@@ -73,3 +74,22 @@ def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck() -> None:
     assert any(line.startswith("HEALTHCHECK") for line in lines)
     assert "/healthz" in text
     assert lines[-1] == 'CMD ["canfield-race", "serve", "--host", "0.0.0.0"]'
+
+
+def test_replicas_trust_forwarded_addresses_from_the_proxy_alone(resolved: dict) -> None:
+    """The proxy has a fixed address on a network of its own, and the replicas take
+    X-Forwarded-For from that address only (never "*": a client could pick its own)."""
+    server = resolved["services"]["server"]["environment"]
+    proxy = resolved["services"]["proxy"]
+    assert "FORWARDED_ALLOW_IPS" not in server
+    trusted = server["CANFIELD_TRUSTED_PROXIES"]
+    address = proxy["networks"]["canfield"]["ipv4_address"]
+    assert trusted == address != "*"
+    subnet = resolved["networks"]["canfield"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(address) in ipaddress.ip_network(subnet)
+    for name in ("server", "redis"):
+        assert "canfield" in resolved["services"][name]["networks"]
+    # and the shipped nginx sets the header to the address it saw
+    site = (REPO / "deploy" / "nginx.conf").read_text()
+    assert site.count("proxy_set_header X-Forwarded-For $remote_addr;") == 2
+    assert "$proxy_add_x_forwarded_for" not in site

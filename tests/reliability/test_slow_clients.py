@@ -3,7 +3,7 @@
 Real server processes on loopback, raw TCP sockets for the attackers and
 real websockets clients for the people. The server listens on 127.0.0.1;
 other loopback addresses (127.0.0.2, 127.0.0.3) are other clients. Each
-server gets ``FORWARDED_ALLOW_IPS`` set to an address nobody uses, so
+server gets ``CANFIELD_TRUSTED_PROXIES`` set to an address nobody uses, so
 127.0.0.1 counts as a client here and not as a trusted proxy (proxies are
 not capped per address: the last test).
 
@@ -57,7 +57,7 @@ def enough_descriptors() -> Iterator[None]:
 
 
 def guarded_env(**settings: str) -> dict[str, str]:
-    return {**FAST_ENV, "FORWARDED_ALLOW_IPS": NOBODY, **settings}
+    return {**FAST_ENV, "CANFIELD_TRUSTED_PROXIES": NOBODY, **settings}
 
 
 async def ws_from(url: str, address: str) -> Client:
@@ -159,9 +159,9 @@ async def test_past_the_cap_an_address_is_refused_and_others_get_in(
 
 async def test_a_trusted_proxy_address_is_not_capped(server_factory) -> None:  # noqa: ANN001
     """Every client behind a proxy shares its address; the proxy caps per client
-    (nginx ``limit_conn``), so the addresses in FORWARDED_ALLOW_IPS are not capped."""
+    (nginx ``limit_conn``), so the addresses in CANFIELD_TRUSTED_PROXIES are not capped."""
     server = server_factory(
-        env={**FAST_ENV, "FORWARDED_ALLOW_IPS": "127.0.0.5", "CANFIELD_MAX_CONNS_PER_IP": "2"}
+        env={**FAST_ENV, "CANFIELD_TRUSTED_PROXIES": "127.0.0.5", "CANFIELD_MAX_CONNS_PER_IP": "2"}
     )
     proxied = [await ws_from(server.ws_url, "127.0.0.5") for _ in range(6)]
     assert (await proxied[-1].request("pong", type="ping", t=1))["type"] == "pong"
@@ -335,7 +335,9 @@ async def test_nginx_in_front_has_the_same_limits(
     assert timeouts == 1 and caps == 1, "deploy/nginx.conf lost its slow-client limits"
     (tmp_path / "nginx-site.conf").write_text(site)
     monkeypatch.setattr(deploy_conftest, "NGINX_SITE", tmp_path / "nginx-site.conf")
-    server = server_factory(env={**FAST_ENV, "CANFIELD_MAX_CONNS_PER_IP": "2"})
+    server = server_factory(
+        env={**FAST_ENV, **deploy_conftest.BEHIND_NGINX, "CANFIELD_MAX_CONNS_PER_IP": "2"}
+    )
     proxy = nginx_factory([server.port])
 
     reader, writer = await half_open(proxy.port, "127.0.0.3")

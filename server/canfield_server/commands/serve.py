@@ -58,6 +58,16 @@ def _uvicorn_options(settings: Any = None) -> dict[str, Any]:
         pass
     if settings is not None:
         options.update(uvicorn_protocols(settings, options["http"]))
+        # X-Forwarded-For only from the proxies named, never from anyone else
+        trusted = settings.trusted_proxies.strip()
+        options["proxy_headers"] = trusted.lower() not in ("", "none")
+        options["forwarded_allow_ips"] = trusted if options["proxy_headers"] else "127.0.0.1"
+        if trusted == "*":
+            log.warning(
+                "CANFIELD_TRUSTED_PROXIES=*: X-Forwarded-For is taken from every peer, so a "
+                "client that reaches this port directly picks its own address for every "
+                "per-address limit; name the proxy's address instead (docs/operations.md)"
+            )
     return options
 
 

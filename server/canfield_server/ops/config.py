@@ -114,10 +114,17 @@ class Settings:
     #: kept-alive one), else 408 and closed; 0: no limit
     header_timeout_s: float = 10.0
     #: open TCP connections per peer address (WebSockets included); past it a new
-    #: one is answered 503 and closed. Counted at accept, so per *peer*: addresses
-    #: in FORWARDED_ALLOW_IPS (proxies, which cap per client themselves) are not
-    #: capped; 0: no cap
+    #: one is answered 503 and closed. Counted at accept, so per *peer*: the
+    #: trusted proxies (which cap per client themselves) are not capped; 0: no cap
     max_conns_per_ip: int = 64
+    #: the reverse proxies whose ``X-Forwarded-For`` names the client: addresses
+    #: or networks, comma-separated ("172.30.80.10", "10.0.0.0/8"); every limit
+    #: per address then counts the address the proxy saw, and any other peer's
+    #: header is ignored. The default is this host (a proxy beside the server,
+    #: and the server's own bots, which connect from there); "none": no proxy at
+    #: all. Falls back to uvicorn's ``FORWARDED_ALLOW_IPS``. "*" trusts every
+    #: peer: any client that reaches the server directly picks its own address
+    trusted_proxies: str = "127.0.0.1"
     #: a WebSocket in no room that sends nothing (not even ``ping``) this long is
     #: closed with 1008; 0: never
     ws_idle_s: float = 120.0
@@ -136,6 +143,8 @@ class Settings:
             raw = env.get(f"CANFIELD_{f.name.upper()}")
             if f.name == "redis_url":
                 raw = env.get("REDIS_URL", raw)
+            if f.name == "trusted_proxies" and raw is None:
+                raw = env.get("FORWARDED_ALLOW_IPS")
             if raw is None or raw == "":
                 continue
             values[f.name] = _convert(f.type, raw)
