@@ -256,8 +256,10 @@ async def test_a_host_adds_a_bot_that_races(server) -> None:  # noqa: ANN001
         await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
         await host.add_bot(strength="strong", pace_s=0)
         state = await host.wait_room(lambda s: len(s.members) == 2, 30)
-        bot_name = next(m.name for m in state.members if m.name != "Host")
-        await host.start(force=True)
+        bot = next(m for m in state.members if m.name != "Host")
+        bot_name = bot.name
+        assert bot.bot and bot.ready  # on the wire: the lobby shows it ready
+        await host.start()  # nobody to wait for: no force needed
         await host.wait_started(10)
         await host.give_up()
         finished = await host.wait_finished(120)

@@ -122,6 +122,18 @@ def test_start_fixes_the_deal_countdown_and_time_limit() -> None:
     assert code_of(lambda: R.set_ready(racing, "bob", True)) == "wrong-phase"
 
 
+def test_bots_are_ready_from_the_start_and_after_a_rematch() -> None:
+    state = R.add_member(R.create_room("ROOM42", "host", "Ann"), "b1", "Bot 1", "player", bot=True)
+    state = R.add_member(state, "bob", "Bob", "player")
+    bot = R.member(state, "b1")
+    assert bot is not None and bot.ready and bot.bot
+    assert [m.id for m in R.not_ready(state)] == ["bob"]
+    assert R.member(R.set_ready(state, "b1", False), "b1").ready  # a bot cannot be unready
+    racing, _ = R.start_race(state, "host", 0, 0, force=True)
+    again = R.rematch(R.finish_race(racing), "host")
+    assert [m.ready for m in again.members] == [False, True, False]
+
+
 def test_rematch_returns_to_the_lobby_with_a_new_random_deal() -> None:
     state = R.update_settings(lobby(), "host", SettingsMsg(deal=DEAL))
     state = R.set_ready(state, "bob", True)

@@ -34,6 +34,12 @@ def test_look_alike_name_known_deal_and_room_limit_in_croatian(browser, server_f
     expect(guest.locator("#home-error")).to_have_text(
         f"Ime {LOOK_ALIKE} je zauzeto u ovoj sobi (ili nalikuje zauzetom). Odaberi drugo."
     )
+    # a name with a Hangul filler (it draws as nothing) is refused, in words
+    guest.fill("#name", "Host\u3164")
+    guest.click("#join")
+    expect(guest.locator("#home-error")).to_have_text(
+        "Ime ne smije sadržavati nevidljive znakove: koristi slova i brojke."
+    )
     guest.fill("#name", "Gost")
     guest.click("#join")
     guest.wait_for_selector("#view-lobby:not([hidden])")
@@ -51,7 +57,7 @@ def test_look_alike_name_known_deal_and_room_limit_in_croatian(browser, server_f
     assert refusal["code"] == "rate-limited"
     at = datetime.fromtimestamp(refusal["params"]["retry_at"] / 1000)
     expect(error).to_have_text(f"Napravio si previše soba; sljedeća se može napraviti u {at:%H:%M}")
-    assert [f["code"] for f in frames if f["type"] == "error"] == ["bad-name"]
+    assert [f["code"] for f in frames if f["type"] == "error"] == ["bad-name", "bad-name"]
 
     # the guest's tab closes: away in the lobby, counting down, then the seat goes
     guest.context.close()

@@ -104,6 +104,27 @@ def test_start_anyway_away_countdown_end_race_and_host_handover(browser, fast_se
     expect(bob_item.locator(".badge", has_text="host")).to_be_visible()
 
 
+def test_a_bot_shows_ready_and_start_does_not_wait_for_it(browser, fast_server) -> None:  # noqa: ANN001
+    base = fast_server.http_url
+    ana, bob = new_page(browser), new_page(browser)
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    ana.click("#add-bot")
+    bot = ana.locator("#players li", has=ana.locator(".badge", has_text="bot"))
+    expect(bot.locator(".ready-mark")).to_have_text("\u2713 Ready")
+    expect(bot.locator(".ready-mark")).to_have_class(re.compile(r"\bon\b"))
+    bob_bot = bob.locator("#players li", has=bob.locator(".badge", has_text="bot"))
+    expect(bob_bot.locator(".ready-mark")).to_have_text("\u2713 Ready")  # the same for all
+    # only Bob is named as not ready; once he is, Start starts at once
+    ana.click("#start")
+    expect(confirm_box(ana).locator("#confirm-text")).to_have_text("Not ready: Bob. Start anyway?")
+    confirm_box(ana).locator("#confirm-no").click()
+    bob.click("#ready")
+    ana.click("#start")
+    for page in (ana, bob):
+        wait_board(page)
+
+
 def test_a_late_joiner_watches_then_races_after_the_rematch(browser, fast_server) -> None:  # noqa: ANN001
     base = fast_server.http_url
     ana, lu = new_page(browser), new_page(browser)

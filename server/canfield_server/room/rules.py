@@ -209,9 +209,10 @@ def add_member(
     key = name_key(text)
     if any(name_key(m.name) == key for m in state.members):
         raise ProtocolError(
-            ErrorCode.BAD_NAME, f"{text!r} is taken in this room (or looks like a name that is)"
+            ErrorCode.BAD_NAME, "that name is taken in this room (or looks like one that is)"
         )
-    new = Member(id=member_id, name=text, role=role, bot=bot, waiting=waiting)
+    # a bot is ready from the start: a start never waits for it, and the lobby says so
+    new = Member(id=member_id, name=text, role=role, bot=bot, ready=bot, waiting=waiting)
     # a room whose people all left is hosted by the next person to come
     host_id = state.host_id or ("" if bot else member_id)
     return msgspec.structs.replace(state, members=[*state.members, new], host_id=host_id)
@@ -248,12 +249,12 @@ def set_ready(state: RoomState, member_id: str, ready: bool) -> RoomState:
     me = member(state, member_id)
     if me is None or me.role != Role.PLAYER:
         raise ProtocolError(ErrorCode.NOT_PLAYER, "only players get ready")
-    return _replace_member(state, msgspec.structs.replace(me, ready=ready))
+    return _replace_member(state, msgspec.structs.replace(me, ready=ready or me.bot))
 
 
 def not_ready(state: RoomState) -> list[Member]:
-    """Players the host would start without: people (bots are always ready, the
-    host starts) who have not said they are ready."""
+    """Players the host would start without: people (bots are ready from the
+    start, the host starts) who have not said they are ready."""
     return [m for m in players(state) if not (m.ready or m.bot or m.id == state.host_id)]
 
 
@@ -280,7 +281,7 @@ def start_race(
         names = [m.name for m in waiting_for]
         raise ProtocolError(
             ErrorCode.NOT_READY,
-            f"not ready yet: {', '.join(names)} (start anyway to race without waiting)",
+            f"{len(names)} player(s) not ready yet (start anyway to race without waiting)",
             params={"names": names},
         )
     settings = state.settings
@@ -303,7 +304,7 @@ def finish_race(state: RoomState, standings: list[Row] | None = None) -> RoomSta
 
 
 def rematch(state: RoomState, member_id: str) -> RoomState:
-    """Back to the lobby, same members, a new random deal; nobody is ready yet."""
+    """Back to the lobby, same members, a new random deal; only bots are ready yet."""
     _require_host(state, member_id, "call a rematch")
     _require_phase(state, Phase.FINISHED, "call a rematch")
     # a decided series is over: the next race starts a new one
@@ -311,7 +312,7 @@ def rematch(state: RoomState, member_id: str) -> RoomState:
     # who joined as a player during the race takes their seat now
     members = [
         msgspec.structs.replace(
-            m, ready=False, waiting=False, role=Role.PLAYER if m.waiting else m.role
+            m, ready=m.bot, waiting=False, role=Role.PLAYER if m.waiting else m.role
         )
         for m in state.members
     ]

@@ -115,6 +115,7 @@ const STRINGS = {
     name_taken: "The name {name} is taken in this room (or looks like one that is). Choose another.",
     name_long: "A name has at most {n} characters.",
     name_chars: "A name may not contain {chars}: use letters and digits.",
+    name_invisible: "A name may not hold invisible characters: use letters and digits.",
     too_many_rooms: "You created too many rooms; the next one can be made at {time}",
     // errors, worded from the code and params (js/errors.js)
     err_bad_json: "The page sent something the server could not read. Reload the page.",
@@ -434,6 +435,7 @@ const STRINGS = {
     name_taken: "Ime {name} je zauzeto u ovoj sobi (ili nalikuje zauzetom). Odaberi drugo.",
     name_long: "Ime ima najviše {n} znakova.",
     name_chars: "Ime ne smije sadržavati {chars}: koristi slova i brojke.",
+    name_invisible: "Ime ne smije sadržavati nevidljive znakove: koristi slova i brojke.",
     too_many_rooms: "Napravio si previše soba; sljedeća se može napraviti u {time}",
     // pogreške, iskazane iz koda i parametara (js/errors.js)
     err_bad_json: "Stranica je poslala nešto što poslužitelj ne može pročitati. Ponovno učitaj stranicu.",

@@ -72,9 +72,12 @@ function errorText(msg, req = null) {
 
 const NAME_MAX = 24;
 const NAME_OK = /[\p{L}\p{N} \-_.'!?&+#@()]/u;
+/** Characters that draw as nothing (the Hangul fillers are letters to \p{L}). */
+const NAME_INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}\p{Co}\p{Cn}]/u;
 
 /** Why the server refused a name: the same checks as the server's, else it is taken. */
 function nameProblem(name) {
+  if (NAME_INVISIBLE.test(name.replace(/\s/gu, ""))) return t("name_invisible");
   const text = name.normalize("NFKC").split(/\s+/).filter(Boolean).join(" ");
   if (!text) return t("name_needed");
   if ([...text].length > NAME_MAX) return t("name_long", { n: NAME_MAX });
