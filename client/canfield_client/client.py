@@ -55,6 +55,7 @@ from canfield_protocol import (
     Leave,
     Left,
     MoveMsg,
+    NewRoomSettings,
     Phase,
     Ping,
     Pong,
@@ -395,7 +396,8 @@ class RaceClient:
         return await self._request(Hello(), Welcome)
 
     async def create(self, name: str, settings: RoomSettings | None = None) -> Joined:
-        return await self._request(Create(name=name, settings=settings), Joined)
+        strict = NewRoomSettings(**msgspec.structs.asdict(settings)) if settings else None
+        return await self._request(Create(name=name, settings=strict), Joined)
 
     async def join(
         self, room: str, name: str, role: Role = Role.PLAYER, bot: bool = False

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from canfield import DRAW, Game, Move
 from canfield.cards import BUILDS_ON, Card
 from canfield.moves import FOUNDATION, STOCK, TABLEAU, WASTE
+from canfield.textinput import excerpt
 
 __all__ = ["Strategy", "Level", "LEVELS", "evaluate", "play_out"]
 
@@ -91,7 +92,9 @@ class Strategy:
 
     def __init__(self, strength: str = "normal", rng: random.Random | None = None) -> None:
         if strength not in LEVELS:
-            raise ValueError(f"strength must be one of {', '.join(LEVELS)}, not {strength!r}")
+            raise ValueError(
+                f"strength must be one of {', '.join(LEVELS)}, not {excerpt(str(strength))}"
+            )
         self.level = LEVELS[strength]
         self.rng = rng or random.Random()
         self.seen: set[tuple] = set()

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import msgspec
+from canfield.textinput import excerpt
 
 from .enums import MemberStatus, Phase, Role
 
@@ -28,7 +29,9 @@ __all__ = [
     "MemberStatus",
     "ErrorCode",
     "ProtocolError",
+    "ECHO_LIMIT",
     "RoomSettings",
+    "NewRoomSettings",
     "Hello",
     "Create",
     "Join",
@@ -178,6 +181,12 @@ class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
     best_of: Literal[1, 3, 5, 7] = 1
 
 
+class NewRoomSettings(RoomSettings, forbid_unknown_fields=True):
+    """``create.settings``: the same fields, and a misspelt one is refused, not
+    ignored. (What the server sends, ``RoomSettings``, takes fields a newer
+    server may add, as every server-to-client struct does.)"""
+
+
 # ---------------------------------------------------------------- client -> server
 
 
@@ -193,7 +202,7 @@ class Hello(_Client, tag="hello"):
 
 class Create(_Client, tag="create"):
     name: str
-    settings: RoomSettings | None = None
+    settings: NewRoomSettings | None = None
 
 
 class Join(_Client, tag="join"):
@@ -679,24 +688,55 @@ def encode(message: Any) -> bytes:
     return _encoder.encode(message)
 
 
+#: characters of a client's own text an error may quote (then "...")
+ECHO_LIMIT = 24
+#: the longest schema complaint sent back, whatever the decoder said
+_COMPLAINT_MAX = 160
+
+
+def _without_input(text: str) -> str:
+    """msgspec's complaint with the one value it quotes from the input (an
+    unknown field's name, a bad enum value) cut to a short, escaped excerpt.
+    The ``- at `$.path``` tail names schema fields only, so it stays whole."""
+    head, at, path = text.rpartition(" - at `")
+    if not at:
+        head, path = text, ""
+    else:
+        path = at + path
+    for quote in "'`":
+        first, last = head.find(quote), head.rfind(quote)
+        if 0 <= first < last and last - first - 1 > ECHO_LIMIT:
+            head = head[:first] + excerpt(head[first + 1 : last], ECHO_LIMIT) + head[last + 1 :]
+            break
+    if len(head) > _COMPLAINT_MAX:
+        head = head[:_COMPLAINT_MAX] + "..."
+    return head + path[:_COMPLAINT_MAX]
+
+
 def decode_client(data: str | bytes) -> ClientMessage:
-    """A client frame -> its typed message, or ``ProtocolError`` naming the problem."""
+    """A client frame -> its typed message, or ``ProtocolError`` naming the problem
+    (quoting at most ``ECHO_LIMIT`` characters of what the client sent)."""
     try:
         return _client_decoder.decode(data)
     except msgspec.ValidationError as exc:
         text = str(exc)
         if text.startswith("Invalid value") and text.endswith("`$.type`"):
-            name = text.split("'")[1] if "'" in text else "?"
-            raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {name!r}") from None
+            first, last = text.find("'"), text.rfind("'")
+            name = text[first + 1 : last] if 0 <= first < last else "?"
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TYPE, f"unknown message type {excerpt(name, ECHO_LIMIT)}"
+            ) from None
         if "Object missing required field `type`" in text:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a string 'type'") from None
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, text) from None
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, _without_input(text)) from None
     except msgspec.DecodeError as exc:
         try:
             _any_decoder.decode(data)
         except msgspec.DecodeError:
-            raise ProtocolError(ErrorCode.BAD_JSON, f"not JSON: {exc}") from None
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, str(exc)) from None
+            raise ProtocolError(
+                ErrorCode.BAD_JSON, f"not JSON: {_without_input(str(exc))}"
+            ) from None
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, _without_input(str(exc))) from None
 
 
 def decode_server(data: str | bytes) -> ServerMessage:

@@ -142,7 +142,8 @@ class Lobby:
         try:
             run = self.bots(session.code, name, **options)
         except (TypeError, ValueError) as exc:
-            raise ProtocolError(E.BAD_MESSAGE, f"add_bot: {exc}") from None
+            # the bot's own words, cut short: they may quote what the host sent
+            raise ProtocolError(E.BAD_MESSAGE, f"add_bot: {str(exc)[:120]}") from None
         session.bot_names.add(name)
         self.rooms.spawn(self._run_bot(session, name, run))
 
