@@ -24,6 +24,9 @@ two additions:
   addresses uvicorn trusts as proxies (``FORWARDED_ALLOW_IPS``) are not
   capped: every client behind a proxy shares its address, and the proxy caps
   per client itself (deploy/nginx.conf ``limit_conn``).
+* **bad bytes, quietly**: a WebSocket text frame that is not UTF-8 closes its
+  connection with 1007, as uvicorn does, but is logged as one warning line
+  now and then (with the count), not a traceback per frame.
 """
 
 from __future__ import annotations
@@ -68,8 +71,8 @@ class ConnectionGuard:
         self.max_per_address = max_per_address
         self.counts: dict[str, int] = {}
         self._trusted: tuple[bool, list[Any], set[str]] | None = None
-        self._unlogged = {"refused": 0, "timed out": 0}
-        self._logged_at = {"refused": 0.0, "timed out": 0.0}
+        self._unlogged: dict[str, int] = {}
+        self._logged_at: dict[str, float] = {}
 
     def _is_trusted_proxy(self, address: str, config: Config) -> bool:
         """Is ``address`` one uvicorn takes ``X-Forwarded-For`` from?"""
@@ -117,10 +120,11 @@ class ConnectionGuard:
             self.counts.pop(address, None)
 
     def note(self, what: str, address: str | None) -> None:
-        """Log a refusal or a timeout, at most once per ``_LOG_EVERY_S`` per kind."""
-        self._unlogged[what] += 1
+        """Log a refusal, a timeout or a bad frame, at most once per ``_LOG_EVERY_S``
+        per kind, with how many there were since the last line."""
+        self._unlogged[what] = self._unlogged.get(what, 0) + 1
         now = time.monotonic()
-        if now - self._logged_at[what] >= _LOG_EVERY_S:
+        if now - self._logged_at.get(what, -_LOG_EVERY_S) >= _LOG_EVERY_S:
             log.warning(
                 "connections %s: %d (latest from %s; header limit %g s, %d per address)",
                 what,
@@ -197,6 +201,23 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
         self.guard.release(self.counted)
         self.counted = None
         super().connection_lost(exc)
+
+    def send_receive_event_to_app(self) -> None:
+        """uvicorn's, but a text frame that is not UTF-8 is noted, not logged with
+        its traceback: the client is closed with 1007 all the same."""
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+            try:
+                data.decode()  # a few bytes of JSON: this check costs next to nothing
+            except UnicodeDecodeError:
+                self.frames = []
+                peer = self.client[0] if self.client else None
+                self.guard.note("closed for invalid UTF-8", peer)
+                self.conn.send_close(1007, "invalid UTF-8")
+                self.handle_parser_exception()
+                return
+            self.frames = [data]
+        super().send_receive_event_to_app()
 
 
 class GuardedH11(_Guarded, H11Protocol):
