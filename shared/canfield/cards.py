@@ -9,7 +9,7 @@ piles) cheap; ``card_text`` / ``parse_card`` give the text form
 from __future__ import annotations
 
 from .errors import InvalidCardError
-from .textinput import ascii_upper, excerpt, strip_spaces
+from .textinput import BLANK, ascii_upper, excerpt, strip_spaces
 
 __all__ = [
     "Card",
@@ -48,7 +48,7 @@ def card_text(card: Card) -> str:
 
 
 def parse_card(text: str) -> Card:
-    """``"7h"`` -> the seven of hearts; case-insensitive, ASCII spaces trimmed.
+    """``"7h"`` -> the seven of hearts; case-insensitive, spaces (U+0020) trimmed.
 
     Only ASCII is read: only ``a-z`` are folded, so no other character
     passes for a rank or a suit letter.
@@ -59,7 +59,7 @@ def parse_card(text: str) -> Card:
     if card is not None:
         return card
     # only a-z are folded: no other character turns into a rank or a suit
-    key = ascii_upper(strip_spaces(text)) if len(text) <= _MAX_TEXT else ""
+    key = ascii_upper(strip_spaces(text, BLANK)) if len(text) <= _MAX_TEXT else ""
     if key.startswith("10") and len(key) == 3:
         key = "T" + key[2]
     try:

@@ -42,7 +42,7 @@ from .moves import (
     WASTE,
     Move,
 )
-from .textinput import ascii_upper, strip_spaces
+from .textinput import BLANK, ascii_upper, strip_spaces
 
 __all__ = ["Game", "UndoRecord", "UNDO_LIMIT", "POINTS_PER_CARD", "WIN_SCORE"]
 
@@ -491,7 +491,7 @@ class Game:
 
     def play_text(self, text: str) -> Move | None:
         """Play one replay entry: a move, or ``U`` for an undo (returns None)."""
-        if isinstance(text, str) and ascii_upper(strip_spaces(text)) == UNDO:
+        if isinstance(text, str) and ascii_upper(strip_spaces(text, BLANK)) == UNDO:
             self.pop()
             return None
         return self.push_text(text)

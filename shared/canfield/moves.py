@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .errors import InvalidMoveError
-from .textinput import ascii_upper, excerpt, strip_spaces
+from .textinput import BLANK, ascii_upper, excerpt, strip_spaces
 
 __all__ = ["Move", "STOCK", "RESERVE", "WASTE", "TABLEAU", "FOUNDATION", "DRAW", "UNDO"]
 
@@ -120,7 +120,7 @@ def parse_move(text: str) -> Move:
     """Parse the text notation; raises ``InvalidMoveError`` naming the fault.
 
     Only ASCII is read (``S``, ``R``, ``W``, ``F`` in either case, ``0-9``,
-    ``:``, ``-`` and ASCII spaces around it): the check comes before any
+    ``:``, ``-`` and spaces, U+0020, around it): the check comes before any
     case folding, so ``'ſ'`` is not ``S`` and ``'٣'`` or ``'²'`` is no digit.
     """
     if not isinstance(text, str):
@@ -134,7 +134,7 @@ def parse_move(text: str) -> Move:
         raise InvalidMoveError(
             f"{excerpt(text)} is not a move: moves are written in ASCII (e.g. W-F, 2:3-4, S)"
         )
-    cleaned = ascii_upper(strip_spaces(text))
+    cleaned = ascii_upper(strip_spaces(text, BLANK))
     if cleaned == "S":
         return DRAW
     if cleaned == UNDO:

@@ -10,12 +10,14 @@ back in a message.
 
 from __future__ import annotations
 
-__all__ = ["QUOTE_LIMIT", "SPACES", "ascii_upper", "excerpt", "strip_spaces"]
+__all__ = ["BLANK", "QUOTE_LIMIT", "SPACES", "ascii_upper", "excerpt", "strip_spaces"]
 
 #: how many characters of a bad input an error message quotes
 QUOTE_LIMIT = 20
 #: the white space a parser trims around a text: ASCII only
 SPACES = " \t\n\r\x0b\x0c"
+#: what a move or a card text may have around it: the space alone (docs/moves.md)
+BLANK = " "
 _UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -27,10 +29,10 @@ def excerpt(text: str, limit: int = QUOTE_LIMIT) -> str:
     return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
-def strip_spaces(text: str) -> str:
+def strip_spaces(text: str, spaces: str = SPACES) -> str:
     """``text`` without the ASCII white space around it (``str.strip`` would
-    also drop Unicode spaces such as U+3000)."""
-    return text.strip(SPACES)
+    also drop Unicode spaces such as U+3000); ``BLANK``: spaces only."""
+    return text.strip(spaces)
 
 
 def ascii_upper(text: str) -> str:

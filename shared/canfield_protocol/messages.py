@@ -292,8 +292,8 @@ class EndRace(_Client, tag="end_race"):
 
 # identity, history and the daily race (docs/protocol.md "Identity, history, daily race")
 
-#: a UTC date, ``YYYY-MM-DD``
-DateText = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+#: a UTC date, ``YYYY-MM-DD`` in ASCII digits (``\Z``: no trailing newline)
+DateText = Annotated[str, msgspec.Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")]
 
 
 class Identify(_Client, tag="identify"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -163,6 +164,18 @@ async def test_the_code_and_replays_show_only_once_the_day_is_over(server_factor
     # a future day cannot be asked for
     future = await ann.request("daily_standing", type="daily_standing", draw=1, date=NEXT)
     assert future["code"] == "bad-date"
+    # nor a day that is no day, nor one in other digits or with a newline after it
+    for date, code in [
+        ("2020-13-45", "bad-date"),
+        ("2021-02-29", "bad-date"),
+        ("\u0662\u0660\u0662\u0666-\u0661\u0662-\u0660\u0661", "bad-message"),
+        (DAY + "\n", "bad-message"),
+    ]:
+        refused = await ann.request("daily_standing", type="daily_standing", draw=1, date=date)
+        assert refused["code"] == code, (date, refused)
+    arabic = urllib.parse.quote("d-\u0662\u0660\u0662\u0666-\u0661\u0662-\u0660\u0661")
+    for bad in ("d-2020-13-45-1-0123abcd", f"d-{DAY}-1-0123abcd%0A", f"{arabic}-1-0123abcd"):
+        assert get(today.http_url + "/replay/" + bad)[0] == 404
     code = redis_client(today).get("cf:{dly:" + DAY + ":1}:code").decode()
     assert code not in frames_text(ann)
     today.stop()

@@ -12,7 +12,7 @@ from canfield import (
     Move,
     NothingToUndoError,
 )
-from canfield.moves import _CACHE, DRAW
+from canfield.moves import _CACHE, DRAW, parse_move
 
 
 def test_every_canonical_move_text_round_trips() -> None:
@@ -36,7 +36,7 @@ def test_every_canonical_move_text_round_trips() -> None:
         ("2:1-4", "2-4", Move("T", 1, 1, "T", 3)),
         ("1:27-2", "1:27-2", Move("T", 0, 27, "T", 1)),
         ("f1-3", "F1-3", Move("F", 0, 1, "T", 2)),
-        ("  4:2-1\n", "4:2-1", Move("T", 3, 2, "T", 0)),
+        ("  4:2-1  ", "4:2-1", Move("T", 3, 2, "T", 0)),
     ],
 )
 def test_parse_and_format(text: str, canonical: str, move: Move) -> None:
@@ -189,3 +189,11 @@ def test_public_names_are_exported() -> None:
         assert hasattr(canfield, name), name
     for name in ("Game", "Move", "DealCode", "parse_card", "card_text", "UNDO_LIMIT"):
         assert name in canfield.__all__
+
+
+@pytest.mark.parametrize("text", ["W-F\t", "\tS", "S\n", "\n1-2", "\r\nS", "S\x0b", "\x0cS"])
+def test_only_plain_spaces_may_surround_a_move(text: str) -> None:
+    """docs/moves.md: spaces (U+0020) around a move; a tab or a line break is refused."""
+    with pytest.raises(InvalidMoveError):
+        parse_move(text)
+    assert parse_move(f"  {text.strip()}  ") == parse_move(text.strip())

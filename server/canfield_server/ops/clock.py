@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import time
 
-__all__ = ["now_ms", "today", "day_before", "day_after"]
+__all__ = ["now_ms", "today", "day_before", "day_after", "is_date"]
 
 
 def now_ms() -> int:
@@ -25,3 +25,14 @@ def day_before(date: str) -> str:
 
 def day_after(date: str) -> str:
     return (datetime.date.fromisoformat(date) + datetime.timedelta(days=1)).isoformat()
+
+
+def is_date(text: str) -> bool:
+    """Is ``text`` a real calendar date written ``YYYY-MM-DD`` in ASCII digits?
+    (``2020-13-45`` is not; nor is ``٢٠٢٦-١٢-٠١``, which ``fromisoformat`` takes.)"""
+    if len(text) != 10 or not text.isascii():
+        return False
+    try:
+        return datetime.date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        return False

@@ -36,7 +36,7 @@ from canfield_protocol import (
 )
 from canfield_protocol import ErrorCode as E
 
-from canfield_server.ops.clock import day_before, now_ms, today
+from canfield_server.ops.clock import day_before, is_date, now_ms, today
 from canfield_server.ops.config import Settings
 from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
@@ -270,6 +270,8 @@ class DailyRaces:
         store, deals = self._parts()
         day = self.today()
         date = msg.date or day
+        if not is_date(date):
+            raise ProtocolError(E.BAD_DATE, "not a date: write it YYYY-MM-DD, e.g. 2026-01-31")
         if date > day:
             raise ProtocolError(E.BAD_DATE, f"{date} has not come yet (today is {day})")
         identity = self.identities.of(peer)

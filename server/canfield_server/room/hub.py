@@ -55,7 +55,7 @@ from canfield_protocol import (
 from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops import metrics
-from canfield_server.ops.clock import now_ms
+from canfield_server.ops.clock import is_date, now_ms
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
@@ -183,6 +183,8 @@ class Hub:
             return 404, {"error": f"no replay {replay_id[:40]!r}"}
         if replay_id.startswith("d-"):
             _, year, month, day, draw, player = replay_id.split("-")
+            if not is_date(f"{year}-{month}-{day}"):
+                return 404, {"error": "no replay: not a date"}
             return await self.daily.replay(f"{year}-{month}-{day}", int(draw), player)
         store = self.identities.store
         found = await store.load_replay(replay_id) if store is not None else None

@@ -49,10 +49,11 @@ __all__ = ["Identity", "Identities", "draw_stats", "new_replay_id", "REPLAY_ID"]
 log = logging.getLogger(__name__)
 
 #: an identity token as the server issues them: 144 random bits, URL-safe base64
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{24}$")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{24}\Z")
 #: a replay id: ``r-`` and 16 URL-safe characters (a room race), or
 #: ``d-<date>-<draw>-<player>`` (a daily race)
-REPLAY_ID = re.compile(r"^(r-[A-Za-z0-9_-]{16}|d-\d{4}-\d{2}-\d{2}-[13]-[0-9a-f]{8})$")
+#: (ASCII only, and ``\Z``: ``$`` would let a trailing newline through)
+REPLAY_ID = re.compile(r"(r-[A-Za-z0-9_-]{16}|d-[0-9]{4}-[0-9]{2}-[0-9]{2}-[13]-[0-9a-f]{8})\Z")
 
 _entry_decoder = msgspec.json.Decoder(HistoryEntry)
 
