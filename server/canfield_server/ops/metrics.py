@@ -35,6 +35,7 @@ __all__ = [
     "move_done",
     "broadcast",
     "redis_error",
+    "background_restart",
     "exposition",
 ]
 
@@ -79,6 +80,12 @@ REDIS_ERRORS = Counter(
     ["operation"],
     registry=REGISTRY,
 )
+BACKGROUND_RESTARTS = Counter(
+    "canfield_background_restarts",
+    "Background loops (presence, bus, pools, sweeps) restarted after a failure.",
+    ["task"],
+    registry=REGISTRY,
+)
 INSTANCE = Info("canfield_instance", "Which server process this is.", registry=REGISTRY)
 
 # both outcomes exist from the start, so a scrape shows 0 rather than nothing;
@@ -117,6 +124,10 @@ def broadcast(recipients: int) -> None:
 
 def redis_error(operation: str) -> None:
     REDIS_ERRORS.labels(operation).inc()
+
+
+def background_restart(task: str) -> None:
+    BACKGROUND_RESTARTS.labels(task).inc()
 
 
 def exposition() -> tuple[bytes, str]:

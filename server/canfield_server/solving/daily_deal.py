@@ -19,7 +19,6 @@ Redis like today's: nothing is sent before its day is over.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import logging
@@ -32,6 +31,7 @@ from canfield_protocol import ErrorCode, ProtocolError
 from canfield_server.ops.clock import day_after, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
+from canfield_server.ops.supervise import Supervised
 from canfield_server.solving.deal_pool import DRAW_MODES, DealPool
 from canfield_server.storage import keys
 
@@ -61,7 +61,7 @@ class DailyDealer:
         self.candidates = settings.daily_candidates
         self.date_override = settings.daily_date
         self.ahead_every_s = settings.daily_ahead_every_s
-        self._ahead: asyncio.Task[None] | None = None
+        self.ahead = Supervised("daily-ahead", self._ahead_forever)
         self._secret: bytes | None = None
         self._proving: dict[tuple[str, int], asyncio.Task[str]] = {}
         self._known: dict[tuple[str, int], str] = {}
@@ -102,15 +102,11 @@ class DailyDealer:
 
     def start(self) -> None:
         """Prove today's and tomorrow's deals in the background (from the lifespan)."""
-        if self.ahead_every_s > 0 and self._ahead is None:
-            self._ahead = asyncio.get_running_loop().create_task(self._ahead_forever())
+        if self.ahead_every_s > 0:
+            self.ahead.start()
 
     async def close(self) -> None:
-        if self._ahead is not None:
-            self._ahead.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ahead
-            self._ahead = None
+        await self.ahead.stop()
 
     async def _ahead_forever(self) -> None:
         while True:

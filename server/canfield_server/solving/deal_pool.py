@@ -39,6 +39,7 @@ from redis.exceptions import RedisError
 
 from canfield_server.ops import children
 from canfield_server.ops.config import Settings
+from canfield_server.ops.supervise import Supervised
 from canfield_server.room.ports import Proven
 from canfield_server.solving.scheduler import POOL, Busy, FairScheduler
 from canfield_server.storage import keys
@@ -143,7 +144,7 @@ class DealPool:
         self._room_hints: dict[str, int] = {}
         self.owner = os.urandom(6).hex()
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self.refiller = Supervised("deal-pool", self._refill_forever)
         self._pars: dict[str, asyncio.Task[int | None]] = {}
         self._hinting: set[str] = set()
         #: no job has come back from the current workers yet
@@ -359,15 +360,10 @@ class DealPool:
 
     def start(self) -> None:
         """Start refilling in the background (from the app's lifespan)."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._refill_forever())
+        self.refiller.start()
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self.refiller.stop()
         for task in list(self._pars.values()):
             task.cancel()
         # a solve under way is abandoned, not awaited: stopping stays quick

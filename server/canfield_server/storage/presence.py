@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from canfield_protocol import ProtocolError
 from redis.exceptions import RedisError
 
+from canfield_server.ops.supervise import Supervised
 from canfield_server.room.registry import Rooms
 from canfield_server.storage.store import RedisStore
 
@@ -29,27 +31,26 @@ class PresenceKeeper:
         self.store = store
         self.period_s = period_s
         store.presence_stale_ms = int(period_s * 3 * 1000)
-        self._task: asyncio.Task[None] | None = None
+        self.loop = Supervised("presence", self._run)
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="presence")
+        self.loop.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        await self.loop.stop()
 
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.period_s)  # a heartbeat is a clock, not an event
             for code in list(self.rooms.sessions):
+                # one room's trouble (Redis, a room too busy to change) never
+                # stops the beat of the others
                 try:
                     await self.beat(code)
-                except (RedisError, OSError) as exc:
+                except (RedisError, OSError, ProtocolError) as exc:
                     log.warning("presence beat for %s failed: %s", code, exc)
+                except Exception:
+                    log.exception("presence beat for %s failed", code)
 
     async def beat(self, code: str) -> None:
         live = await self.store.beat(code)

@@ -15,6 +15,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError
 
 from canfield_server.ops import metrics
+from canfield_server.ops.supervise import Supervised
 from canfield_server.storage import keys
 
 __all__ = ["RoomBus"]
@@ -41,18 +42,13 @@ class RoomBus:
         self.rooms: set[str] = set()
         self._pubsub = redis.pubsub(ignore_subscribe_messages=True)
         self._wanted = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self.loop = Supervised("room-bus", self._run)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="room-bus")
+        self.loop.start()
 
     async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        await self.loop.stop()
         try:
             await self._pubsub.aclose()
         except (RedisError, OSError):
@@ -75,6 +71,8 @@ class RoomBus:
 
     async def _run(self) -> None:
         delay = 0.05
+        if self.loop.restarts:  # back after a failure: a fresh link, and events missed
+            await self._reconnect(0.0)
         while True:
             if not self.rooms:
                 self._wanted.clear()

@@ -1,0 +1,240 @@
+"""Background loops cannot die unseen (ops/supervise.py).
+
+Promise: an exception that escapes a long-running loop is logged with its
+traceback and counted in ``/metrics``, and the loop comes back after a
+short backoff. A failure is injected into each of the server's loops - the
+presence heartbeat, the room bus, the deal pool's refill, the daily deals
+proven ahead - at the top of the loop, outside its own error handling, and
+each is seen working again afterwards. One room that is too busy to change
+does not stop the heartbeat of the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+from canfield_protocol import ErrorCode, ProtocolError
+from canfield_server.ops import metrics
+from canfield_server.ops.config import Settings
+from canfield_server.ops.supervise import Supervised
+from canfield_server.solving import daily_deal
+from canfield_server.solving.daily_deal import DailyDealer
+from canfield_server.solving.deal_pool import DealPool
+from canfield_server.storage.presence import PresenceKeeper
+from canfield_server.storage.pubsub import RoomBus
+
+TIMEOUT = 10.0
+FAST = {"first_backoff_s": 0.01, "max_backoff_s": 0.05}
+
+
+def restarts(task: str) -> float:
+    value = metrics.REGISTRY.get_sample_value("canfield_background_restarts_total", {"task": task})
+    return value or 0.0
+
+
+class Flaky:
+    """Raises on its first ``failures`` calls, then counts calls and wakes a waiter."""
+
+    def __init__(self, failures: int = 1) -> None:
+        self.failures = failures
+        self.calls = 0
+        self.after = asyncio.Event()
+
+    def __call__(self, *args: Any) -> None:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise RuntimeError(f"injected failure {self.calls}")
+        self.after.set()
+
+
+async def test_a_failing_loop_is_logged_counted_and_started_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    flaky = Flaky(failures=2)
+
+    async def run() -> None:
+        flaky()
+        await asyncio.Event().wait()  # then runs for good
+
+    before = restarts("unit")
+    loop = Supervised("unit", run, **FAST)
+    with caplog.at_level(logging.ERROR, logger="canfield_server.ops.supervise"):
+        loop.start()
+        await asyncio.wait_for(flaky.after.wait(), TIMEOUT)
+    assert loop.running and loop.restarts == 2
+    assert restarts("unit") - before == 2
+    failed = [r for r in caplog.records if "background task failed: unit" in r.getMessage()]
+    assert len(failed) == 2 and all(r.exc_info for r in failed)  # with the traceback
+    await loop.stop()
+    assert not loop.running
+
+
+async def test_a_loop_that_returns_is_started_again() -> None:
+    runs = Flaky(failures=0)
+
+    async def run() -> None:
+        runs()
+        if runs.calls >= 3:
+            await asyncio.Event().wait()
+
+    loop = Supervised("returns", run, **FAST).start()
+    async with asyncio.timeout(TIMEOUT):
+        while runs.calls < 3:
+            await asyncio.sleep(0.01)
+    assert loop.restarts == 2
+    await loop.stop()
+
+
+class FakeRooms:
+    """The part of ``Rooms`` the heartbeat reads: its sessions (flaky on demand)."""
+
+    def __init__(self, codes: list[str], flaky: Flaky | None = None) -> None:
+        self.codes = codes
+        self.flaky = flaky
+
+    @property
+    def sessions(self) -> dict[str, None]:
+        if self.flaky is not None:
+            self.flaky()
+        return dict.fromkeys(self.codes)
+
+
+class FakeStore:
+    presence_stale_ms = 0
+
+
+async def test_the_heartbeat_comes_back_after_a_failure() -> None:
+    flaky = Flaky()
+    keeper = PresenceKeeper(FakeRooms(["ROOM42"], flaky), FakeStore(), 0.01)  # type: ignore[arg-type]
+    keeper.loop.first_backoff_s = 0.01
+    beaten = asyncio.Event()
+
+    async def beat(code: str) -> None:
+        beaten.set()
+
+    keeper.beat = beat  # type: ignore[method-assign]
+    keeper.start()
+    await asyncio.wait_for(beaten.wait(), TIMEOUT)
+    assert keeper.loop.restarts == 1 and keeper.loop.running
+    await keeper.stop()
+
+
+async def test_a_room_too_busy_never_stops_the_beat_of_the_others() -> None:
+    keeper = PresenceKeeper(FakeRooms(["BUSY22", "CALM33"]), FakeStore(), 0.01)  # type: ignore[arg-type]
+    beats: list[str] = []
+
+    async def beat(code: str) -> None:
+        beats.append(code)
+        if code == "BUSY22":
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the room is too busy; try again")
+        if code == "CALM33" and "RuntimeError" not in beats:
+            beats.append("RuntimeError")
+            raise RuntimeError("an unexpected one, once")
+
+    keeper.beat = beat  # type: ignore[method-assign]
+    keeper.start()
+    async with asyncio.timeout(TIMEOUT):
+        while beats.count("CALM33") < 3:
+            await asyncio.sleep(0.01)
+    assert keeper.loop.restarts == 0  # the loop itself never failed
+    await keeper.stop()
+
+
+class FakePubSub:
+    """A pub/sub link whose reads fail once (not a Redis error), then deliver."""
+
+    def __init__(self, flaky: Flaky, inbox: asyncio.Queue[dict[str, Any]]) -> None:
+        self.flaky, self.inbox, self.subscribed = flaky, inbox, False
+
+    async def subscribe(self, *channels: str) -> None:
+        self.subscribed = True
+
+    async def unsubscribe(self, *channels: str) -> None:
+        pass
+
+    async def get_message(self, timeout: float) -> dict[str, Any] | None:
+        self.flaky()
+        try:
+            return await asyncio.wait_for(self.inbox.get(), timeout)
+        except TimeoutError:
+            return None
+
+    async def aclose(self) -> None:
+        pass
+
+
+class FakeRedis:
+    def __init__(self, flaky: Flaky) -> None:
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.flaky = flaky
+        self.links = 0
+
+    def pubsub(self, **options: Any) -> FakePubSub:
+        self.links += 1
+        return FakePubSub(self.flaky, self.inbox)
+
+
+async def test_the_room_bus_comes_back_resyncs_and_delivers() -> None:
+    flaky = Flaky()
+    redis = FakeRedis(flaky)
+    events: list[tuple[str, bytes]] = []
+    resynced = asyncio.Event()
+
+    async def resync() -> None:
+        resynced.set()
+
+    bus = RoomBus(redis, lambda code, data: events.append((code, data)), resync)  # type: ignore[arg-type]
+    bus.loop.first_backoff_s = 0.01
+    bus.start()
+    await bus.subscribe("ROOM42")
+    await asyncio.wait_for(resynced.wait(), TIMEOUT)  # back: a new link, rooms resynced
+    assert bus.loop.restarts == 1 and redis.links >= 2
+    await redis.inbox.put({"type": "message", "channel": b"cf:{ROOM42}:events", "data": b"x"})
+    async with asyncio.timeout(TIMEOUT):
+        while not events:
+            await asyncio.sleep(0.01)
+    assert events == [("ROOM42", b"x")]
+    await bus.stop()
+
+
+async def test_the_deal_pool_refill_comes_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    pool = DealPool(None, Settings(pool_poll_s=0.01, pool_target=1))
+    pool.refiller.first_backoff_s = 0.01
+    flaky = Flaky()
+    refilled = asyncio.Event()
+
+    async def refill(draw: int) -> None:
+        refilled.set()
+
+    monkeypatch.setattr(pool._wake, "clear", flaky)  # the loop's first step fails once
+    monkeypatch.setattr(pool, "refill", refill)
+    pool.start()
+    await asyncio.wait_for(refilled.wait(), TIMEOUT)
+    assert pool.refiller.restarts == 1 and pool.refiller.running
+    await pool.close()
+
+
+async def test_the_daily_deals_ahead_come_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealer = DailyDealer(None, None, Settings(daily_ahead_every_s=0.01))  # type: ignore[arg-type]
+    dealer.ahead.first_backoff_s = 0.01
+    flaky = Flaky()
+    real_today = daily_deal.today
+    proven = asyncio.Event()
+
+    def today(override: str | None = None) -> str:
+        flaky()
+        return real_today(override)
+
+    async def deal(date: str, draw: int) -> str:
+        proven.set()
+        return "CF2-D3-X"
+
+    monkeypatch.setattr(daily_deal, "today", today)
+    monkeypatch.setattr(dealer, "deal", deal)
+    dealer.start()
+    await asyncio.wait_for(proven.wait(), TIMEOUT)
+    assert dealer.ahead.restarts == 1 and dealer.ahead.running
+    await dealer.close()
