@@ -3,8 +3,8 @@
 Promise: an exception that escapes a long-running loop is logged with its
 traceback and counted in ``/metrics``, and the loop comes back after a
 short backoff. A failure is injected into each of the server's loops - the
-presence heartbeat, the room bus, the deal pool's refill, the daily deals
-proven ahead - at the top of the loop, outside its own error handling, and
+presence heartbeat, the timer sweep, the room bus, the deal pool's refill,
+the daily deals proven ahead - at the top of the loop, outside its own error handling, and
 each is seen working again afterwards. One room that is too busy to change
 does not stop the heartbeat of the others.
 """
@@ -16,14 +16,14 @@ import logging
 from typing import Any
 
 import pytest
-from canfield_protocol import ErrorCode, ProtocolError
+from canfield_protocol import ErrorCode, Phase, ProtocolError, RoomSettings, RoomState
 from canfield_server.ops import metrics
 from canfield_server.ops.config import Settings
 from canfield_server.ops.supervise import Supervised
+from canfield_server.room.presence import Presence
 from canfield_server.solving import daily_deal
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
-from canfield_server.storage.presence import PresenceKeeper
 from canfield_server.storage.pubsub import RoomBus
 
 TIMEOUT = 10.0
@@ -88,59 +88,82 @@ async def test_a_loop_that_returns_is_started_again() -> None:
     await loop.stop()
 
 
-class FakeRooms:
-    """The part of ``Rooms`` the heartbeat reads: its sessions (flaky on demand)."""
-
-    def __init__(self, codes: list[str], flaky: Flaky | None = None) -> None:
-        self.codes = codes
-        self.flaky = flaky
-
-    @property
-    def sessions(self) -> dict[str, None]:
-        if self.flaky is not None:
-            self.flaky()
-        return dict.fromkeys(self.codes)
-
-
 class FakeStore:
+    """The heartbeat's side of the store: nobody is live."""
+
     presence_stale_ms = 0
 
+    def __init__(self, live: dict[str, set[str]]) -> None:
+        self.live = live
 
-async def test_the_heartbeat_comes_back_after_a_failure() -> None:
-    flaky = Flaky()
-    keeper = PresenceKeeper(FakeRooms(["ROOM42"], flaky), FakeStore(), 0.01)  # type: ignore[arg-type]
-    keeper.loop.first_backoff_s = 0.01
-    beaten = asyncio.Event()
-
-    async def beat(code: str) -> None:
-        beaten.set()
-
-    keeper.beat = beat  # type: ignore[method-assign]
-    keeper.start()
-    await asyncio.wait_for(beaten.wait(), TIMEOUT)
-    assert keeper.loop.restarts == 1 and keeper.loop.running
-    await keeper.stop()
+    async def beat(self, due: dict[str, int]) -> dict[str, set[str]]:
+        return {code: self.live[code] for code in due}
 
 
-async def test_a_room_too_busy_never_stops_the_beat_of_the_others() -> None:
-    keeper = PresenceKeeper(FakeRooms(["BUSY22", "CALM33"]), FakeStore(), 0.01)  # type: ignore[arg-type]
-    beats: list[str] = []
+class FakeSession:
+    state = RoomState(room="R", phase=Phase.LOBBY, host_id="", settings=RoomSettings(), members=[])
 
-    async def beat(code: str) -> None:
-        beats.append(code)
+
+class FakeRooms:
+    """The part of ``Rooms`` the heartbeat reads."""
+
+    storage_errors = (OSError,)
+
+    def __init__(self, codes: list[str]) -> None:
+        self.store = FakeStore(dict.fromkeys(codes, set()))
+        self.settings = Settings(presence_s=0.01, timer_sweep_s=0.01)
+        self.sessions = {code: FakeSession() for code in codes}
+
+
+def presence_over(codes: list[str]) -> Presence:
+    presence = Presence(FakeRooms(codes), None, None)  # type: ignore[arg-type]
+    presence.heartbeat.first_backoff_s = presence.sweeper.first_backoff_s = 0.01
+    return presence
+
+
+async def test_the_heartbeat_and_the_sweep_come_back_after_a_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    presence = presence_over(["ROOM42"])
+    beats, sweeps = Flaky(), Flaky()
+
+    async def beat(codes: list[str] | None = None) -> None:
+        beats()
+
+    async def sweep() -> int:
+        sweeps()
+        return 0
+
+    monkeypatch.setattr(presence, "beat", beat)
+    monkeypatch.setattr(presence, "sweep", sweep)
+    presence.start()
+    await asyncio.wait_for(beats.after.wait(), TIMEOUT)
+    await asyncio.wait_for(sweeps.after.wait(), TIMEOUT)
+    assert presence.heartbeat.restarts == 1 and presence.heartbeat.running
+    assert presence.sweeper.restarts == 1 and presence.sweeper.running
+    await presence.stop()
+
+
+async def test_a_room_too_busy_never_stops_the_beat_of_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    presence = presence_over(["BUSY22", "CALM33", "ODD444"])
+    judged: list[str] = []
+
+    async def judge(code: str, live: set[str], before: set[str]) -> None:
+        judged.append(code)
         if code == "BUSY22":
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the room is too busy; try again")
-        if code == "CALM33" and "RuntimeError" not in beats:
-            beats.append("RuntimeError")
-            raise RuntimeError("an unexpected one, once")
+        if code == "ODD444":
+            raise RuntimeError("an unexpected one")
 
-    keeper.beat = beat  # type: ignore[method-assign]
-    keeper.start()
+    monkeypatch.setattr(presence, "_judge", judge)
+    presence.start()
     async with asyncio.timeout(TIMEOUT):
-        while beats.count("CALM33") < 3:
+        while judged.count("CALM33") < 3:
             await asyncio.sleep(0.01)
-    assert keeper.loop.restarts == 0  # the loop itself never failed
-    await keeper.stop()
+    assert presence.heartbeat.restarts == 0  # the loop itself never failed
+    await presence.stop()
 
 
 class FakePubSub:

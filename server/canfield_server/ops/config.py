@@ -52,6 +52,13 @@ class Settings:
     joins_per_ip_per_s: float = 0.5
     #: presence heartbeat period; a process silent for 3 periods counts as gone
     presence_s: float = 5.0
+    #: a Redis call finding all 256 pooled connections busy waits this long for
+    #: one before it fails (a crowd leaving at once waits its turn)
+    redis_pool_wait_s: float = 10.0
+    #: how often each process looks for rooms whose timer is due (a time limit,
+    #: a grace time, a room whose serving processes went silent), so races end
+    #: on time with nobody connected; 0: never
+    timer_sweep_s: float = 1.0
     #: empty -> any Origin (and none) is accepted
     allowed_origins: tuple[str, ...] = ()
     log_json: bool = False

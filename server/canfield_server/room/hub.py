@@ -74,6 +74,7 @@ from canfield_server.room.ports import (
     SolverService,
     StorageErrors,
 )
+from canfield_server.room.presence import Presence
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import Results
 from canfield_server.room.seating import Seating
@@ -112,6 +113,8 @@ class Hub:
         if identities is not None:  # replays and history are kept: link them
             self.results.on_finished = self.identities.room_finished
         self.rooms.on_gone = self.seating.gone
+        #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
+        self.presence = Presence(self.rooms, self.seating, self.results)
         self.rooms.hooks = SessionHooks(
             time_up=self._time_up, unseated=self._unseated, grace_over=self._grace_over
         )
@@ -166,7 +169,7 @@ class Hub:
         self.rooms.spawn(self.seating.count_out(session, member_id))
 
     def _grace_over(self, code: str) -> None:
-        self.rooms.spawn(self.seating.give_up_away(code))
+        self.rooms.spawn(self.presence.grace_over(code))
 
     # ------------------------------------------------------------ messages
 

@@ -167,6 +167,11 @@ class Rooms:
             if ver is not None:
                 if session is not None:
                     session.adopt(ver, state, str(deal) if deal else None, kicked=kicked)
+                due = rules.next_due(state)
+                if due is not None and due != rules.next_due(record.state):
+                    # a new timer (a time limit, a grace): any process's sweep runs
+                    # it, should nobody be connected by then (room/presence.py)
+                    await self.store.schedule(code, due, earlier=True)
                 return state
             record = None
         raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")

@@ -58,6 +58,7 @@ __all__ = [
     "players",
     "name_key",
     "not_ready",
+    "next_due",
     "depart",
     "away_too_long",
     "next_grace_end",
@@ -368,6 +369,14 @@ def away_too_long(state: RoomState, now_ms: int) -> list[Member]:
 def next_grace_end(state: RoomState) -> int | None:
     ends = [m.away_until for m in state.members if not m.connected and m.away_until]
     return min(ends) if ends else None
+
+
+def next_due(state: RoomState) -> int | None:
+    """When the room's next timer is due (ms): its time limit while racing, or
+    the earliest grace time of a member away; None: it has no timer."""
+    ends = state.ends_at if state.phase == Phase.RACING else None
+    due = [at for at in (ends, next_grace_end(state)) if at is not None]
+    return min(due) if due else None
 
 
 def bots_alone(state: RoomState) -> list[Member]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 
 __all__ = ["CLUSTER_SCHEMES", "is_cluster_url", "redis_client", "seed_nodes"]
@@ -38,14 +38,20 @@ def seed_nodes(url: str) -> list[tuple[str, int]]:
     return seeds
 
 
-def redis_client(url: str, **kwargs: Any) -> Redis | RedisCluster:
+def redis_client(url: str, pool_wait_s: float | None = None, **kwargs: Any) -> Redis | RedisCluster:
     """A client for ``url``; cluster URLs give a cluster client.
 
     ``kwargs`` go to the client unchanged (``decode_responses``, timeouts).
+    ``pool_wait_s``: when all ``max_connections`` are busy, a call waits this
+    long for one instead of failing at once (a plain client's pool; a crowd
+    leaving together must not lose its departures).
     """
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in CLUSTER_SCHEMES:
+        if pool_wait_s is not None:
+            pool = BlockingConnectionPool.from_url(url, timeout=pool_wait_s, **kwargs)
+            return Redis(connection_pool=pool)
         return Redis.from_url(url, **kwargs)
     seeds = seed_nodes(url)
     auth = parts.netloc.rpartition("@")[0]

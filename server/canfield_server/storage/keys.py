@@ -16,6 +16,8 @@ key                             type    holds
 ``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
 ``cf:{CODE}:events``            chan    room events for every server process
 ``cf:ip:{ADDRESS}:rooms``       string  rooms created from one client address lately
+``cf:due``                      zset    room code -> ms its next timer is due (time limit,
+                                        grace, a serving process's watchdog); any process sweeps
 ``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
 ``cf:par:{DEAL}``               string  a deal's par (empty: unknown), one room TTL
@@ -38,6 +40,7 @@ __all__ = [
     "channel",
     "room_keys",
     "ip_rooms",
+    "DUE",
     "pool",
     "pool_lock",
     "par",
@@ -88,6 +91,10 @@ def channel(code: str) -> str:
 
 def ip_rooms(address: str) -> str:
     return f"cf:ip:{address}:rooms"
+
+
+#: every room's next due timer, so a room nobody is connected to still ends on time
+DUE = "cf:due"
 
 
 def pool(draw: int) -> str:

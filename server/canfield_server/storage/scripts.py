@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
-__all__ = ["MOVE", "SAVE_ROOM", "FINISH", "Scripts"]
+__all__ = ["MOVE", "SAVE_ROOM", "FINISH", "CLAIM_DUE", "FORGET", "Scripts"]
 
 #: Apply one board action: check the race and the sequence number, append
 #: to the event log, store the snapshot and the leaderboard row, count the
@@ -61,7 +61,11 @@ return {1, finished}
 #: ARGV[3] channel  ARGV[4] payload ('' publishes nothing; '{ver}' in it
 #: becomes the new ver)  ARGV[5] '1' clears rows  ARGV[6] token hash ('' none)
 #: ARGV[7] token's member id  ARGV[8] a member id whose tokens are revoked ('' none:
-#: a removed seat's tokens stop opening it)  ARGV[9..] field, value pairs for the room hash
+#: a removed seat's tokens stop opening it)  ARGV[9] a presence field ``member|origin``
+#: counted one connection up with the save ('' none: a join's seat is live the moment
+#: it exists, so no heartbeat can find it in the room and not connected)
+#: ARGV[10] the process's heartbeat field ``@origin``  ARGV[11] now (ms)
+#: ARGV[12..] field, value pairs for the room hash
 #: Returns the new ver, or -1 when ver moved on (reload and retry).
 SAVE_ROOM = """
 local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '0')
@@ -83,9 +87,13 @@ if ARGV[8] ~= '' then
     if tokens[i + 1] == ARGV[8] then redis.call('HDEL', KEYS[2], tokens[i]) end
   end
 end
+if ARGV[9] ~= '' then
+  redis.call('HINCRBY', KEYS[3], ARGV[9], 1)
+  redis.call('HSET', KEYS[3], ARGV[10], ARGV[11])
+end
 ver = ver + 1
-if #ARGV >= 9 then
-  redis.call('HSET', KEYS[1], 'ver', ver, unpack(ARGV, 9))
+if #ARGV >= 12 then
+  redis.call('HSET', KEYS[1], 'ver', ver, unpack(ARGV, 12))
 else
   redis.call('HSET', KEYS[1], 'ver', ver)
 end
@@ -111,16 +119,52 @@ return 1
 """
 
 
+#: Take a room whose timer is due, once however many processes sweep: its
+#: score moves ``lease`` ms on (if this process dies mid-way, another takes it
+#: then). KEYS[1] the due set  ARGV[1] room code  ARGV[2] now  ARGV[3] lease ms
+#: Returns 1 for the caller that took it, else 0.
+CLAIM_DUE = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due or tonumber(due) > tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
+return 1
+"""
+
+
+#: Forget presence fields: a dead process's, and counts that are still 0 or
+#: less (a count a join raised since the heartbeat read it is kept).
+#: KEYS[1] presence  ARGV[1] how many fields follow that go whatever their value
+#: ARGV[2..] those fields, then the fields that go only at 0 or less
+FORGET = """
+local always = tonumber(ARGV[1])
+for i = 2, #ARGV do
+  if i <= always + 1 then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+  else
+    local count = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
+    if count <= 0 then redis.call('HDEL', KEYS[1], ARGV[i]) end
+  end
+end
+return 0
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class Scripts:
     """The room scripts bound to one client (MOVE runs batched, see ``store``)."""
 
     save_room: AsyncScript
     finish: AsyncScript
+    claim_due: AsyncScript
+    forget: AsyncScript
 
     @classmethod
     def register(cls, redis: Redis | RedisCluster) -> Scripts:
         return cls(
             save_room=redis.register_script(SAVE_ROOM),
             finish=redis.register_script(FINISH),
+            claim_due=redis.register_script(CLAIM_DUE),
+            forget=redis.register_script(FORGET),
         )

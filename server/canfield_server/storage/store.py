@@ -7,6 +7,9 @@ caller answers ``unavailable`` and applies nothing.
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import msgspec
 from canfield_protocol import Phase, RoomState
 from redis.asyncio import Redis, RedisCluster
@@ -16,6 +19,7 @@ from canfield_server.room.events import FinishedEvent, RoomEvent, pack, pack_row
 from canfield_server.room.ports import MoveRecord, RoomRecord
 from canfield_server.room.race import StoredRow
 from canfield_server.storage import keys
+from canfield_server.storage.batch import PipelineBatch
 from canfield_server.storage.move_script import move_script
 from canfield_server.storage.scripts import MOVE, Scripts
 
@@ -65,6 +69,8 @@ class RedisStore:
         self.presence_stale_ms = 15_000
         self.scripts = Scripts.register(redis)
         self.move = move_script(redis, url, MOVE)
+        #: presence counts of connections that come and go together share a round trip
+        self.batch = PipelineBatch(redis)
 
     async def close(self) -> None:
         await self.move.close()
@@ -99,13 +105,16 @@ class RedisStore:
         final: bytes | None = None,
         revoke: str | None = None,
         kicked: str | None = None,
+        present: str | None = None,
     ) -> int | None:
         """Compare-and-set the room and publish it; None when someone else saved first.
 
         ``new_race`` lists the player ids whose last race is cleared (start
         and rematch); ``final`` marks the race finished with its results;
         ``revoke``: a member whose tokens are deleted (their seat is gone);
-        ``kicked``: the member the host removed (the event says so).
+        ``kicked``: the member the host removed (the event says so);
+        ``present``: a new member whose connection here is counted in the same
+        step (no heartbeat can see the seat without its connection).
         """
         code = state.room
         fields: list[bytes | str | int] = [
@@ -142,6 +151,9 @@ class RedisStore:
                 token_hash,
                 token_id,
                 revoke or "",
+                f"{present}|{self.origin.decode()}" if present else "",
+                f"@{self.origin.decode()}",
+                now_ms(),
                 *fields,
             ],
         )
@@ -174,14 +186,19 @@ class RedisStore:
 
         Counts are kept per process (``member|origin``) next to each process's
         heartbeat (``@origin``: ms of its last beat), so the connections of a
-        process that crashed stop counting once its heartbeat is stale.
+        process that crashed stop counting once its heartbeat is stale. Calls
+        made together share one pipeline (``batch``).
         """
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hincrby(keys.presence(code), f"{member_id}|{self.origin.decode()}", delta)
-            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", now_ms())
-            pipe.expire(keys.presence(code), self.ttl_s)
-            pipe.hgetall(keys.presence(code))
-            _, _, _, table = await pipe.execute()
+        table_key, origin = keys.presence(code), self.origin.decode()
+
+        def build(pipe: Any) -> int:
+            pipe.hincrby(table_key, f"{member_id}|{origin}", delta)
+            pipe.hset(table_key, f"@{origin}", now_ms())
+            pipe.expire(table_key, self.ttl_s)
+            pipe.hgetall(table_key)
+            return 4
+
+        *_, table = await self.batch.run(build)
         return _live_counts(table, self.presence_stale_ms).get(member_id, 0)
 
     async def serve_room(self, code: str, serving: bool = True) -> None:
@@ -195,30 +212,64 @@ class RedisStore:
         else:
             await self.redis.hdel(keys.servers(code), self.origin)
 
-    async def beat(self, code: str) -> set[str]:
-        """This process's heartbeat for a room; returns the members connected to
-        live processes, and forgets the counts of processes gone silent."""
-        now = now_ms()
+    async def beat(self, due: dict[str, int]) -> dict[str, set[str]]:
+        """This process's heartbeat for every room it serves, in one pipeline:
+        returns each room's members connected to live processes, forgets the
+        counts of processes gone silent, and sets each room's due time (``due``:
+        room -> ms; this beat's watchdog or an earlier timer of the room)."""
+        now, origin = now_ms(), self.origin.decode()
+        codes = list(due)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(keys.presence(code), f"@{self.origin.decode()}", now)
-            pipe.expire(keys.presence(code), self.ttl_s)
-            pipe.hgetall(keys.presence(code))
-            pipe.hset(keys.servers(code), self.origin, now)
-            pipe.hgetall(keys.servers(code))
-            _, _, table, _, servers = await pipe.execute()
-        gone = [o for o, at in servers.items() if int(at) < now - self.presence_stale_ms]
-        if gone:
-            await self.redis.hdel(keys.servers(code), *gone)
-        live = _live_counts(table, self.presence_stale_ms)
-        origins = _live_origins(table, self.presence_stale_ms)
-        dead = [
-            field
-            for field, value in table.items()
-            if _origin_of(field) not in origins or (field[:1] != b"@" and int(value) <= 0)
-        ]
-        if dead:
-            await self.redis.hdel(keys.presence(code), *dead)
-        return {member for member, count in live.items() if count > 0}
+            for code in codes:
+                pipe.hset(keys.presence(code), f"@{origin}", now)
+                pipe.expire(keys.presence(code), self.ttl_s)
+                pipe.hgetall(keys.presence(code))
+                pipe.hset(keys.servers(code), self.origin, now)
+                pipe.hgetall(keys.servers(code))
+            if due:  # only later: an earlier timer of the room stays as it is
+                pipe.zadd(keys.DUE, due, gt=True)
+            results = await pipe.execute()
+        live: dict[str, set[str]] = {}
+        forgets = []
+        for index, code in enumerate(codes):
+            _, _, table, _, servers = results[index * 5 : index * 5 + 5]
+            gone = [o for o, at in servers.items() if int(at) < now - self.presence_stale_ms]
+            if gone:
+                forgets.append(self.redis.hdel(keys.servers(code), *gone))
+            origins = _live_origins(table, self.presence_stale_ms)
+            dead = [f for f in table if _origin_of(f) not in origins]
+            zero = [
+                f
+                for f, value in table.items()
+                if f[:1] != b"@" and _origin_of(f) in origins and int(value) <= 0
+            ]
+            if dead or zero:  # rare: a process died, or members left
+                args = [len(dead), *dead, *zero]
+                forgets.append(self.scripts.forget(keys=[keys.presence(code)], args=args))
+            counts = _live_counts(table, self.presence_stale_ms)
+            live[code] = {member for member, count in counts.items() if count > 0}
+        if forgets:
+            await asyncio.gather(*forgets)
+        return live
+
+    # ------------------------------------------------------------ timers
+
+    async def schedule(self, code: str, due_ms: int | None, earlier: bool = False) -> None:
+        """When a room's next timer is due (None: it has none): a time limit, a
+        grace time. Any process's sweep finds it (``due_rooms``). ``earlier``:
+        only if that is sooner than the time already set (or none is)."""
+        if due_ms is None:
+            await self.redis.zrem(keys.DUE, code)
+        else:
+            await self.redis.zadd(keys.DUE, {code: due_ms}, lt=earlier)
+
+    async def due_rooms(self, now: int, limit: int) -> list[str]:
+        found = await self.redis.zrangebyscore(keys.DUE, "-inf", now, start=0, num=limit)
+        return [_text(code) for code in found if isinstance(code, bytes | str)]
+
+    async def claim_due(self, code: str, now: int, lease_ms: int) -> bool:
+        """Take a due room for this process's sweep (moves its time ``lease_ms`` on)."""
+        return bool(await self.scripts.claim_due(keys=[keys.DUE], args=[code, now, lease_ms]))
 
     async def finish(self, code: str, race: int) -> bool:
         """End a race (time limit); True for the one caller that did it."""

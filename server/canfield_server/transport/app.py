@@ -40,7 +40,6 @@ from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.history import RedisIdentityStore
-from canfield_server.storage.presence import PresenceKeeper
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport.instance import InstanceHeader, instance_header
@@ -139,6 +138,7 @@ def create_app(
             socket_connect_timeout=5,
             max_connections=256,
             health_check_interval=30,
+            pool_wait_s=settings.redis_pool_wait_s,
         )
         store = RedisStore(redis, url, settings.room_ttl_s, origin)
         pool = DealPool(redis, settings)
@@ -164,8 +164,7 @@ def create_app(
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
         bus.start()
-        presence = PresenceKeeper(hub.rooms, store, settings.presence_s)
-        presence.start()
+        hub.presence.start()
         if settings.pool_target > 0:
             pool.start()
         dealer.start()
@@ -175,7 +174,7 @@ def create_app(
         finally:
             await hub.shutdown()
             await dealer.close()
-            await presence.stop()
+            await hub.presence.stop()
             await pool.close()
             await bus.stop()
             await daily.close()

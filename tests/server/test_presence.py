@@ -1,0 +1,145 @@
+"""Presence and timers on a real redis-server, with two hubs (two processes' worth).
+
+Promise (room/presence.py): a heartbeat never finds a member who just
+joined "not connected" (joins and heartbeats run concurrently, round after
+round, with a grace time as short as the heartbeat); and a room's timers
+run with nobody connected anywhere: once every connection is gone, the
+sweep gives up the seats whose grace ran out and ends the race, and a
+race whose time ran out ends at the next sweep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+
+import msgspec
+import pytest
+from canfield_protocol import Create, Join, Role, Start
+from canfield_server.ops.clock import now_ms
+from canfield_server.ops.config import Settings
+from canfield_server.room.hub import Hub
+from canfield_server.storage.errors import STORAGE_ERRORS
+from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.store import RedisStore
+from redis.asyncio import Redis
+
+from tests.server.test_hub import DEAL, MemoryPeer
+
+ROUNDS = 120
+TIMEOUT = 20.0
+
+
+@pytest.fixture
+async def two_hubs(redis_server):  # noqa: ANN001, ANN201
+    """Two hubs on one redis-server; heartbeat and grace both 0.1 s, sweeps by hand."""
+    made = []
+    settings = Settings(
+        countdown_s=0.05, presence_s=0.1, away_grace_s=0.1, room_updates_hz=0, timer_sweep_s=0
+    )
+    for _ in range(2):
+        redis = Redis.from_url(redis_server.url)
+        store = RedisStore(redis, redis_server.url, 600, os.urandom(4).hex().encode())
+        hub = Hub(store, settings, storage_errors=STORAGE_ERRORS)
+        bus = RoomBus(redis, hub.on_event, hub.resync)
+        hub.attach_bus(bus)
+        bus.start()
+        made.append((hub, bus, redis))
+    yield [hub for hub, _, _ in made]
+    for hub, bus, redis in made:
+        await hub.presence.stop()
+        await hub.shutdown()
+        await bus.stop()
+        await redis.aclose()
+
+
+async def stored(hub: Hub, code: str):  # noqa: ANN201
+    record = await hub.store.load_room(code)
+    assert record is not None
+    return record
+
+
+async def test_a_heartbeat_never_finds_a_new_member_away(two_hubs) -> None:  # noqa: ANN001
+    one, two = two_hubs
+    host = MemoryPeer()
+    await one.handle(host, Create(name="Ann"))
+    room = (await host.expect("joined"))["room"]
+    rng = random.Random(7)
+    peers = [host]
+    for n in range(ROUNDS):
+        hub = (one, two)[n % 2]
+        peer = MemoryPeer()
+        peers.append(peer)
+
+        async def join(hub: Hub = hub, peer: MemoryPeer = peer, n: int = n) -> None:
+            await asyncio.sleep(rng.random() * 0.002)
+            await hub.handle(peer, Join(room=room, name=f"Fan {n}", role=Role.SPECTATOR))
+
+        async def beat(hub: Hub) -> None:
+            await asyncio.sleep(rng.random() * 0.002)
+            await hub.presence.beat()
+
+        await asyncio.gather(join(), beat(one), beat(two))
+        assert (await peer.expect("joined"))["room"] == room
+    await asyncio.gather(one.presence.beat(), two.presence.beat())
+    await asyncio.sleep(0.3)  # longer than the grace: a seat wrongly given up would be gone
+    state = (await stored(one, room)).state
+    assert len(state.members) == ROUNDS + 1
+    assert [m.name for m in state.members if not m.connected] == []
+
+
+async def start_race(hub: Hub) -> tuple[str, MemoryPeer, MemoryPeer]:
+    host, guest = MemoryPeer(), MemoryPeer()
+    await hub.handle(host, Create(name="Ann"))
+    room = (await host.expect("joined"))["room"]
+    await hub.handle(guest, Join(room=room, name="Bob"))
+    await guest.expect("joined")
+    await hub.handle(host, Start(force=True))
+    await host.expect("started")
+    return room, host, guest
+
+
+async def sweep_until_finished(hub: Hub, room: str) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while True:
+            await hub.presence.sweep()
+            record = await stored(hub, room)
+            if record.final:
+                return
+            await asyncio.sleep(0.05)  # the sweep is a clock: run it again
+
+
+async def test_a_race_nobody_is_connected_to_ends_after_the_grace(two_hubs) -> None:  # noqa: ANN001
+    one, two = two_hubs
+    room, host, guest = await start_race(one)
+    for peer in (host, guest):  # every connection goes: the room is served nowhere
+        await one.detach(peer)
+    assert room not in one.sessions and room not in two.sessions
+    gone = (await stored(one, room)).state
+    assert {m.connected for m in gone.members} == {False}
+    # the other process, which never served the room, settles it from Redis
+    await sweep_until_finished(two, room)
+    record = await stored(two, room)
+    standings = msgspec.json.decode(record.final)["standings"]
+    assert {r["status"] for r in standings} == {"left"}
+    assert record.state.members == []  # no ghost keeps a seat
+    assert await two.store.due_rooms(now_ms() + 3_600_000, 10) == []  # nothing left to time
+    assert room not in two.sessions  # settled, then let go
+
+
+async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs) -> None:  # noqa: ANN001
+    one, two = two_hubs
+    room, host, guest = await start_race(one)
+    # the clock of the race runs out while both are still connected to process one
+    record = await stored(one, room)
+    ended = msgspec.structs.replace(record.state, ends_at=now_ms() - 1)
+    assert await one.store.save_room(record.ver, ended) is not None
+    await one.store.schedule(room, ended.ends_at)
+    await sweep_until_finished(two, room)
+    final = msgspec.json.decode((await stored(two, room)).final)
+    assert {r["status"] for r in final["standings"]} == {"timed_out"}
+    for peer in (host, guest):  # the players, on the other process, are told
+        finished = await peer.expect("finished")
+        assert finished["standings"] == final["standings"]
+    assert DEAL  # the same helpers as test_hub
