@@ -75,6 +75,7 @@ __all__ = [
     "HintMsg",
     "Left",
     "Kicked",
+    "BotFailed",
     "CLOSE_KICKED",
     "Identify",
     "Daily",
@@ -551,6 +552,15 @@ class Left(_Server, tag="left"):
 CLOSE_KICKED = 4001
 
 
+class BotFailed(_Server, tag="bot_failed"):
+    """To the host: a bot it added could not take its seat (``code``: why, e.g.
+    ``room-full``); nothing changed in the room."""
+
+    name: str
+    code: str
+    message: str
+
+
 class Kicked(_Server, tag="kicked"):
     """The host removed this seat; the connection is closed next (``CLOSE_KICKED``)."""
 
@@ -667,6 +677,7 @@ ServerMessage = (
     | HintMsg
     | Left
     | Kicked
+    | BotFailed
     | IdentityMsg
     | DailyStarted
     | DailyFinished

@@ -10,6 +10,7 @@ from typing import Any
 
 from canfield_protocol import (
     AddBot,
+    BotFailed,
     EndRace,
     Phase,
     ProtocolError,
@@ -22,7 +23,7 @@ from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.clock import now_ms
 from canfield_server.ops.logs import event
-from canfield_server.room import rules
+from canfield_server.room import frames, rules
 from canfield_server.room.ports import BotLauncher, Peer, Proven, SolverService
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import Results
@@ -158,6 +159,14 @@ class Lobby:
             await run
         except Exception as exc:  # noqa: BLE001 - a bot's failure is its own
             event(log, "bot.ended", logging.WARNING, room=session.code, bot=name, error=str(exc))
+            if name in session.bot_names:  # it never took its seat: the host hears why
+                code = str(getattr(getattr(exc, "error", None), "code", "") or E.UNAVAILABLE)
+                told = BotFailed(
+                    name=name, code=code, message=f"{name} could not join the room ({code})"
+                )
+                for peer in session.peers:
+                    if peer.member_id == session.state.host_id:
+                        peer.send(frames.text(told))
         finally:
             self.running.discard(task)
             session.bot_names.discard(name)

@@ -67,6 +67,8 @@ class Seating:
             self.settings.room_misses_per_s, self.settings.room_misses_burst
         )
         self.joins = PerAddress(self.settings.joins_per_ip_per_s, self.settings.joins_per_ip_burst)
+        #: where the bots this process launches connect from (its own host)
+        self.bot_addresses = {"127.0.0.1", "::1", self.settings.host}
         self.grace_ms = int(self.settings.away_grace_s * 1000)
 
     def _not_in_room(self, peer: Peer) -> None:
@@ -91,14 +93,16 @@ class Seating:
         for _ in range(8):
             code, member_id, token = rules.new_room_code(), rules.new_member_id(), rules.new_token()
             state = rules.create_room(code, member_id, msg.name, msg.settings)
-            ver = await self.store.save_room(0, state, token=(rules.token_hash(token), member_id))
+            ver = await self.store.save_room(
+                0, state, token=(rules.token_hash(token), member_id), present=member_id
+            )
             if ver is not None:
                 break
         else:  # pragma: no cover - 8 collisions in a space of 887 million
             raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
         if limit and peer.ip:
             await self.store.note_room_created(peer.ip)
-        await self._enter(peer, RoomRecord(state, ver), member_id, token)
+        await self._enter(peer, RoomRecord(state, ver), member_id, token, counted=True)
 
     async def join(self, peer: Peer, msg: Join) -> None:
         try:
@@ -110,24 +114,26 @@ class Seating:
 
     async def _join(self, peer: Peer, msg: Join) -> None:
         self._not_in_room(peer)
-        if peer.ip and not self.room_misses.ready(peer.ip):
-            # refused before looking: no hint either way
-            raise ProtocolError(
-                E.RATE_LIMITED, "too many unknown room codes from this address; wait a little"
-            )
-        if peer.ip and not self.joins.allow(peer.ip):
-            # one address cannot fill rooms with throwaway seats
-            raise ProtocolError(E.RATE_LIMITED, "too many joins from this address; wait a little")
+        session = self._served(msg.room)
+        # a bot this process launched for the room's host, connecting from this
+        # host: its budget is the room's and the server's bot limits, not the
+        # per-address join budget every bot would otherwise share
+        launched = (
+            session is not None
+            and msg.name.strip() in session.bot_names
+            and peer.ip in self.bot_addresses
+        )
+        if not launched:
+            self._check_join_budget(peer)
         code = rules.normalize_room_code(msg.room)
         member_id, token = rules.new_member_id(), rules.new_token()
-        session = self.rooms.get(code)
-        launched = session is not None and msg.name.strip() in session.bot_names
         bot = msg.bot or launched
         for _ in range(16):
             record = await self.rooms.load(code)
             state = rules.add_member(record.state, member_id, msg.name, msg.role, self.limits, bot)
+            # the new seat's connection is counted in the same step (see room/presence.py)
             ver = await self.store.save_room(
-                record.ver, state, token=(rules.token_hash(token), member_id)
+                record.ver, state, token=(rules.token_hash(token), member_id), present=member_id
             )
             if ver is not None:
                 record = RoomRecord(state, ver, record.deal, record.final)
@@ -136,7 +142,24 @@ class Seating:
             raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
         if launched and session is not None:
             session.bot_names.discard(msg.name.strip())
-        await self._enter(peer, record, member_id, token)
+        await self._enter(peer, record, member_id, token, counted=True)
+
+    def _served(self, text: str) -> RoomSession | None:
+        """The session of the room ``text`` names, if this process serves it."""
+        try:
+            return self.rooms.get(rules.normalize_room_code(text))
+        except ProtocolError:
+            return None
+
+    def _check_join_budget(self, peer: Peer) -> None:
+        if peer.ip and not self.room_misses.ready(peer.ip):
+            # refused before looking: no hint either way
+            raise ProtocolError(
+                E.RATE_LIMITED, "too many unknown room codes from this address; wait a little"
+            )
+        if peer.ip and not self.joins.allow(peer.ip):
+            # one address cannot fill rooms with throwaway seats
+            raise ProtocolError(E.RATE_LIMITED, "too many joins from this address; wait a little")
 
     async def resume(self, peer: Peer, msg: Resume) -> None:
         self._not_in_room(peer)
@@ -147,12 +170,15 @@ class Seating:
             raise ProtocolError(E.BAD_TOKEN, "that token does not open a seat in this room")
         await self._enter(peer, record, member_id, msg.token)
 
-    async def _enter(self, peer: Peer, record: RoomRecord, member_id: str, token: str) -> None:
-        """Seat a connection: local room, presence, ``joined`` and what it missed."""
+    async def _enter(
+        self, peer: Peer, record: RoomRecord, member_id: str, token: str, counted: bool = False
+    ) -> None:
+        """Seat a connection: local room, presence, ``joined`` and what it missed
+        (``counted``: the seat's save counted this connection already)."""
         session = await self.rooms.open(record)
         session.peers.add(peer)  # at once: a leaving connection must not drop the room meanwhile
         try:
-            await self._count_in(peer, session, record, member_id, token)
+            await self._count_in(peer, session, record, member_id, token, counted)
         except BaseException:
             # nothing half-done: the connection is in no room, the room not kept for it
             session.peers.discard(peer)
@@ -161,11 +187,17 @@ class Seating:
             raise
 
     async def _count_in(
-        self, peer: Peer, session: RoomSession, record: RoomRecord, member_id: str, token: str
+        self,
+        peer: Peer,
+        session: RoomSession,
+        record: RoomRecord,
+        member_id: str,
+        token: str,
+        counted: bool,
     ) -> None:
         me = rules.member(session.state, member_id) or rules.member(record.state, member_id)
         assert me is not None
-        count = await self.store.presence(session.code, member_id, +1)
+        count = 1 if counted else await self.store.presence(session.code, member_id, +1)
         try:
             await self._seated(peer, session, me, count, token)
         except BaseException:

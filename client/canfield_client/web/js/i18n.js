@@ -116,6 +116,7 @@ const STRINGS = {
     name_long: "A name has at most {n} characters.",
     name_chars: "A name may not contain {chars}: use letters and digits.",
     name_invisible: "A name may not hold invisible characters: use letters and digits.",
+    bot_failed: "{name} could not join the room. Try adding a bot again.",
     too_many_rooms: "You created too many rooms; the next one can be made at {time}",
     // errors, worded from the code and params (js/errors.js)
     err_bad_json: "The page sent something the server could not read. Reload the page.",
@@ -436,6 +437,7 @@ const STRINGS = {
     name_long: "Ime ima najviše {n} znakova.",
     name_chars: "Ime ne smije sadržavati {chars}: koristi slova i brojke.",
     name_invisible: "Ime ne smije sadržavati nevidljive znakove: koristi slova i brojke.",
+    bot_failed: "{name} nije mogao ući u sobu. Pokušaj ponovno dodati bota.",
     too_many_rooms: "Napravio si previše soba; sljedeća se može napraviti u {time}",
     // pogreške, iskazane iz koda i parametara (js/errors.js)
     err_bad_json: "Stranica je poslala nešto što poslužitelj ne može pročitati. Ponovno učitaj stranicu.",

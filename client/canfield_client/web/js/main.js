@@ -418,6 +418,7 @@ function seatGone(msg, text = "") {
 
 conn.on("left", (msg) => seatGone(msg));
 conn.on("kicked", (msg) => seatGone(msg, t("kicked")));
+conn.on("bot_failed", (msg) => flash(t("bot_failed", { name: msg.name })));
 
 conn.on("error", (msg) => {
   if (hintAsked && !msg.seq && HINT_ERRORS.has(msg.code)) {
