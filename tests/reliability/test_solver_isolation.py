@@ -1,6 +1,8 @@
-"""One room cannot take the solver from another: a practice room hammering it with
-hints on a deal the solver cannot decide quickly, against a bystander room's
-hint and a race's par, on one worker.
+"""One asker cannot take the solver from another: practice rooms hammering it
+with hints on a deal the solver cannot decide quickly - one room, eight rooms
+from eight addresses, eight rooms from one address - against a bystander
+room's hint and a race's par, on one worker. Turns are per asker (address),
+and a hint never holds up the moves of its own connection.
 
 The bound is the fair service's own: the bystander waits at most for the jobs
 already running (one per worker, each capped at its time limit) before its
@@ -15,6 +17,7 @@ import asyncio
 import json
 import time
 
+import pytest
 from canfield import Game, Move
 
 from tests.reliability.conftest import FAST_ENV, Client
@@ -36,12 +39,19 @@ ENV = {
 ABUSERS = 12
 
 
-async def practice_room(connect, url: str, deal: str, players: int) -> list[Client]:  # noqa: ANN001
-    host = await connect(url)
+async def practice_room(
+    connect,  # noqa: ANN001
+    url: str,
+    deal: str,
+    players: int,
+    address: str = "127.0.0.1",
+) -> list[Client]:
+    """A started practice room; its players connect from ``address`` (one asker)."""
+    host = await connect(url, address)
     room = (await host.create("P0", deal=deal, practice=True))["room"]
     clients = [host]
     for n in range(1, players):
-        client = await connect(url)
+        client = await connect(url, address)
         await client.join(room, f"P{n}")
         clients.append(client)
     await host.send(type="start", force=True)
@@ -64,11 +74,23 @@ async def timed_hint(client: Client, timeout: float = 120) -> tuple[float, dict]
                 return time.monotonic() - began, reply
 
 
-async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par(
+#: how the abusers sit: rooms, players per room, one address for all of them;
+#: past two hints in the works per asker, some asks are "no hint now"
+LAYOUTS = {
+    "one room": (1, ABUSERS, True),
+    "eight rooms, eight addresses": (8, 2, False),
+    "eight rooms, one address": (8, 2, True),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+async def test_abusers_cannot_starve_another_rooms_hint_or_par(
     server_factory,
     connect,  # noqa: ANN001
+    layout: str,
 ) -> None:
     server = server_factory(env=ENV)
+    rooms, per_room, one_address = LAYOUTS[layout]
     (bystander,) = await practice_room(connect, server.ws_url, EASY, 1)
     alone = []
     for _ in range(3):
@@ -76,7 +98,11 @@ async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par
         assert reply["type"] == "hint" and reply["move"], reply
         alone.append(seconds)
 
-    abusers = await practice_room(connect, server.ws_url, HARD, ABUSERS)
+    # other clients (other addresses): the solver's turns are per asker
+    abusers = []
+    for n in range(rooms):
+        address = "127.0.0.2" if one_address else f"127.0.0.{2 + n}"
+        abusers += await practice_room(connect, server.ws_url, HARD, per_room, address)
     replies: list[tuple[float, dict]] = []
     stop = asyncio.Event()
 
@@ -108,15 +134,32 @@ async def test_a_room_abusing_the_solver_cannot_starve_another_rooms_hint_or_par
     finally:
         stop.set()
         ended = await asyncio.gather(*hammering, return_exceptions=True)
-    assert ended == [None] * ABUSERS, ended  # every abuser kept asking to the end
+    assert ended == [None] * len(abusers), ended  # every abuser kept asking to the end
 
     answers = [(s, r) for s, r in replies if r["type"] == "hint"]
     assert len(answers) == len(replies), [r for _, r in replies if r["type"] != "hint"]
-    # the abusing room was held to its share: some of its asks were "no hint now"
-    assert any(r.get("busy") for _, r in answers)
+    # an asker past its share was held to it: some of its asks were "no hint now"
+    # (eight addresses with two players each stay within their shares)
+    assert any(r.get("busy") for _, r in answers) == one_address
     # the bystander waited at most for one running job (as long as the abusers'
     # longest computed hint) beyond its own time: never for the abusers' queue
     one_job = max([HINT_S, *(s for s, r in answers if not r.get("busy"))])
-    seen = f"bystander's hints alone {max(alone):.3f} s, during {max(during):.3f} s"
+    seen = f"{layout}: bystander's hints alone {max(alone):.3f} s, during {max(during):.3f} s"
     print(f"\n{seen}; the abusers' longest job {one_job:.2f} s")
     assert max(during) <= max(alone) + one_job * 1.5 + 1.0, (alone, during, one_job)
+
+
+async def test_a_move_sent_after_a_hint_is_not_kept_waiting(server_factory, connect) -> None:  # noqa: ANN001
+    """A hint is answered off the connection's path: the move sent right after it
+    is acknowledged first, while the solver still works on the hint."""
+    server = server_factory(env=ENV)
+    (player,) = await practice_room(connect, server.ws_url, HARD, 1)
+    await player.send(type="hint")
+    await player.send(type="move", seq=1, move="S")
+    order = []
+    async with asyncio.timeout(120):
+        while len(order) < 2:
+            reply = json.loads(await player.ws.recv())
+            if reply["type"] in ("ack", "hint", "error"):
+                order.append(reply["type"])
+    assert order == ["ack", "hint"]

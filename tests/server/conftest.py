@@ -74,11 +74,13 @@ class Client:
 
 @pytest.fixture
 async def connect():  # noqa: ANN201
-    """``await connect(url)`` -> a Client; every one is closed at teardown."""
+    """``await connect(url)`` -> a Client; every one is closed at teardown.
+    ``connect(url, "127.0.0.2")``: from another loopback address (another client)."""
     opened: list[Client] = []
 
-    async def open_client(url: str) -> Client:
-        client = Client(await websockets.connect(url, open_timeout=TIMEOUT))
+    async def open_client(url: str, address: str | None = None) -> Client:
+        local = {"local_addr": (address, 0)} if address else {}
+        client = Client(await websockets.connect(url, open_timeout=TIMEOUT, **local))
         opened.append(client)
         return client
 

@@ -47,6 +47,14 @@ class Settings:
     #: a player whose connections all dropped may come back this long; then their
     #: seat is given up (mid-race: out of the race, ranked by their progress)
     away_grace_s: float = 60.0
+    #: WebSocket handshakes one client address may make at once, and then per
+    #: second; past them an upgrade is refused before it is accepted (HTTP 403),
+    #: so a client churning connections costs the server next to nothing; 0: no
+    #: limit. The addresses in ``handshakes_exempt`` (this host: its own bots,
+    #: local tools) are not limited
+    handshakes_per_ip_burst: int = 30
+    handshakes_per_ip_per_s: float = 2.0
+    handshakes_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
     #: joins one client address may make at once, and then per second
     joins_per_ip_burst: int = 30
     joins_per_ip_per_s: float = 0.5

@@ -9,6 +9,8 @@ moved first, the board is reloaded and the action looked at again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from canfield_protocol import (
     Ack,
     GiveUp,
@@ -21,6 +23,7 @@ from canfield_protocol import (
     Role,
     Tap,
     Undo,
+    error,
 )
 from canfield_protocol import ErrorCode as E
 
@@ -145,8 +148,15 @@ class BoardActions:
                     raise
             raise ProtocolError(E.UNAVAILABLE, "that board is busy; try again")
 
-    async def hint(self, peer: Peer, msg: Hint) -> None:
-        """The solver's next move for this player's board: practice rooms only."""
+    async def hint(self, peer: Peer, msg: Hint, shares: Sequence[str] = ()) -> None:
+        """The solver's next move for this player's board: practice rooms only.
+
+        Answered off the connection's path: the handler returns once the hint
+        is asked, so a move sent right after it never waits behind the solver.
+        ``shares``: whose turn at the solver it takes (the first: the client's
+        address) and whose hints in the works it counts (its identity too);
+        default the room's, so eight rooms of one asker are one share, not eight.
+        """
         session = session_of(self.rooms, peer)
         state = session.state
         if not state.settings.practice:
@@ -159,12 +169,20 @@ class BoardActions:
             raise ProtocolError(E.UNAVAILABLE, "this server has no solver workers")
         race = await self.race_of(session, peer.member_id or "")
         position = race.game.to_dict()
-        try:
-            move = await self.solver.hint(session.code, peer.member_id or "", position)
-        except SolverBusy:
-            peer.send(frames.text(HintMsg(move=None, busy=True)))
-            return
-        peer.send(frames.text(HintMsg(move=move)))
+        solver, member_id = self.solver, peer.member_id or ""
+
+        async def answer() -> None:
+            try:
+                move = await solver.hint(session.code, member_id, position, shares)
+            except SolverBusy:
+                peer.send(frames.text(HintMsg(move=None, busy=True)))
+                return
+            except ProtocolError as exc:
+                peer.send(frames.text(error(exc)))
+                return
+            peer.send(frames.text(HintMsg(move=move)))
+
+        self.rooms.spawn(answer())
 
     async def race_of(self, session: RoomSession, member_id: str) -> PlayerRace:
         """A racer's race as this process holds it, loaded under its slot's lock."""

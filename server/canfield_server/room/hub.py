@@ -136,7 +136,7 @@ class Hub:
             Tap: self._act,
             Undo: self._act,
             GiveUp: self._act,
-            Hint: self.actions.hint,
+            Hint: self._hint,
             Identify: self.identities.identify,
             HistoryQuery: self.identities.history,
             DeleteHistory: self.identities.delete_history,
@@ -172,6 +172,16 @@ class Hub:
         self.rooms.spawn(self.presence.grace_over(code))
 
     # ------------------------------------------------------------ messages
+
+    async def _hint(self, peer: Peer, msg: Hint) -> None:
+        """A hint takes its turn at the solver as the asker's address, and counts
+        against it and the asker's identity: one asker in eight rooms holds one
+        share, not eight, and fresh identities from one address add none."""
+        identity = self.identities.of(peer)
+        shares = [f"ip:{peer.ip}"] if peer.ip else []
+        if identity is not None:
+            shares.append(f"id:{identity.id}")
+        await self.actions.hint(peer, msg, shares)
 
     async def _act(self, peer: Peer, msg: MoveMsg | Tap | Undo | GiveUp) -> None:
         """A board action: the daily race this connection plays, else its room's."""

@@ -10,7 +10,7 @@ Tests wire in-memory peers the same way.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
@@ -175,7 +175,9 @@ class SolverService(Protocol):
 
     async def par(self, code: str, room: str) -> int | None: ...
 
-    async def hint(self, room: str, who: str, position: dict[str, Any]) -> str | None: ...
+    async def hint(
+        self, room: str, who: str, position: dict[str, Any], shares: Sequence[str] = ()
+    ) -> str | None: ...
 
 
 class BotLauncher(Protocol):

@@ -28,7 +28,7 @@ import logging
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, TypeVar
 
@@ -52,6 +52,8 @@ DRAW_MODES = (3, 1)
 
 #: slack past a job's own limit: a busy machine
 _MARGIN_S = 5.0
+#: the least time a hint gets however many askers share the workers
+HINT_FLOOR_S = 0.1
 #: how long a pool refill waits for its turn (it has no one waiting on it)
 _POOL_WAIT_S = 60.0
 #: a fresh worker process first starts and imports the engine (slow on a busy machine)
@@ -324,37 +326,46 @@ class DealPool:
 
     # ------------------------------------------------------------ hints
 
-    async def hint(self, room: str, who: str, position: dict[str, Any]) -> str | None:
+    async def hint(
+        self, room: str, who: str, position: dict[str, Any], shares: Sequence[str] = ()
+    ) -> str | None:
         """The solver's next move from ``position`` (``Game.to_dict``), or None when
         it finds no win within its time; ``SolverBusy`` when it cannot answer in
         time ("no hint now").
 
-        One hint at a time per player, ``hints_per_room`` per room, each in the
-        room's turns: one room cannot queue up the workers.
+        One hint at a time per player, and ``hints_per_room`` in the works per
+        room and per share (``shares``: the asker's address, identity), each
+        in the first share's turns (else the room's): neither one room nor one
+        asker with many rooms can queue up the workers.
         """
         key = f"{room}:{who}"
+        holders = list(dict.fromkeys([room, *shares]))
         if key in self._hinting:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "one hint at a time")
-        if self._room_hints.get(room, 0) >= self.hints_per_room:
-            raise Busy(f"this room has {self.hints_per_room} hints in the works")
+        if any(self._room_hints.get(h, 0) >= self.hints_per_room for h in holders):
+            raise Busy(f"{self.hints_per_room} hints of yours are in the works")
         self._hinting.add(key)
-        self._room_hints[room] = self._room_hints.get(room, 0) + 1
+        for holder in holders:
+            self._room_hints[holder] = self._room_hints.get(holder, 0) + 1
+
+        async def job() -> str | None:
+            # the time is split when the turn comes: with N askers waiting, each
+            # hint may take 1/N of the limit (at least HINT_FLOOR_S), so nobody
+            # waits for a crowd of full-length jobs
+            contenders = self.scheduler.contenders()
+            limit = max(min(HINT_FLOOR_S, self.hint_timeout_s), self.hint_timeout_s / contenders)
+            return await self._execute(_hint, position, limit, timeout_s=limit)
+
         try:
-            return await self._work(
-                room,
-                _hint,
-                position,
-                self.hint_timeout_s,
-                timeout_s=self.hint_timeout_s,
-                wait_s=self.hint_wait_s,
-            )
+            return await self.scheduler.run(shares[0] if shares else room, job, self.hint_wait_s)
         except TimeoutError:
             return None
         finally:
             self._hinting.discard(key)
-            left = self._room_hints.pop(room) - 1
-            if left:
-                self._room_hints[room] = left
+            for holder in holders:
+                left = self._room_hints.pop(holder) - 1
+                if left:
+                    self._room_hints[holder] = left
 
     # ------------------------------------------------------------ background
 

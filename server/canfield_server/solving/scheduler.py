@@ -1,8 +1,9 @@
 """Fair turns at the solver workers: no room can hold them for long.
 
-Each job belongs to an owner (a room, or the pool of proven deals). Jobs
-wait in one queue per owner and get a free worker slot in turns: the
-owners take turns round-robin, and the pool takes every other turn while
+Each job belongs to an owner (an asker's address, a room, or the pool of
+proven deals). Jobs wait in one queue per owner and get a free worker slot
+in turns: the owner served longest ago goes next (a newcomer counts as
+served when it first asks), and the pool takes every other turn while
 it has work, so hints can never starve the pool nor the pool the rooms.
 Every job is capped in time (the solver stops itself at its limit), so a
 room's new request waits at most for the jobs already running, one per
@@ -39,8 +40,13 @@ class FairScheduler:
         self._queues: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
         self._pool_turn = True
         #: owner -> the turn number it was last served at (the longest unserved goes next)
-        self._served: dict[str, int] = {}
+        self._served: dict[str, float] = {}
         self._turns = 0
+
+    def contenders(self) -> int:
+        """Owners with jobs waiting, and the one whose turn it is: how many share
+        the workers now (at least 1)."""
+        return len(self._queues) + 1
 
     def waiting(self, owner: str) -> int:
         return len(self._queues.get(owner, ()))
@@ -50,6 +56,10 @@ class FairScheduler:
         within ``wait_s``."""
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queues.setdefault(owner, deque()).append(turn)
+        # a newcomer counts as served just before the latest turn: it goes ahead
+        # of the owner served last, but behind every owner that has waited
+        # longer, so a crowd of new askers cannot all go before a bystander
+        self._served.setdefault(owner, self._turns - 0.5)
         self._dispatch()
         try:
             await asyncio.wait_for(asyncio.shield(turn), wait_s)

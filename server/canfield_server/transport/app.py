@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from canfield_server.ops import metrics
 from canfield_server.ops.config import Settings
-from canfield_server.ops.ratelimit import RateLimiter, TokenBucket
+from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import BotLauncher
 from canfield_server.solving.daily_deal import DailyDealer
@@ -205,6 +205,10 @@ def create_app(
         max_queued_frames=settings.max_queued_frames,
         abuse_refusals=settings.abuse_refusals,
         accept_headers=(instance_header(settings.instance),),
+        handshakes=PerAddress(settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst)
+        if settings.handshakes_per_ip_per_s > 0
+        else None,
+        handshakes_exempt=settings.handshakes_exempt,
     )
 
     root = web_root()

@@ -22,7 +22,7 @@ from canfield_protocol import ErrorCode as E
 from starlette.types import Receive, Scope, Send
 
 from canfield_server.ops import metrics
-from canfield_server.ops.ratelimit import RateLimiter, TokenBucket
+from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 
 __all__ = ["WsPeer", "WebSocketEndpoint"]
@@ -187,6 +187,8 @@ class WebSocketEndpoint:
         accept_headers: tuple[tuple[bytes, bytes], ...] = (),
         idle_s: float | None = None,
         idle_member_s: float | None = None,
+        handshakes: PerAddress | None = None,
+        handshakes_exempt: tuple[str, ...] = (),
     ) -> None:
         self.max_frame_bytes = max_frame_bytes
         self.max_queued_frames = max_queued_frames
@@ -201,6 +203,13 @@ class WebSocketEndpoint:
         #: ``ws_idle_member_s``)
         self.idle_s = idle_s
         self.idle_member_s = idle_member_s
+        #: WebSocket handshakes per client address (a burst, then a rate): past it
+        #: the upgrade is refused before it is accepted (HTTP 403), costing the
+        #: server no WebSocket, no task and no room work
+        self.handshakes = handshakes
+        self.handshakes_exempt = frozenset(handshakes_exempt)
+        self._refused = 0
+        self._refused_logged_at = -60.0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
@@ -208,9 +217,25 @@ class WebSocketEndpoint:
         if not _origin_allowed(scope, self.allowed_origins):
             await send({"type": "websocket.close", "code": 1008, "reason": "origin not allowed"})
             return
-        await send({"type": "websocket.accept", "headers": self.accept_headers})
         client = scope.get("client")
-        await self._serve(scope["app"].state.hub, receive, send, client[0] if client else None)
+        ip = client[0] if client else None
+        if not self._handshake_allowed(ip):
+            await send({"type": "websocket.close", "code": 1013, "reason": "too many connections"})
+            return
+        await send({"type": "websocket.accept", "headers": self.accept_headers})
+        await self._serve(scope["app"].state.hub, receive, send, ip)
+
+    def _handshake_allowed(self, ip: str | None) -> bool:
+        if self.handshakes is None or ip is None or ip in self.handshakes_exempt:
+            return True
+        if self.handshakes.allow(ip):
+            return True
+        self._refused += 1
+        now = asyncio.get_running_loop().time()
+        if now - self._refused_logged_at >= 10.0:  # one line now and then, with the count
+            log.warning("websocket handshakes refused: %d (latest from %s)", self._refused, ip)
+            self._refused, self._refused_logged_at = 0, now
+        return False
 
     async def _serve(self, hub: Hub, receive: Receive, send: Send, ip: str | None) -> None:
         metrics.client_connected()
