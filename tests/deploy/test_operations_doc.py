@@ -30,7 +30,9 @@ def test_every_setting_is_documented_with_its_default() -> None:
             continue  # computed or empty defaults are described in words
         default = f.default
         shown = rows[variable].replace(",", "")
-        if isinstance(default, bool):
+        if isinstance(default, tuple):  # written as the variable takes it: comma-separated
+            assert f"`{','.join(default)}`" in rows[variable], variable
+        elif isinstance(default, bool):
             assert str(default).lower() in shown, variable
         else:
             assert f"`{default}`" in shown, f"{variable}: default {default!r} not in {shown!r}"
