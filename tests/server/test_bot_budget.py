@@ -61,7 +61,7 @@ class RefusedSeat(Exception):
 
     def __init__(self, code: str) -> None:
         super().__init__(f"refused: {code}")
-        self.error = type("Error", (), {"code": code})()
+        self.code = code
 
 
 async def test_a_host_is_told_when_a_bot_cannot_take_its_seat(redis_server) -> None:  # noqa: ANN001

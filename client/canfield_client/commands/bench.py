@@ -43,6 +43,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " and read the standing; report standing latency and cost per result",
     )
     parser.add_argument(
+        "--bystander",
+        action="store_true",
+        help="bystander mode: a room playing while others churn connections (one address,"
+        " 50) and hammer the solver (one room, eight); its latency against the quiet"
+        " phase before each attack (--seconds per phase)",
+    )
+    parser.add_argument(
+        "--attack",
+        action="append",
+        default=[],
+        help="with --bystander: only this attack (churn-1, churn-50, solver-1, solver-8)",
+    )
+    parser.add_argument(
         "--redis-url",
         default=None,
         help="with --server: the Redis it uses, to run the baseline against it too",
@@ -59,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..bench import BenchConfig, StderrProgress, format_table, run_bench
+
+    if args.bystander:
+        return _bystander(args)
 
     cfg = BenchConfig(
         players=args.players,
@@ -84,3 +100,15 @@ def run(args: argparse.Namespace) -> int:
     progress.done()
     print(json.dumps(out) if args.json else format_table(out))
     return 0 if out.get("errors") == 0 else 1
+
+
+def _bystander(args: argparse.Namespace) -> int:
+    from ..bystander import ATTACKS, format_bystander, run_bystander
+
+    unknown = [a for a in args.attack if a not in ATTACKS]
+    if unknown or args.seconds <= 0:
+        print(f"canfield-race bench: attacks are {', '.join(ATTACKS)}", file=sys.stderr)
+        return 2
+    out = run_bystander(args.seconds, args.attack or None)
+    print(json.dumps(out) if args.json else format_bystander(out))
+    return 0

@@ -160,7 +160,7 @@ class Lobby:
         except Exception as exc:  # noqa: BLE001 - a bot's failure is its own
             event(log, "bot.ended", logging.WARNING, room=session.code, bot=name, error=str(exc))
             if name in session.bot_names:  # it never took its seat: the host hears why
-                code = str(getattr(getattr(exc, "error", None), "code", "") or E.UNAVAILABLE)
+                code = str(getattr(exc, "code", "") or E.UNAVAILABLE)  # a refusal's code
                 told = BotFailed(
                     name=name, code=code, message=f"{name} could not join the room ({code})"
                 )
