@@ -55,6 +55,10 @@ class Settings:
     handshakes_per_ip_burst: int = 30
     handshakes_per_ip_per_s: float = 2.0
     handshakes_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
+    #: the same budget counts new TCP connections of peers that are not trusted
+    #: proxies; one past it is held this long, unread, before its 503 (a client
+    #: churning in a loop waits instead of being refused as fast as it asks)
+    refusal_delay_s: float = 1.0
     #: joins one client address may make at once, and then per second
     joins_per_ip_burst: int = 30
     joins_per_ip_per_s: float = 0.5

@@ -90,6 +90,7 @@ def _look_alike(char: str) -> str:
     return min(letters or forms or [char])
 
 
+@functools.lru_cache(maxsize=8192)  # every join compares with every member's name
 def name_key(text: str) -> str:
     """What a name looks like: two names with one key would pass for each other
     (``Host``, ``HOST``, full-width ``Ｈｏｓｔ``, Cyrillic ``Ноst``)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -27,9 +28,21 @@ from canfield_server.room.leaderboard import Pace
 from canfield_server.room.ports import RoomBus, RoomRecord, RoomStore, StorageErrors
 from canfield_server.room.session import RoomSession, SessionHooks
 
-__all__ = ["Rooms", "RoomChange"]
+__all__ = ["MUTATE_ATTEMPTS", "Rooms", "RoomChange", "retry_pause"]
 
 log = logging.getLogger(__name__)
+
+#: compare-and-set attempts before a change is refused as "too busy" (from the
+#: fourth on, each waits a random moment, longer each time: about 1 s in all)
+MUTATE_ATTEMPTS = 32
+
+
+async def retry_pause(attempt: int) -> None:
+    """Before compare-and-set attempt ``attempt`` (0, 1, ...): from the fourth on,
+    a random moment, longer each time, so a crowd changing one room spreads out."""
+    if attempt >= 3:
+        await asyncio.sleep(random.uniform(0, 0.002 * attempt))
+
 
 #: a room rule: the new state, or the new state and the race's deal
 RoomChange = Callable[[RoomState], RoomState | tuple[RoomState, DealCode]]
@@ -148,8 +161,9 @@ class Rooms:
         with it, in the same script); ``kicked``: the host removed them."""
         session = self.sessions.get(code)
         record = RoomRecord(session.state, session.ver, session.deal) if session else None
-        for _ in range(16):
+        for attempt in range(MUTATE_ATTEMPTS):
             if record is None:
+                await retry_pause(attempt)
                 record = await self.load(code)
             result = change(record.state)
             state, deal = result if isinstance(result, tuple) else (result, None)

@@ -37,7 +37,7 @@ from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.room import frames, rules
 from canfield_server.room.ports import Peer, RoomRecord
 from canfield_server.room.race import PlayerRace
-from canfield_server.room.registry import Rooms
+from canfield_server.room.registry import MUTATE_ATTEMPTS, Rooms, retry_pause
 from canfield_server.room.session import RoomSession
 
 __all__ = ["Seating"]
@@ -128,7 +128,8 @@ class Seating:
         code = rules.normalize_room_code(msg.room)
         member_id, token = rules.new_member_id(), rules.new_token()
         bot = msg.bot or launched
-        for _ in range(16):
+        for attempt in range(MUTATE_ATTEMPTS):
+            await retry_pause(attempt)
             record = await self.rooms.load(code)
             state = rules.add_member(record.state, member_id, msg.name, msg.role, self.limits, bot)
             # the new seat's connection is counted in the same step (see room/presence.py)

@@ -58,6 +58,17 @@ def _live_counts(table: dict[bytes, bytes], stale_ms: int) -> dict[str, int]:
     return counts
 
 
+def _live_count(table: dict[bytes, bytes], member: bytes, stale_ms: int) -> int:
+    """One member's connections held by processes whose heartbeat is fresh (a
+    departure reads only its own fields, however many others the room holds)."""
+    prefix = member + b"|"
+    mine = [(f[len(prefix) :], int(v)) for f, v in table.items() if f.startswith(prefix)]
+    if not mine:
+        return 0
+    oldest = now_ms() - stale_ms
+    return sum(count for origin, count in mine if int(table.get(b"@" + origin, 0)) >= oldest)
+
+
 class RedisStore:
     def __init__(self, redis: Redis | RedisCluster, url: str, ttl_s: int, origin: bytes) -> None:
         """``redis`` is the client for ``url``; moves take their own way there
@@ -199,7 +210,7 @@ class RedisStore:
             return 4
 
         *_, table = await self.batch.run(build)
-        return _live_counts(table, self.presence_stale_ms).get(member_id, 0)
+        return _live_count(table, member_id.encode(), self.presence_stale_ms)
 
     async def serve_room(self, code: str, serving: bool = True) -> None:
         """Say this process serves a room (or no longer does): moves publish their

@@ -24,6 +24,15 @@ two additions:
   addresses uvicorn trusts as proxies (``FORWARDED_ALLOW_IPS``) are not
   capped: every client behind a proxy shares its address, and the proxy caps
   per client itself (deploy/nginx.conf ``limit_conn``).
+* **new connections per address**: a burst, then a rate
+  (``CANFIELD_HANDSHAKES_PER_IP_*``, the WebSocket endpoint's numbers),
+  counted at the TCP accept for every peer that is not a trusted proxy nor
+  exempt. Past it a connection is refused before a byte of its request is
+  parsed: reading stops and, after ``refusal_delay_s``, it is answered
+  ``503`` and closed - a client churning connections in a loop waits out
+  that delay on each one instead of costing the server a parse and a
+  refusal as fast as it can ask (the per-address cap bounds how many it
+  may hold meanwhile: past the cap, the refusal is at once).
 * **bad bytes, quietly**: a WebSocket text frame that is not UTF-8 closes its
   connection with 1007, as uvicorn does, but is logged as one warning line
   now and then (with the count), not a traceback per frame.
@@ -43,6 +52,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from canfield_server.ops.config import Settings
+from canfield_server.ops.ratelimit import PerAddress
 
 __all__ = ["ConnectionGuard", "uvicorn_protocols"]
 
@@ -57,6 +67,8 @@ def _plain(status: bytes, text: bytes) -> bytes:
 
 _TIMED_OUT = _plain(b"408 Request Timeout", b"request headers took too long\n")
 _REFUSED = _plain(b"503 Service Unavailable", b"too many connections from one address\n")
+#: what ``ConnectionGuard.admit`` decides for a new connection
+OPEN, REFUSE, DELAY = "open", "refuse", "delay"
 #: at most one warning per kind in this many seconds (a flood must not flood the log)
 _LOG_EVERY_S = 10.0
 
@@ -64,11 +76,24 @@ _LOG_EVERY_S = 10.0
 class ConnectionGuard:
     """The limits and the per-address counts of one server process."""
 
-    def __init__(self, header_timeout_s: float, max_per_address: int) -> None:
+    def __init__(
+        self,
+        header_timeout_s: float,
+        max_per_address: int,
+        new_per_address: PerAddress | None = None,
+        exempt: tuple[str, ...] = (),
+        refusal_delay_s: float = 0.0,
+    ) -> None:
         #: seconds a request's line and headers may take; 0: no deadline
         self.header_timeout_s = header_timeout_s
         #: open connections per peer address; 0: no cap
         self.max_per_address = max_per_address
+        #: new connections per peer address (a token bucket each); None: no limit
+        self.new_per_address = new_per_address
+        self.exempt = frozenset(exempt)
+        #: how long a connection over the new-connection budget is held, unread,
+        #: before its 503 (0: at once)
+        self.refusal_delay_s = refusal_delay_s
         self.counts: dict[str, int] = {}
         self._trusted: tuple[bool, list[Any], set[str]] | None = None
         self._unlogged: dict[str, int] = {}
@@ -96,19 +121,30 @@ class ConnectionGuard:
             return False
         return any(ip in network for network in networks)
 
-    def admit(self, address: str | None, config: Config) -> tuple[bool, str | None]:
-        """May a connection from ``address`` open? And the address it counts
-        against (None: not counted), to ``release`` when it closes."""
-        if not self.max_per_address or address is None:
-            return True, None
-        if self._is_trusted_proxy(address, config):
-            return True, None
+    def admit(self, address: str | None, config: Config) -> tuple[str, str | None]:
+        """May a connection from ``address`` open (``OPEN``), or is it refused at
+        once (``REFUSE``) or after the refusal delay (``DELAY``)? And the address
+        it counts against (None: not counted), to ``release`` when it closes."""
+        if address is None or self._is_trusted_proxy(address, config):
+            return OPEN, None
         count = self.counts.get(address, 0)
-        if count >= self.max_per_address:
+        if self.max_per_address and count >= self.max_per_address:
             self.note("refused", address)
-            return False, None
+            return REFUSE, None
+        verdict = OPEN
+        if (
+            self.new_per_address is not None
+            and address not in self.exempt
+            and not self.new_per_address.allow(address)
+        ):
+            self.note("refused: too many new ones", address)
+            verdict = DELAY if self.refusal_delay_s > 0 and self.max_per_address else REFUSE
+            if verdict == REFUSE:
+                return REFUSE, None
+        if not self.max_per_address:
+            return verdict, None
         self.counts[address] = count + 1
-        return True, address
+        return verdict, address
 
     def release(self, address: str | None) -> None:
         if address is None:
@@ -147,17 +183,32 @@ class _Guarded(asyncio.Protocol):
     client: tuple[str, int] | None
     _counted: str | None = None
     _header_timer: asyncio.TimerHandle | None = None
+    #: over the new-connection budget: waiting for its refusal
+    _held = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        admitted, self._counted = self.guard.admit(
+        verdict, self._counted = self.guard.admit(
             self.client[0] if self.client else None, self.config
         )
-        if not admitted:
+        if verdict == REFUSE:
+            self._refuse()
+        elif verdict == DELAY:
+            self._held = True  # nothing of its request is parsed (data_received)
+            self.transport.pause_reading()
+            self.loop.call_later(self.guard.refusal_delay_s, self._refuse)
+        else:
+            self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._held:
+            return  # held for its refusal: its bytes are dropped unread
+        super().data_received(data)
+
+    def _refuse(self) -> None:
+        if not self.transport.is_closing():
             self.transport.write(_REFUSED)
             self.transport.close()
-            return
-        self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -268,7 +319,14 @@ def _httptools_class() -> type[_Guarded] | None:
 def uvicorn_protocols(settings: Settings, http: str = "httptools") -> dict[str, Any]:
     """``uvicorn.Config`` options: guarded ``http`` and ``ws`` protocol classes
     sharing one ``ConnectionGuard`` (``http``: "httptools" when installed, or "h11")."""
-    guard = ConnectionGuard(settings.header_timeout_s, settings.max_conns_per_ip)
+    rate, burst = settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst
+    guard = ConnectionGuard(
+        settings.header_timeout_s,
+        settings.max_conns_per_ip,
+        PerAddress(rate, burst) if rate > 0 else None,
+        settings.handshakes_exempt,
+        settings.refusal_delay_s,
+    )
     base = _httptools_class() if http == "httptools" else None
     http_class = type("GuardedHttp", (base or GuardedH11,), {"guard": guard})
     ws_class = type("GuardedWs", (GuardedWebSocket,), {"guard": guard})
