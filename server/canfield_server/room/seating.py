@@ -128,9 +128,13 @@ class Seating:
         code = rules.normalize_room_code(msg.room)
         member_id, token = rules.new_member_id(), rules.new_token()
         bot = msg.bot or launched
+        served = self.rooms.get(code)
         for attempt in range(MUTATE_ATTEMPTS):
             await retry_pause(attempt)
-            record = await self.rooms.load(code)
+            if attempt == 0 and served is not None:  # held here: no read (a save checks it)
+                record = RoomRecord(served.state, served.ver, served.deal, served.final)
+            else:
+                record = await self.rooms.load(code)
             state = rules.add_member(record.state, member_id, msg.name, msg.role, self.limits, bot)
             # the new seat's connection is counted in the same step (see room/presence.py)
             ver = await self.store.save_room(

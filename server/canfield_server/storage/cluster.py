@@ -10,13 +10,22 @@ hash tag (``keys.py``), so a room's Lua scripts touch a single slot.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.exceptions import MaxConnectionsError
 
-__all__ = ["CLUSTER_SCHEMES", "is_cluster_url", "redis_client", "seed_nodes"]
+__all__ = [
+    "CLUSTER_SCHEMES",
+    "WaitingConnectionPool",
+    "is_cluster_url",
+    "redis_client",
+    "seed_nodes",
+]
 
 #: cluster scheme -> the plain scheme redis-py understands
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
@@ -38,6 +47,36 @@ def seed_nodes(url: str) -> list[tuple[str, int]]:
     return seeds
 
 
+class WaitingConnectionPool(ConnectionPool):
+    """redis-py's pool, except that a call finding every connection busy waits
+    (up to ``wait_s``) for one to come back instead of failing at once. The
+    usual path costs nothing more: redis-py's ``BlockingConnectionPool`` pays a
+    task and a condition for every command, this one only when it must wait."""
+
+    def __init__(self, *args: Any, wait_s: float = 10.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.wait_s = wait_s
+        self._returned = asyncio.Event()
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.wait_s
+        while True:
+            self._returned.clear()  # a release from now on wakes the wait below
+            try:
+                return await super().get_connection(*args, **kwargs)
+            except MaxConnectionsError:
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._returned.wait(), left)
+
+    async def release(self, connection: Any) -> None:
+        await super().release(connection)
+        self._returned.set()
+
+
 def redis_client(url: str, pool_wait_s: float | None = None, **kwargs: Any) -> Redis | RedisCluster:
     """A client for ``url``; cluster URLs give a cluster client.
 
@@ -50,7 +89,7 @@ def redis_client(url: str, pool_wait_s: float | None = None, **kwargs: Any) -> R
     scheme = parts.scheme.lower()
     if scheme not in CLUSTER_SCHEMES:
         if pool_wait_s is not None:
-            pool = BlockingConnectionPool.from_url(url, timeout=pool_wait_s, **kwargs)
+            pool = WaitingConnectionPool.from_url(url, wait_s=pool_wait_s, **kwargs)
             return Redis(connection_pool=pool)
         return Redis.from_url(url, **kwargs)
     seeds = seed_nodes(url)
