@@ -11,6 +11,7 @@ only newer versions, and a resync reloads everything.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections.abc import Callable, Coroutine
@@ -160,6 +161,18 @@ class Rooms:
         ``revoke``: a member whose seat the change removes (their tokens go
         with it, in the same script); ``kicked``: the host removed them."""
         session = self.sessions.get(code)
+        async with session.changing if session else contextlib.nullcontext():
+            return await self._mutate(code, session, change, new_race, revoke, kicked)
+
+    async def _mutate(
+        self,
+        code: str,
+        session: RoomSession | None,
+        change: RoomChange,
+        new_race: bool,
+        revoke: str | None,
+        kicked: str | None,
+    ) -> RoomState:
         record = RoomRecord(session.state, session.ver, session.deal) if session else None
         for attempt in range(MUTATE_ATTEMPTS):
             if record is None:

@@ -9,6 +9,7 @@ is open.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -129,9 +130,26 @@ class Seating:
         member_id, token = rules.new_member_id(), rules.new_token()
         bot = msg.bot or launched
         served = self.rooms.get(code)
+        async with served.changing if served else contextlib.nullcontext():
+            record = await self._seat(served, code, member_id, token, msg, bot)
+        if launched and session is not None:
+            session.bot_names.discard(msg.name.strip())
+        await self._enter(peer, record, member_id, token, counted=True)
+
+    async def _seat(
+        self,
+        served: RoomSession | None,
+        code: str,
+        member_id: str,
+        token: str,
+        msg: Join,
+        bot: bool,
+    ) -> RoomRecord:
+        """Add the seat by compare-and-set: from the state this process holds (a
+        save checks it is current), else, and after a conflict, from Redis."""
         for attempt in range(MUTATE_ATTEMPTS):
             await retry_pause(attempt)
-            if attempt == 0 and served is not None:  # held here: no read (a save checks it)
+            if attempt == 0 and served is not None:
                 record = RoomRecord(served.state, served.ver, served.deal, served.final)
             else:
                 record = await self.rooms.load(code)
@@ -141,13 +159,10 @@ class Seating:
                 record.ver, state, token=(rules.token_hash(token), member_id), present=member_id
             )
             if ver is not None:
-                record = RoomRecord(state, ver, record.deal, record.final)
-                break
-        else:
-            raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
-        if launched and session is not None:
-            session.bot_names.discard(msg.name.strip())
-        await self._enter(peer, record, member_id, token, counted=True)
+                if served is not None:  # the next change made here starts from it
+                    served.adopt(ver, state, None)
+                return RoomRecord(state, ver, record.deal, record.final)
+        raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
 
     def _served(self, text: str) -> RoomSession | None:
         """The session of the room ``text`` names, if this process serves it."""

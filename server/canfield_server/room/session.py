@@ -82,6 +82,10 @@ class RoomSession:
         self._grace: tuple[int, asyncio.TimerHandle] | None = None
         #: members whose last connection just went, recorded together by ``departures``
         self.departing: set[str] = set()
+        #: changes to the room made here go one at a time: a crowd joining and
+        #: leaving through this process never races itself in compare-and-set
+        #: (only other processes' changes can make a save retry)
+        self.changing = asyncio.Lock()
         self.departures: asyncio.Future[None] | None = None
         #: names of the bots this process launched that have not joined yet
         self.bot_names: set[str] = set()
