@@ -8,9 +8,11 @@ declare, and the leaderboard's coalescing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -52,26 +54,35 @@ class MemoryPeer:
                     return msg
 
 
-@pytest.fixture
-async def hubs(redis_server):  # noqa: ANN001, ANN201
+@contextlib.asynccontextmanager
+async def hubs_on(url: str, settings: Settings) -> AsyncIterator[list[Hub]]:
     """Two hubs sharing one redis-server, each with its own client and room bus."""
     made = []
     for _ in range(2):
-        redis = Redis.from_url(redis_server.url)
+        redis = Redis.from_url(url)
         hub = Hub(
-            RedisStore(redis, redis_server.url, 600, os.urandom(4).hex().encode()),
-            Settings(countdown_s=0.05, leaderboard_hz=4.0),
+            RedisStore(redis, url, 600, os.urandom(4).hex().encode()),
+            settings,
             storage_errors=STORAGE_ERRORS,
         )
         bus = RoomBus(redis, hub.on_event, hub.resync)
         hub.attach_bus(bus)
         bus.start()
         made.append((hub, bus, redis))
-    yield [hub for hub, _, _ in made]
-    for hub, bus, redis in made:
-        await hub.shutdown()
-        await bus.stop()
-        await redis.aclose()
+    try:
+        yield [hub for hub, _, _ in made]
+    finally:
+        for hub, bus, redis in made:
+            await hub.presence.stop()
+            await hub.shutdown()
+            await bus.stop()
+            await redis.aclose()
+
+
+@pytest.fixture
+async def hubs(redis_server):  # noqa: ANN001, ANN201
+    async with hubs_on(redis_server.url, Settings(countdown_s=0.05, leaderboard_hz=4.0)) as two:
+        yield two
 
 
 async def race_in_two_hubs(hubs, settings: SettingsMsg | None = None):  # noqa: ANN001, ANN201

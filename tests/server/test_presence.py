@@ -11,7 +11,6 @@ race whose time ran out ends at the next sweep.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 
 import msgspec
@@ -20,12 +19,8 @@ from canfield_protocol import Create, Join, Role, Start
 from canfield_server.ops.clock import now_ms
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
-from canfield_server.storage.errors import STORAGE_ERRORS
-from canfield_server.storage.pubsub import RoomBus
-from canfield_server.storage.store import RedisStore
-from redis.asyncio import Redis
 
-from tests.server.test_hub import DEAL, MemoryPeer
+from tests.server.test_hub import DEAL, MemoryPeer, hubs_on
 
 ROUNDS = 120
 TIMEOUT = 20.0
@@ -34,24 +29,11 @@ TIMEOUT = 20.0
 @pytest.fixture
 async def two_hubs(redis_server):  # noqa: ANN001, ANN201
     """Two hubs on one redis-server; heartbeat and grace both 0.1 s, sweeps by hand."""
-    made = []
     settings = Settings(
         countdown_s=0.05, presence_s=0.1, away_grace_s=0.1, room_updates_hz=0, timer_sweep_s=0
     )
-    for _ in range(2):
-        redis = Redis.from_url(redis_server.url)
-        store = RedisStore(redis, redis_server.url, 600, os.urandom(4).hex().encode())
-        hub = Hub(store, settings, storage_errors=STORAGE_ERRORS)
-        bus = RoomBus(redis, hub.on_event, hub.resync)
-        hub.attach_bus(bus)
-        bus.start()
-        made.append((hub, bus, redis))
-    yield [hub for hub, _, _ in made]
-    for hub, bus, redis in made:
-        await hub.presence.stop()
-        await hub.shutdown()
-        await bus.stop()
-        await redis.aclose()
+    async with hubs_on(redis_server.url, settings) as two:
+        yield two
 
 
 async def stored(hub: Hub, code: str):  # noqa: ANN201

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from functools import partial
+from typing import Any
 
 from canfield_protocol import Phase, ProtocolError, RoomState
 
@@ -98,14 +100,7 @@ class Presence:
         live = await self.store.beat(dict.fromkeys(codes, watchdog))
         for code, members in live.items():
             # one room's trouble (a room too busy to change) never stops the others
-            try:
-                await self._judge(code, members, before[code])
-            except ProtocolError as exc:
-                log.warning("presence of %s not updated: %s", code, exc.message)
-            except self.rooms.storage_errors as exc:
-                log.warning("presence of %s not updated: %s", code, exc)
-            except Exception:
-                log.exception("presence of %s failed", code)
+            await self._for_room("presence", code, self._judge(code, members, before[code]))
 
     async def _judge(self, code: str, live: set[str], before: set[str]) -> None:
         session = self.rooms.sessions.get(code)
@@ -145,14 +140,18 @@ class Presence:
         return len(mine)
 
     async def _settle_claimed(self, code: str) -> None:
+        await self._for_room("timers", code, self.settle(code))
+
+    async def _for_room(self, what: str, code: str, work: Coroutine[Any, Any, None]) -> None:
+        """One room's part of a loop: whatever fails is logged and the loop goes on."""
         try:
-            await self.settle(code)
+            await work
         except ProtocolError as exc:
-            log.warning("timers of %s not settled yet: %s", code, exc.message)
+            log.warning("%s of %s not updated: %s", what, code, exc.message)
         except self.rooms.storage_errors as exc:
-            log.warning("timers of %s not settled yet: %s", code, exc)
+            log.warning("%s of %s not updated: %s", what, code, exc)
         except Exception:
-            log.exception("timers of %s failed", code)
+            log.exception("%s of %s failed", what, code)
 
     async def settle(self, code: str) -> None:
         """Bring a room's timers up to now, here, whoever else is connected."""
