@@ -100,7 +100,7 @@ async def test_a_thousand_players_dropping_at_once_leave_no_ghost(
         assert {row["status"] for row in standings} == {"left"}
         assert state["phase"] == "finished"
     # nothing left to time, once the sweeps still settling the last rooms are done
-    async with asyncio.timeout(GRACE_S * 3):
+    async with asyncio.timeout(60):  # generous: a loaded machine sweeps late
         while db.zcard("cf:due"):
             await asyncio.sleep(0.25)
     for server in servers:
