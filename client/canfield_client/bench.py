@@ -29,7 +29,7 @@ from typing import Any
 from canfield_cli.stats import percentile
 
 from .loadgen import Job, WorkerResult, run_worker
-from .processes import BaselineProcess, RedisProcess, ServerProcess, rss_mb
+from .processes import BaselineProcess, local_servers, rss_mb
 
 __all__ = ["BenchConfig", "PhaseResult", "run_bench", "percentile", "format_table"]
 
@@ -390,21 +390,10 @@ def _servers(
     if cfg.servers:
         yield cfg.servers, cfg.server_pids, cfg.redis_url, None
         return
-    with tempfile.TemporaryDirectory(prefix="canfield-bench-") as tmp:
-        root = Path(tmp)
-        redis = RedisProcess(root / "redis", appendfsync=cfg.appendfsync).start()
-        started: list[ServerProcess] = []
-        try:
-            assert redis.url is not None  # ready means the URL was printed
-            for i in range(cfg.processes):
-                env = {**BENCH_ENV, "CANFIELD_MAX_PLAYERS_PER_ROOM": str(max(16, cfg.players))}
-                started.append(ServerProcess(redis.url, root / f"srv{i}", env=env).start())
-            pids = [s.pid for s in started if s.pid]
-            yield [s.ws_url for s in started], pids, redis.url, redis.server_pid
-        finally:
-            for server in started:
-                server.stop()
-            redis.stop()
+    env = {**BENCH_ENV, "CANFIELD_MAX_PLAYERS_PER_ROOM": str(max(16, cfg.players))}
+    with local_servers(cfg.processes, env, cfg.appendfsync, "canfield-bench-") as (redis, started):
+        pids = [s.pid for s in started if s.pid]
+        yield [s.ws_url for s in started], pids, redis.url, redis.server_pid
 
 
 def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:

@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import websockets
@@ -37,7 +35,7 @@ from canfield_protocol import Role, RoomSettings
 
 from .bench import cpu_seconds
 from .client import RaceClient, ServerError
-from .processes import RedisProcess, ServerProcess
+from .processes import local_servers
 
 __all__ = ["ATTACKS", "run_bystander", "format_bystander"]
 
@@ -263,19 +261,9 @@ async def _run(url: str, pid: int, attacks: list[str], seconds: float) -> list[d
 def run_bystander(seconds: float = 8.0, attacks: list[str] | None = None) -> dict[str, Any]:
     """Start Redis and a server, run the phases, return the rows and their ratios."""
     chosen = attacks or list(ATTACKS)
-    with tempfile.TemporaryDirectory(prefix="canfield-bystander-") as tmp:
-        root = Path(tmp)
-        redis = RedisProcess(root / "redis").start()
-        server = None
-        try:
-            assert redis.url is not None
-            server = ServerProcess(redis.url, root / "srv", env=SERVER_ENV).start()
-            assert server.pid is not None
-            rows = asyncio.run(_run(server.ws_url, server.pid, chosen, seconds))
-        finally:
-            if server is not None:
-                server.stop()
-            redis.stop()
+    with local_servers(1, SERVER_ENV, prefix="canfield-bystander-") as (_, (server,)):
+        assert server.pid is not None
+        rows = asyncio.run(_run(server.ws_url, server.pid, chosen, seconds))
     for quiet, attack in zip(rows[::2], rows[1::2], strict=True):
         for key in ("ack_p50_ms", "ack_p99_ms"):
             if quiet[key] and attack[key] is not None:

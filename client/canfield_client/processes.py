@@ -10,12 +10,15 @@ it runs the commands, waits until each is ready (``/healthz`` answers, or
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Self
 
@@ -28,6 +31,7 @@ __all__ = [
     "ServerProcess",
     "BaselineProcess",
     "RedisProcess",
+    "local_servers",
 ]
 
 
@@ -247,3 +251,24 @@ def _child_pid(pid: int) -> int | None:
     except OSError:
         return None
     return int(found[0]) if found else None
+
+
+@contextlib.contextmanager
+def local_servers(
+    count: int, env: dict[str, str], appendfsync: str = "always", prefix: str = "canfield-"
+) -> Iterator[tuple[RedisProcess, list[ServerProcess]]]:
+    """A redis-server and ``count`` servers on it, in a temporary folder; all
+    stopped on the way out (the servers first)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        root = Path(tmp)
+        redis = RedisProcess(root / "redis", appendfsync=appendfsync).start()
+        started: list[ServerProcess] = []
+        try:
+            assert redis.url is not None  # ready means the URL was printed
+            for i in range(count):
+                started.append(ServerProcess(redis.url, root / f"srv{i}", env=env).start())
+            yield redis, started
+        finally:
+            for server in started:
+                server.stop()
+            redis.stop()

@@ -153,6 +153,12 @@ class Settings:
     #: a server-process name for logs and metrics
     instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 
+    def own_addresses(self) -> frozenset[str]:
+        """Where this server's own bots connect from - the exempt addresses (this
+        host) and the address it listens on - so no per-address budget counts them."""
+        listening = {self.host} if self.host not in ("0.0.0.0", "::", "") else set()
+        return frozenset(self.handshakes_exempt) | listening
+
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
         """Defaults, then ``REDIS_URL`` / ``CANFIELD_<FIELD>`` env vars, then overrides."""

@@ -19,7 +19,15 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["configure", "event", "RedactTokens", "JsonFormatter", "TextFormatter", "REDACTED"]
+__all__ = [
+    "configure",
+    "event",
+    "RedactTokens",
+    "JsonFormatter",
+    "TextFormatter",
+    "REDACTED",
+    "Tally",
+]
 
 REDACTED = "[redacted]"
 #: the attribute the fields of one event travel in on a LogRecord
@@ -113,3 +121,25 @@ def configure(*, json_lines: bool, instance: str, level: int | str = logging.INF
         child = logging.getLogger(name)
         child.handlers.clear()
         child.propagate = True
+
+
+class Tally:
+    """Events too frequent to log one by one (refusals in a flood): each kind is
+    counted and written as one warning line at most every ``every_s``, with the
+    count since the line before and the latest address."""
+
+    def __init__(self, logger: logging.Logger, every_s: float = 10.0) -> None:
+        self.logger = logger
+        self.every_s = every_s
+        self._counts: dict[str, int] = {}
+        self._logged_at: dict[str, float] = {}
+
+    def note(self, what: str, address: str | None, detail: str = "") -> None:
+        self._counts[what] = self._counts.get(what, 0) + 1
+        now = time.monotonic()
+        if now - self._logged_at.get(what, -self.every_s) >= self.every_s:
+            self.logger.warning(
+                "%s: %d (latest from %s%s)", what, self._counts[what], address, detail
+            )
+            self._counts[what] = 0
+            self._logged_at[what] = now

@@ -164,8 +164,8 @@ class Presence:
         if session is None:
             session = await self.rooms.open(record)
         try:
-            await self.beat([code])
-            await self.grace_over(code)
+            await self.beat([code])  # counts first: a member who is back keeps the seat
+            await self.seating.give_up_away(code)
             state, now = session.state, now_ms()
             if state.phase == Phase.RACING and state.ends_at and state.ends_at <= now:
                 await self.results.end(code, state.race)

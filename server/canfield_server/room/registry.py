@@ -29,7 +29,7 @@ from canfield_server.room.leaderboard import Pace
 from canfield_server.room.ports import RoomBus, RoomRecord, RoomStore, StorageErrors
 from canfield_server.room.session import RoomSession, SessionHooks
 
-__all__ = ["MUTATE_ATTEMPTS", "Rooms", "RoomChange", "retry_pause"]
+__all__ = ["Rooms", "RoomChange"]
 
 log = logging.getLogger(__name__)
 
@@ -160,47 +160,62 @@ class Rooms:
 
         ``revoke``: a member whose seat the change removes (their tokens go
         with it, in the same script); ``kicked``: the host removed them."""
-        session = self.sessions.get(code)
-        async with session.changing if session else contextlib.nullcontext():
-            return await self._mutate(code, session, change, new_race, revoke, kicked)
+        record = await self.change(code, change, new_race=new_race, revoke=revoke, kicked=kicked)
+        return record.state
 
-    async def _mutate(
+    async def change(
         self,
         code: str,
-        session: RoomSession | None,
         change: RoomChange,
-        new_race: bool,
-        revoke: str | None,
-        kicked: str | None,
-    ) -> RoomState:
-        record = RoomRecord(session.state, session.ver, session.deal) if session else None
-        for attempt in range(MUTATE_ATTEMPTS):
-            if record is None:
-                await retry_pause(attempt)
-                record = await self.load(code)
-            result = change(record.state)
-            state, deal = result if isinstance(result, tuple) else (result, None)
-            if state is record.state:
-                return state
-            racers = [m.id for m in rules.players(state)] if new_race else None
-            ver = await self.store.save_room(
-                record.ver,
-                state,
-                deal=str(deal) if deal else None,
-                new_race=racers,
-                revoke=revoke,
-                kicked=kicked,
+        *,
+        new_race: bool = False,
+        revoke: str | None = None,
+        kicked: str | None = None,
+        token: tuple[str, str] | None = None,
+        present: str | None = None,
+    ) -> RoomRecord:
+        """``mutate``, returning the whole record saved; ``token`` and ``present``:
+        a new seat's token, and its connection here counted in the same save.
+
+        Changes made in this process go one at a time, each from the state the
+        process holds (the save checks it is current), so a crowd changing a
+        room here never races itself; after a conflict, from Redis."""
+        session = self.sessions.get(code)
+        async with session.changing if session else contextlib.nullcontext():
+            record = (
+                RoomRecord(session.state, session.ver, session.deal, session.final)
+                if session
+                else None
             )
-            if ver is not None:
-                if session is not None:
-                    session.adopt(ver, state, str(deal) if deal else None, kicked=kicked)
-                due = rules.next_due(state)
-                if due is not None and due != rules.next_due(record.state):
-                    # a new timer (a time limit, a grace): any process's sweep runs
-                    # it, should nobody be connected by then (room/presence.py)
-                    await self.store.schedule(code, due, earlier=True)
-                return state
-            record = None
+            for attempt in range(MUTATE_ATTEMPTS):
+                if record is None:
+                    await retry_pause(attempt)
+                    record = await self.load(code)
+                result = change(record.state)
+                state, deal = result if isinstance(result, tuple) else (result, None)
+                if state is record.state:
+                    return record
+                racers = [m.id for m in rules.players(state)] if new_race else None
+                ver = await self.store.save_room(
+                    record.ver,
+                    state,
+                    deal=str(deal) if deal else None,
+                    new_race=racers,
+                    revoke=revoke,
+                    kicked=kicked,
+                    token=token,
+                    present=present,
+                )
+                if ver is not None:
+                    if session is not None:
+                        session.adopt(ver, state, str(deal) if deal else None, kicked=kicked)
+                    due = rules.next_due(state)
+                    if due is not None and due != rules.next_due(record.state):
+                        # a new timer (a time limit, a grace): any process's sweep runs
+                        # it, should nobody be connected by then (room/presence.py)
+                        await self.store.schedule(code, due, earlier=True)
+                    return RoomRecord(state, ver, str(deal) if deal else record.deal, record.final)
+                record = None
         raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
 
     async def set_connected(self, code: str, member_id: str, connected: bool) -> None:

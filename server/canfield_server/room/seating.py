@@ -9,7 +9,6 @@ is open.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -38,7 +37,7 @@ from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.room import frames, rules
 from canfield_server.room.ports import Peer, RoomRecord
 from canfield_server.room.race import PlayerRace
-from canfield_server.room.registry import MUTATE_ATTEMPTS, Rooms, retry_pause
+from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession
 
 __all__ = ["Seating"]
@@ -69,7 +68,7 @@ class Seating:
         )
         self.joins = PerAddress(self.settings.joins_per_ip_per_s, self.settings.joins_per_ip_burst)
         #: where the bots this process launches connect from (its own host)
-        self.bot_addresses = {"127.0.0.1", "::1", self.settings.host}
+        self.bot_addresses = self.settings.own_addresses()
         self.grace_ms = int(self.settings.away_grace_s * 1000)
 
     def _not_in_room(self, peer: Peer) -> None:
@@ -129,40 +128,16 @@ class Seating:
         code = rules.normalize_room_code(msg.room)
         member_id, token = rules.new_member_id(), rules.new_token()
         bot = msg.bot or launched
-        served = self.rooms.get(code)
-        async with served.changing if served else contextlib.nullcontext():
-            record = await self._seat(served, code, member_id, token, msg, bot)
+        # the new seat's connection is counted in the same save (see room/presence.py)
+        record = await self.rooms.change(
+            code,
+            lambda state: rules.add_member(state, member_id, msg.name, msg.role, self.limits, bot),
+            token=(rules.token_hash(token), member_id),
+            present=member_id,
+        )
         if launched and session is not None:
             session.bot_names.discard(msg.name.strip())
         await self._enter(peer, record, member_id, token, counted=True)
-
-    async def _seat(
-        self,
-        served: RoomSession | None,
-        code: str,
-        member_id: str,
-        token: str,
-        msg: Join,
-        bot: bool,
-    ) -> RoomRecord:
-        """Add the seat by compare-and-set: from the state this process holds (a
-        save checks it is current), else, and after a conflict, from Redis."""
-        for attempt in range(MUTATE_ATTEMPTS):
-            await retry_pause(attempt)
-            if attempt == 0 and served is not None:
-                record = RoomRecord(served.state, served.ver, served.deal, served.final)
-            else:
-                record = await self.rooms.load(code)
-            state = rules.add_member(record.state, member_id, msg.name, msg.role, self.limits, bot)
-            # the new seat's connection is counted in the same step (see room/presence.py)
-            ver = await self.store.save_room(
-                record.ver, state, token=(rules.token_hash(token), member_id), present=member_id
-            )
-            if ver is not None:
-                if served is not None:  # the next change made here starts from it
-                    served.adopt(ver, state, None)
-                return RoomRecord(state, ver, record.deal, record.final)
-        raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
 
     def _served(self, text: str) -> RoomSession | None:
         """The session of the room ``text`` names, if this process serves it."""

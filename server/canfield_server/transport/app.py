@@ -208,7 +208,7 @@ def create_app(
         handshakes=PerAddress(settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst)
         if settings.handshakes_per_ip_per_s > 0
         else None,
-        handshakes_exempt=settings.handshakes_exempt,
+        handshakes_exempt=settings.own_addresses(),
     )
 
     root = web_root()

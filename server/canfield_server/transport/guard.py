@@ -43,7 +43,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-import time
 from typing import Any, ClassVar
 
 import h11
@@ -52,6 +51,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from canfield_server.ops.config import Settings
+from canfield_server.ops.logs import Tally
 from canfield_server.ops.ratelimit import PerAddress
 
 __all__ = ["ConnectionGuard", "uvicorn_protocols"]
@@ -81,7 +81,7 @@ class ConnectionGuard:
         header_timeout_s: float,
         max_per_address: int,
         new_per_address: PerAddress | None = None,
-        exempt: tuple[str, ...] = (),
+        exempt: frozenset[str] = frozenset(),
         refusal_delay_s: float = 0.0,
     ) -> None:
         #: seconds a request's line and headers may take; 0: no deadline
@@ -96,8 +96,7 @@ class ConnectionGuard:
         self.refusal_delay_s = refusal_delay_s
         self.counts: dict[str, int] = {}
         self._trusted: tuple[bool, list[Any], set[str]] | None = None
-        self._unlogged: dict[str, int] = {}
-        self._logged_at: dict[str, float] = {}
+        self.tally = Tally(log, _LOG_EVERY_S)
 
     def _is_trusted_proxy(self, address: str, config: Config) -> bool:
         """Is ``address`` one uvicorn takes ``X-Forwarded-For`` from?"""
@@ -156,21 +155,9 @@ class ConnectionGuard:
             self.counts.pop(address, None)
 
     def note(self, what: str, address: str | None) -> None:
-        """Log a refusal, a timeout or a bad frame, at most once per ``_LOG_EVERY_S``
-        per kind, with how many there were since the last line."""
-        self._unlogged[what] = self._unlogged.get(what, 0) + 1
-        now = time.monotonic()
-        if now - self._logged_at.get(what, -_LOG_EVERY_S) >= _LOG_EVERY_S:
-            log.warning(
-                "connections %s: %d (latest from %s; header limit %g s, %d per address)",
-                what,
-                self._unlogged[what],
-                address,
-                self.header_timeout_s,
-                self.max_per_address,
-            )
-            self._unlogged[what] = 0
-            self._logged_at[what] = now
+        """Log a refusal, a timeout or a bad frame: one line now and then per kind."""
+        detail = f"; header limit {self.header_timeout_s:g} s, {self.max_per_address} per address"
+        self.tally.note(f"connections {what}", address, detail)
 
 
 class _Guarded(asyncio.Protocol):
@@ -254,21 +241,24 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
         super().connection_lost(exc)
 
     def send_receive_event_to_app(self) -> None:
-        """uvicorn's, but a text frame that is not UTF-8 is noted, not logged with
-        its traceback: the client is closed with 1007 all the same."""
-        if self.curr_msg_data_type == "text" and not self.close_sent:
-            data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
-            try:
-                data.decode()  # a few bytes of JSON: this check costs next to nothing
-            except UnicodeDecodeError:
-                self.frames = []
-                peer = self.client[0] if self.client else None
-                self.guard.note("closed for invalid UTF-8", peer)
-                self.conn.send_close(1007, "invalid UTF-8")
-                self.handle_parser_exception()
-                return
-            self.frames = [data]
-        super().send_receive_event_to_app()
+        """uvicorn's, decoding a text frame once: one that is not UTF-8 is noted,
+        not logged with its traceback, and closed with 1007 all the same."""
+        if self.curr_msg_data_type != "text" or self.close_sent:
+            super().send_receive_event_to_app()
+            return
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            self.guard.note("closed for invalid UTF-8", self.client[0] if self.client else None)
+            self.conn.send_close(1007, "invalid UTF-8")
+            self.handle_parser_exception()
+            return
+        self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        if not self.read_paused:  # as uvicorn does: the app reads one message at a time
+            self.read_paused = True
+            self.transport.pause_reading()
 
 
 class GuardedH11(_Guarded, H11Protocol):
@@ -324,7 +314,7 @@ def uvicorn_protocols(settings: Settings, http: str = "httptools") -> dict[str, 
         settings.header_timeout_s,
         settings.max_conns_per_ip,
         PerAddress(rate, burst) if rate > 0 else None,
-        settings.handshakes_exempt,
+        settings.own_addresses(),
         settings.refusal_delay_s,
     )
     base = _httptools_class() if http == "httptools" else None

@@ -22,6 +22,7 @@ from canfield_protocol import ErrorCode as E
 from starlette.types import Receive, Scope, Send
 
 from canfield_server.ops import metrics
+from canfield_server.ops.logs import Tally
 from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 
@@ -188,7 +189,7 @@ class WebSocketEndpoint:
         idle_s: float | None = None,
         idle_member_s: float | None = None,
         handshakes: PerAddress | None = None,
-        handshakes_exempt: tuple[str, ...] = (),
+        handshakes_exempt: frozenset[str] = frozenset(),
     ) -> None:
         self.max_frame_bytes = max_frame_bytes
         self.max_queued_frames = max_queued_frames
@@ -207,9 +208,8 @@ class WebSocketEndpoint:
         #: the upgrade is refused before it is accepted (HTTP 403), costing the
         #: server no WebSocket, no task and no room work
         self.handshakes = handshakes
-        self.handshakes_exempt = frozenset(handshakes_exempt)
-        self._refused = 0
-        self._refused_logged_at = -60.0
+        self.handshakes_exempt = handshakes_exempt
+        self.refusals = Tally(log)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
@@ -230,11 +230,7 @@ class WebSocketEndpoint:
             return True
         if self.handshakes.allow(ip):
             return True
-        self._refused += 1
-        now = asyncio.get_running_loop().time()
-        if now - self._refused_logged_at >= 10.0:  # one line now and then, with the count
-            log.warning("websocket handshakes refused: %d (latest from %s)", self._refused, ip)
-            self._refused, self._refused_logged_at = 0, now
+        self.refusals.note("websocket handshakes refused", ip)
         return False
 
     async def _serve(self, hub: Hub, receive: Receive, send: Send, ip: str | None) -> None:
