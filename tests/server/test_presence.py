@@ -15,10 +15,11 @@ import random
 
 import msgspec
 import pytest
-from canfield_protocol import Create, Join, Role, Start
+from canfield_protocol import Create, Join, Leave, Role, Start
 from canfield_server.ops.clock import now_ms
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
+from canfield_server.storage import keys
 
 from tests.server.test_hub import DEAL, MemoryPeer, hubs_on
 
@@ -125,3 +126,28 @@ async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs) -> Non
         finished = await peer.expect("finished")
         assert finished["standings"] == final["standings"]
     assert DEAL  # the same helpers as test_hub
+
+
+async def test_a_crowd_passing_through_leaves_the_presence_table_small(two_hubs) -> None:  # noqa: ANN001
+    """A count back at 0 goes at once: each arrival's and departure's read of
+    the room's presence stays the size of who is there, not of who ever was."""
+    one, _ = two_hubs
+    host = MemoryPeer()
+    await one.handle(host, Create(name="Ann"))
+    room = (await host.expect("joined"))["room"]
+    for n in range(40):
+        fan = MemoryPeer()
+        await one.handle(fan, Join(room=room, name=f"Fan {n}", role=Role.SPECTATOR))
+        await fan.expect("joined")
+        await one.handle(fan, Leave())
+        await fan.expect("left")
+
+    async def counted() -> list[bytes]:
+        table = await one.store.redis.hgetall(keys.presence(room))
+        return [field for field in table if not field.startswith(b"@")]
+
+    # the last departure is counted out just after its "left"
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while len(await counted()) > 1 and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    assert await counted() == [f"{host.member_id}|{one.store.origin.decode()}".encode()]

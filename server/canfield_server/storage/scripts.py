@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
-__all__ = ["MOVE", "SAVE_ROOM", "FINISH", "CLAIM_DUE", "FORGET", "Scripts"]
+__all__ = ["MOVE", "SAVE_ROOM", "FINISH", "CLAIM_DUE", "FORGET", "PRESENCE", "Scripts"]
 
 #: Apply one board action: check the race and the sequence number, append
 #: to the event log, store the snapshot and the leaderboard row, count the
@@ -148,6 +148,32 @@ for i = 2, #ARGV do
   end
 end
 return 0
+"""
+
+
+#: Count a member's connection in (+1) or out (-1) for this process, and beat
+#: its heartbeat. A count back at 0 goes at once, so a room that many pass
+#: through keeps a table the size of who is there, not of who ever was.
+#: KEYS[1] presence  ARGV[1] member  ARGV[2] origin  ARGV[3] delta  ARGV[4] now ms
+#: ARGV[5] ttl s.  Returns the member's fields and the heartbeats (flat pairs).
+PRESENCE = """
+local mine = ARGV[1] .. '|'
+local field = mine .. ARGV[2]
+if redis.call('HINCRBY', KEYS[1], field, ARGV[3]) <= 0 then
+  redis.call('HDEL', KEYS[1], field)
+end
+redis.call('HSET', KEYS[1], '@' .. ARGV[2], ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+local table = redis.call('HGETALL', KEYS[1])
+local found = {}
+for i = 1, #table, 2 do
+  local name = table[i]
+  if string.sub(name, 1, 1) == '@' or string.sub(name, 1, #mine) == mine then
+    found[#found + 1] = name
+    found[#found + 1] = table[i + 1]
+  end
+end
+return found
 """
 
 

@@ -21,7 +21,7 @@ from canfield_server.room.race import StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.batch import PipelineBatch
 from canfield_server.storage.move_script import move_script
-from canfield_server.storage.scripts import MOVE, Scripts
+from canfield_server.storage.scripts import MOVE, PRESENCE, Scripts
 
 __all__ = ["RedisStore"]
 
@@ -59,8 +59,7 @@ def _live_counts(table: dict[bytes, bytes], stale_ms: int) -> dict[str, int]:
 
 
 def _live_count(table: dict[bytes, bytes], member: bytes, stale_ms: int) -> int:
-    """One member's connections held by processes whose heartbeat is fresh (a
-    departure reads only its own fields, however many others the room holds)."""
+    """One member's connections held by processes whose heartbeat is fresh."""
     prefix = member + b"|"
     mine = [(f[len(prefix) :], int(v)) for f, v in table.items() if f.startswith(prefix)]
     if not mine:
@@ -203,13 +202,13 @@ class RedisStore:
         table_key, origin = keys.presence(code), self.origin.decode()
 
         def build(pipe: Any) -> int:
-            pipe.hincrby(table_key, f"{member_id}|{origin}", delta)
-            pipe.hset(table_key, f"@{origin}", now_ms())
-            pipe.expire(table_key, self.ttl_s)
-            pipe.hgetall(table_key)
-            return 4
+            # EVAL, not EVALSHA: Redis keeps the compiled script by its hash, and
+            # a pipeline cannot resend the body after a NOSCRIPT
+            pipe.eval(PRESENCE, 1, table_key, member_id, origin, delta, now_ms(), self.ttl_s)
+            return 1
 
-        *_, table = await self.batch.run(build)
+        (pairs,) = await self.batch.run(build)
+        table = dict(zip(pairs[::2], pairs[1::2], strict=True))
         return _live_count(table, member_id.encode(), self.presence_stale_ms)
 
     async def serve_room(self, code: str, serving: bool = True) -> None:

@@ -302,6 +302,9 @@ def _httptools_class() -> type[_Guarded] | None:
         def handle_websocket_upgrade(self) -> None:
             super().handle_websocket_upgrade()
             self._hand_over()
+            # the parser calls back into this protocol, a cycle only the
+            # garbage collector would free; the WebSocket owns the rest now
+            self.parser = None  # type: ignore[assignment]
 
     return GuardedHttpTools
 
