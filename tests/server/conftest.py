@@ -1,7 +1,8 @@
 """Server-test helpers: a tiny real ``websockets`` client, and a legal line of play.
 
 Fixtures: ``connect`` (opens clients, closes them at teardown), ``fast_server``
-(a real server with a short countdown).
+(a real server with a short countdown), ``rooms`` (hubs in process, on the
+in-memory adapters and a manual clock: ``inprocess.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from typing import Any
 import pytest
 import websockets
 from canfield import Game, Move
+from canfield_server.ops.config import Settings
+
+from tests.server.inprocess import Rooms
 
 __all__ = ["Client", "line_of_play"]
 
@@ -87,6 +91,21 @@ async def connect():  # noqa: ANN201
     yield open_client
     for client in opened:
         await client.ws.close()
+
+
+@pytest.fixture
+async def rooms():  # noqa: ANN201
+    """``await rooms(processes=1, **settings)`` -> ``inprocess.Rooms``: hubs over the
+    in-memory adapters on a manual clock; closed at teardown."""
+    made: list[Rooms] = []
+
+    async def make(processes: int = 1, **settings: Any) -> Rooms:
+        made.append(Rooms(Settings(**settings), processes))
+        return made[-1]
+
+    yield make
+    for world in made:
+        await world.close()
 
 
 @pytest.fixture

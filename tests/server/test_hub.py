@@ -60,14 +60,14 @@ async def hubs_on(url: str, settings: Settings) -> AsyncIterator[list[Hub]]:
     made = []
     for _ in range(2):
         redis = Redis.from_url(url)
+        bus = RoomBus(redis)
         hub = Hub(
             RedisStore(redis, url, 600, os.urandom(4).hex().encode()),
             settings,
+            bus=bus,
             storage_errors=STORAGE_ERRORS,
         )
-        bus = RoomBus(redis, hub.on_event, hub.resync)
-        hub.attach_bus(bus)
-        bus.start()
+        bus.start(hub.on_event, hub.resync)
         made.append((hub, bus, redis))
     try:
         yield [hub for hub, _, _ in made]

@@ -1,24 +1,18 @@
-"""Races always end, and fairly: real server, real redis-server, real websocket clients.
+"""Races always end, and fairly: the room logic in process (``inprocess.py``).
 
-The grace time is short here (``CANFIELD_AWAY_GRACE_S``) so a test waits
-seconds, not a minute; every wait is for a message, with a timeout.
+Hubs over the in-memory adapters on a manual clock: a grace time or a
+30-second time limit runs out the moment a test waits for what it brings.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
-
-import redis
-import websockets
 from canfield import Game
-from canfield_server.storage import keys
 
-from tests.server.conftest import TIMEOUT, Client
+from tests.server.inprocess import HubClient
 from tests.server.test_race_live import DEAL, lobby, play
 
 #: a short countdown and a 1 s grace time
-ENV = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_AWAY_GRACE_S": "1"}
+FAST = {"countdown_s": 0.2, "away_grace_s": 1.0}
 
 
 def row(msg: dict, name: str) -> dict:
@@ -30,18 +24,15 @@ def member(msg: dict, name: str) -> dict | None:
     return next((m for m in state["members"] if m["name"] == name), None)
 
 
-async def start(clients: list[Client], force: bool = True) -> None:
+async def start(clients: list[HubClient], force: bool = True) -> None:
     await clients[0].send(type="start", force=force)
     for client in clients:
         await client.expect("started")
 
 
-async def test_a_host_who_drops_mid_race_hands_over_and_the_race_ends_without_them(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env=ENV)
-    room, (ann, bob) = await lobby(connect, server.ws_url, ["Ann", "Bob"])
+async def test_a_host_who_drops_mid_race_hands_over_and_the_race_ends_without_them(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     await start([ann, bob])
     await play(ann, ["S"])
     await ann.close()  # the host's tab is closed
@@ -61,11 +52,10 @@ async def test_a_host_who_drops_mid_race_hands_over_and_the_race_ends_without_th
 
 
 async def test_a_guest_away_past_the_grace_time_is_out_and_results_come_when_the_rest_finish(
-    server_factory,
-    connect,  # noqa: ANN001
+    rooms,  # noqa: ANN001
 ) -> None:
-    server = server_factory(env=ENV)
-    room, (ann, bob, cy) = await lobby(connect, server.ws_url, ["Ann", "Bob", "Cy"])
+    world = await rooms(**FAST)
+    room, (ann, bob, cy) = await lobby(world.open, 0, ["Ann", "Bob", "Cy"])
     await start([ann, bob, cy])
     await play(bob, ["S", "S"])
     bob_id = bob.joined["player_id"]
@@ -84,23 +74,22 @@ async def test_a_guest_away_past_the_grace_time_is_out_and_results_come_when_the
     }
     assert finished["replays"][bob_id] == ["S", "S", "G"]
     # the seat is gone: the old token opens nothing
-    back = await connect(server.ws_url)
+    back = await world.open()
     reply = await back.request("joined", type="resume", room=room, token=bob.joined["token"])
     assert reply["code"] == "bad-token"
 
 
 async def test_back_within_the_grace_time_the_board_is_as_it_was(
-    server_factory,
-    connect,
+    rooms,
     same_board,  # noqa: ANN001
 ) -> None:
-    server = server_factory(env={**ENV, "CANFIELD_AWAY_GRACE_S": "30"})
-    room, (ann, bob) = await lobby(connect, server.ws_url, ["Ann", "Bob"])
+    world = await rooms(**{**FAST, "away_grace_s": 30.0})
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     await start([ann, bob])
     acks = await play(bob, ["S", "S", "S"])
     await bob.close()
     await ann.expect("room", lambda m: (member(m, "Bob") or {}).get("away_until"))
-    again = await connect(server.ws_url)
+    again = await world.open()
     joined = await again.resume(room, bob.joined["token"])
     assert joined["last_seq"] == 3
     board = (await again.expect("board"))["board"]
@@ -110,12 +99,9 @@ async def test_back_within_the_grace_time_the_board_is_as_it_was(
     assert member(here, "Bob")["away_until"] is None
 
 
-async def test_the_host_ends_the_race_early_with_the_standings_so_far(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env=ENV)
-    room, (ann, bob) = await lobby(connect, server.ws_url, ["Ann", "Bob"])
+async def test_the_host_ends_the_race_early_with_the_standings_so_far(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     assert (await bob.request("error", type="end_race"))["code"] == "not-host"
     assert (await ann.request("error", type="end_race"))["code"] == "wrong-phase"
     await start([ann, bob])
@@ -129,15 +115,11 @@ async def test_the_host_ends_the_race_early_with_the_standings_so_far(
     assert late["code"] == "wrong-phase"
 
 
-async def test_bots_leave_with_the_last_person_and_never_host(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env=ENV)
-    ann = await connect(server.ws_url)
+async def test_bots_leave_with_the_last_person_and_never_host(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST)
+    ann = await world.open()
     room = (await ann.create("Ann", deal=DEAL))["room"]
-    bot = await websockets.connect(server.ws_url, open_timeout=TIMEOUT)
-    robot = Client(bot)
+    robot = await world.open()
     joined = await robot.request("joined", type="join", room=room, name="Robo", bot=True)
     assert member(joined, "Robo")["bot"] is True
     # a bot is always ready: the host starts without being asked to confirm
@@ -147,20 +129,16 @@ async def test_bots_leave_with_the_last_person_and_never_host(
     await ann.expect("left")
     kicked = await robot.expect("kicked")  # no person left to race: the bot goes too
     assert kicked["room"] == room
-    async with asyncio.timeout(TIMEOUT):
-        await bot.wait_closed()
-    watcher = await connect(server.ws_url)
+    assert robot.peer.closed is not None  # and its connection closed
+    watcher = await world.open()
     reply = await watcher.request("joined", type="join", room=room, name="Late", role="spectator")
     assert reply["type"] == "joined" and member(reply, "Robo") is None
     assert reply["state"]["host_id"] == reply["player_id"]  # a person hosts, not a bot
 
 
-async def test_start_waits_for_ready_players_unless_the_host_confirms(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env=ENV)
-    room, (ann, bob, cy) = await lobby(connect, server.ws_url, ["Ann", "Bob", "Cy"])
+async def test_start_waits_for_ready_players_unless_the_host_confirms(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST)
+    room, (ann, bob, cy) = await lobby(world.open, 0, ["Ann", "Bob", "Cy"])
     refused = await ann.request("countdown", type="start")
     assert refused["code"] == "not-ready" and refused["params"]["names"] == ["Bob", "Cy"]
     await bob.send(type="ready", ready=True)
@@ -172,14 +150,11 @@ async def test_start_waits_for_ready_players_unless_the_host_confirms(
         await client.expect("started")
 
 
-async def test_a_late_joiner_watches_then_races_from_the_rematch(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env=ENV)
-    room, (ann,) = await lobby(connect, server.ws_url, ["Ann"])
+async def test_a_late_joiner_watches_then_races_from_the_rematch(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST)
+    room, (ann,) = await lobby(world.open, 0, ["Ann"])
     await start([ann])
-    zed = await connect(server.ws_url)
+    zed = await world.open()
     joined = await zed.join(room, "Zed")
     assert joined["role"] == "spectator" and member(joined, "Zed")["waiting"] is True
     assert (await zed.request("ack", type="move", seq=1, move="S"))["code"] == "not-player"
@@ -197,34 +172,30 @@ async def test_a_late_joiner_watches_then_races_from_the_rematch(
     assert (await zed.request("ack", type="move", seq=1, move="S"))["type"] == "ack"
 
 
-async def test_racers_cut_off_by_the_clock_are_timed_out_with_the_race_length(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env=ENV)
-    ann = await connect(server.ws_url)
+async def test_racers_cut_off_by_the_clock_are_timed_out_with_the_race_length(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST)
+    ann = await world.open()
     room = (await ann.create("Ann", deal=DEAL, time_limit_s=30))["room"]
-    bob = await connect(server.ws_url)
+    bob = await world.open()
     await bob.join(room, "Bob")
     await start([ann, bob])
     await play(bob, ["S"])
-    began = time.monotonic()
-    finished = await ann.expect("finished", timeout=60)
-    assert time.monotonic() - began > 20  # the clock ended it, nobody else did
+    began = world.clock.now_ms()
+    finished = await ann.expect("finished")
+    assert world.clock.now_ms() - began >= 29_000  # the clock ended it, nobody else did
     for name in ("Ann", "Bob"):
         assert row(finished, name)["status"] == "timed_out"
         assert row(finished, name)["time_ms"] == 30_000
 
 
 async def test_a_random_race_reveals_a_code_that_reproduces_every_board(
-    server_factory,
-    connect,
+    rooms,
     same_board,  # noqa: ANN001
 ) -> None:
-    server = server_factory(env=ENV)
-    ann = await connect(server.ws_url)
+    world = await rooms(**FAST)
+    ann = await world.open()
     room = (await ann.create("Ann"))["room"]  # a random deal
-    bob = await connect(server.ws_url)
+    bob = await world.open()
     await bob.join(room, "Bob")
     await ann.send(type="start", force=True)
     boards = {}
@@ -241,56 +212,42 @@ async def test_a_random_race_reveals_a_code_that_reproduces_every_board(
     assert same_board(acks[-1]["board"], Game.replay(code, finished["replays"][ann_id][:2]))
 
 
-async def test_look_alike_names_are_refused_and_names_are_normalised(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env=ENV)
-    room, _ = await lobby(connect, server.ws_url, ["Host"])
+async def test_look_alike_names_are_refused_and_names_are_normalised(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST)
+    room, _ = await lobby(world.open, 0, ["Host"])
     for name in ("Ноst", "Ｈｏｓｔ", "HOST", "H0st"):  # Cyrillic, full-width, case, zero
-        client = await connect(server.ws_url)
+        client = await world.open()
         refused = await client.request("joined", type="join", room=room, name=name)
         assert refused["code"] == "bad-name", name
-    wide = await connect(server.ws_url)
+    wide = await world.open()
     joined = await wide.request("joined", type="join", room=room, name="Ｂｏｂ")
     assert member(joined, "Bob") is not None  # stored in its plain form
 
 
-async def test_spectator_churn_from_one_address_cannot_fill_a_room(
-    server_factory,
-    connect,  # noqa: ANN001
-) -> None:
-    server = server_factory(env={**ENV, "CANFIELD_MAX_SPECTATORS_PER_ROOM": "10"})
-    room, (ann,) = await lobby(connect, server.ws_url, ["Ann"])
+async def test_spectator_churn_from_one_address_cannot_fill_a_room(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST, max_spectators_per_room=10)
+    room, (ann,) = await lobby(world.open, 0, ["Ann"])
     refused = 0
     for n in range(60):  # join, drop, join again: as fast as a script can
-        ws = await websockets.connect(server.ws_url, open_timeout=TIMEOUT)
-        churn = Client(ws)
+        churn = await world.open()
         reply = await churn.request(
             "joined", type="join", room=room, name=f"W{n}", role="spectator"
         )
         refused += reply["type"] == "error" and reply["code"] == "rate-limited"
-        await ws.close()
+        await churn.close()
     assert refused > 0  # joins per address are capped
     # every seat was freed: the room holds only the host once the drops are counted
     await ann.expect("room", lambda m: len(m["members"]) == 1, timeout=30)
     # a spectator from another address still gets in
-    other = await websockets.connect(
-        server.ws_url, open_timeout=TIMEOUT, local_addr=("127.0.0.2", 0)
-    )
-    real = Client(other)
+    real = await world.open(ip="127.0.0.2")
     reply = await real.request("joined", type="join", room=room, name="Real", role="spectator")
     assert reply["type"] == "joined"
-    await other.close()
+    await real.close()
 
 
-async def test_the_room_limit_counts_rooms_made_and_says_when_the_next_can_be(
-    server_factory,
-    connect,
-    redis_server,  # noqa: ANN001
-) -> None:
-    server = server_factory(env={**ENV, "CANFIELD_MAX_ROOMS_PER_IP": "2"})
-    client = await connect(server.ws_url)
+async def test_the_room_limit_counts_rooms_made_and_says_when_the_next_can_be(rooms) -> None:  # noqa: ANN001
+    world = await rooms(**FAST, max_rooms_per_ip=2)
+    client = await world.open()
     for _ in range(2):
         assert (await client.create("Ann"))["type"] == "joined"
         await client.request("left", type="leave")
@@ -298,7 +255,7 @@ async def test_the_room_limit_counts_rooms_made_and_says_when_the_next_can_be(
         refused = await client.request("joined", type="create", name="Ann")
         assert refused["code"] == "rate-limited"
         retry_at = refused["params"]["retry_at"]
-        assert retry_at > time.time() * 1000 + 60_000
+        assert retry_at > world.clock.now_ms() + 60_000
         assert refused["params"]["limit"] == 2
-    stored = redis.Redis.from_url(redis_server.url).get(keys.ip_rooms("127.0.0.1"))
-    assert int(stored) == 2  # the refused attempts were not counted
+    count, _ = await world.hubs[0].store.rooms_created("127.0.0.1")
+    assert count == 2  # the refused attempts were not counted

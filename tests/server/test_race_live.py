@@ -1,4 +1,8 @@
-"""Whole races against real parts: server processes, a redis-server, websockets clients."""
+"""Whole races against real parts: server processes, a redis-server, websockets clients.
+
+The room rules under them (illegal moves, resuming, messages out of place)
+run in process too (the ``rooms`` fixture, ``inprocess.py``).
+"""
 
 from __future__ import annotations
 
@@ -107,11 +111,11 @@ async def test_a_whole_race_of_three_players_watched_by_a_spectator(
 
 
 async def test_illegal_moves_duplicates_and_gaps_change_nothing(
-    fast_server,
-    connect,
+    rooms,
     same_board,  # noqa: ANN001
 ) -> None:
-    _, (ann,) = await lobby(connect, fast_server.ws_url, ["Ann"])
+    world = await rooms(countdown_s=0.3)
+    _, (ann,) = await lobby(world.open, 0, ["Ann"])
     await start([ann])
     game = Game.deal(DEAL)
 
@@ -164,12 +168,12 @@ async def test_bad_frames_get_errors_and_the_connection_lives_on(fast_server, co
 
 
 async def test_resume_with_the_token_restores_board_score_and_seat(
-    fast_server,
-    connect,
+    rooms,
     line_of_play,
     same_board,  # noqa: ANN001
 ) -> None:
-    room, (ann, bob) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob"])
+    world = await rooms(countdown_s=0.3)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     await start([ann, bob])
     line = line_of_play(DEAL, 8)
     acks = await play(bob, line)
@@ -181,7 +185,7 @@ async def test_resume_with_the_token_restores_board_score_and_seat(
 
     await ann.expect("leaderboard", bob_is("disconnected"))
 
-    again = await connect(fast_server.ws_url)
+    again = await world.open()
     wrong = await again.resume(room, "not-" + token)
     assert wrong["code"] == "bad-token"
     joined = await again.resume(room, token)
@@ -306,9 +310,10 @@ def test_the_web_page_and_share_links_are_served(fast_server, path: str) -> None
         assert b"<html" in resp.read().lower()
 
 
-async def test_out_of_place_messages_are_refused_and_change_nothing(fast_server, connect) -> None:  # noqa: ANN001
-    room, (ann, bob) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob"])
-    eve = await connect(fast_server.ws_url)
+async def test_out_of_place_messages_are_refused_and_change_nothing(rooms) -> None:  # noqa: ANN001
+    world = await rooms(countdown_s=0.3)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
+    eve = await world.open()
     await eve.join(room, "Eve", "spectator")
     assert (await bob.request("error", type="start"))["code"] == "not-host"
     assert (await ann.request("error", type="move", seq=1, move="S"))["code"] == "wrong-phase"
@@ -319,7 +324,7 @@ async def test_out_of_place_messages_are_refused_and_change_nothing(fast_server,
     assert bad["code"] == "bad-deal-code" and "letters" in bad["message"]
     await start([ann, bob, eve])
     assert (await eve.request("error", type="move", seq=1, move="S"))["code"] == "not-player"
-    late = await connect(fast_server.ws_url)
+    late = await world.open()
     seated = await late.join(room, "Zed")  # mid-race: watches now, races from the rematch
     assert seated["role"] == "spectator"
     zed = next(m for m in seated["state"]["members"] if m["name"] == "Zed")

@@ -224,7 +224,7 @@ def farm_layout() -> Game:
 
 def test_won_games_rank_first_by_finish_time_then_cards_then_who_got_there_first() -> None:
     def row(pid: str, status: str, cards: int, at: int):  # noqa: ANN202
-        from canfield_server.room.race import StoredRow
+        from canfield_server.room.ports import StoredRow
 
         return StoredRow(
             id=pid,

@@ -1,4 +1,4 @@
-"""Best-of-N series: the rule, sans I/O, then a whole series on a real server."""
+"""Best-of-N series: the rule, sans I/O, then a whole series in process."""
 
 from __future__ import annotations
 
@@ -81,8 +81,9 @@ def test_a_racer_who_leaves_keeps_their_score_in_the_tally() -> None:
     assert state.series.winner_id == "ann"
 
 
-async def test_a_best_of_three_to_its_end_on_a_real_server(fast_server, connect) -> None:  # noqa: ANN001
-    room, (ann, bob) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob"], deal=DEAL)
+async def test_a_best_of_three_to_its_end(rooms) -> None:  # noqa: ANN001
+    world = await rooms(countdown_s=0.3)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"], deal=DEAL)
     await ann.send(type="settings", best_of=3)
     await bob.expect("room", lambda m: m["settings"]["best_of"] == 3)
     champion = None

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from canfield_protocol import ErrorCode, Phase, ProtocolError, RoomSettings, RoomState
 from canfield_server.ops import metrics
+from canfield_server.ops.clock import SYSTEM
 from canfield_server.ops.config import Settings
 from canfield_server.ops.supervise import Supervised
 from canfield_server.room.presence import Presence
@@ -108,6 +109,7 @@ class FakeRooms:
     """The part of ``Rooms`` the heartbeat reads."""
 
     storage_errors = (OSError,)
+    clock = SYSTEM
 
     def __init__(self, codes: list[str]) -> None:
         self.store = FakeStore(dict.fromkeys(codes, set()))
@@ -209,9 +211,9 @@ async def test_the_room_bus_comes_back_resyncs_and_delivers() -> None:
     async def resync() -> None:
         resynced.set()
 
-    bus = RoomBus(redis, lambda code, data: events.append((code, data)), resync)  # type: ignore[arg-type]
+    bus = RoomBus(redis)  # type: ignore[arg-type]
     bus.loop.first_backoff_s = 0.01
-    bus.start()
+    bus.start(lambda code, data: events.append((code, data)), resync)
     await bus.subscribe("ROOM42")
     await asyncio.wait_for(resynced.wait(), TIMEOUT)  # back: a new link, rooms resynced
     assert bus.loop.restarts == 1 and redis.links >= 2

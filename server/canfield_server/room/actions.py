@@ -27,12 +27,10 @@ from canfield_protocol import (
 )
 from canfield_protocol import ErrorCode as E
 
-from canfield_server.ops.clock import now_ms
 from canfield_server.room import frames, rules
 from canfield_server.room.ports import MoveRecord, Peer, SolverBusy, SolverService
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms
-from canfield_server.room.seating import session_of
 from canfield_server.room.session import RoomSession, Slot
 
 __all__ = ["BoardActions"]
@@ -47,12 +45,12 @@ class BoardActions:
         self.solver = solver
 
     async def act(self, peer: Peer, msg: BoardAction) -> None:
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         member_id = peer.member_id or ""
         if peer.role != Role.PLAYER:
             raise ProtocolError(E.NOT_PLAYER, "spectators watch; only players move")
         state = session.state
-        now = now_ms()
+        now = self.rooms.clock.now_ms()
         if state.phase != Phase.RACING:
             raise ProtocolError(E.WRONG_PHASE, f"no race is on (the room is in {state.phase})")
         if state.starts_at and now < state.starts_at:
@@ -116,8 +114,8 @@ class BoardActions:
             slot.race = race
             session.rows[member_id] = row
             session.mark_dirty()
-            if value == 1 and self.rooms.finalize:
-                self.rooms.spawn(self.rooms.finalize(session.code, state.race))
+            if value == 1:  # this action ended the race: its results
+                self.rooms.spawn(self.rooms.owner.finalize(session.code, state.race))
             return entry
         if status == -1:
             raise ProtocolError(E.WRONG_PHASE, "this race is over")
@@ -139,7 +137,7 @@ class BoardActions:
                     return
                 try:
                     give_up = GiveUp(seq=race.seq + 1)
-                    now = now_ms()
+                    now = self.rooms.clock.now_ms()
                     if await self._commit(session, member_id, slot, race, give_up, now, quit_as):
                         return
                 except ProtocolError as exc:
@@ -157,13 +155,15 @@ class BoardActions:
         address) and whose hints in the works it counts (its identity too);
         default the room's, so eight rooms of one asker are one share, not eight.
         """
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         state = session.state
         if not state.settings.practice:
             raise ProtocolError(E.NOT_ALLOWED, "hints are for practice rooms, not races")
         if peer.role != Role.PLAYER:
             raise ProtocolError(E.NOT_PLAYER, "spectators have no board to hint")
-        if state.phase != Phase.RACING or (state.starts_at and now_ms() < state.starts_at):
+        if state.phase != Phase.RACING or (
+            state.starts_at and self.rooms.clock.now_ms() < state.starts_at
+        ):
             raise ProtocolError(E.WRONG_PHASE, "hints come once the deal is out")
         if self.solver is None:
             raise ProtocolError(E.UNAVAILABLE, "this server has no solver workers")

@@ -36,13 +36,13 @@ from canfield_protocol import (
 )
 from canfield_protocol import ErrorCode as E
 
-from canfield_server.ops.clock import day_before, is_date, now_ms, today
+from canfield_server.ops.clock import Clock, day_before, is_date, today
 from canfield_server.ops.config import Settings
 from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked, wire_row
-from canfield_server.room.ports import DailyDeals, DailyMove, DailyStore, Peer
-from canfield_server.room.race import PlayerRace, StoredRow, replay
+from canfield_server.room.ports import DailyDeals, DailyMove, DailyStore, Peer, StoredRow
+from canfield_server.room.race import PlayerRace, replay
 
 __all__ = ["DailyRaces", "standing_score", "replay_id"]
 
@@ -87,16 +87,18 @@ class DailyRaces:
         deals: DailyDeals | None,
         identities: Identities,
         settings: Settings,
+        clock: Clock,
     ) -> None:
         self.store = store
         self.deals = deals
         self.identities = identities
         self.settings = settings
+        self.clock = clock
         #: the daily race each connection plays (forgotten when it closes)
         self.playing: dict[Peer, _Play] = {}
 
     def today(self) -> str:
-        return today(self.settings.daily_date)
+        return today(self.settings.daily_date, self.clock.now_ms())
 
     def _parts(self) -> tuple[DailyStore, DailyDeals]:
         if self.store is None or self.deals is None:
@@ -126,7 +128,7 @@ class DailyRaces:
                 params={"date": date, "draw": draw},
             )
         deal = await deals.deal(date, draw)
-        now = now_ms()
+        now = self.clock.now_ms()
         fresh = PlayerRace.fresh(deal)
         row = fresh.row(identity.id, name)
         created, started_at = await store.claim(
@@ -157,7 +159,7 @@ class DailyRaces:
                     last_seq=race.seq,
                     resumed=not created,
                     streak=streak,
-                    server_time=now_ms(),
+                    server_time=self.clock.now_ms(),
                 )
             )
         )
@@ -198,7 +200,7 @@ class DailyRaces:
                         E.SEQ_GAP, f"expected seq {race.seq + 1}, got {msg.seq}", last_seq=race.seq
                     )
                 base_seq = race.seq
-                entry = race.apply(msg, now_ms() - play.started_at)
+                entry = race.apply(msg, self.clock.now_ms() - play.started_at)
                 row = race.row(play.identity.id, play.name)
                 play.race = None  # until Redis confirms it
                 status, _value = await store.apply(
@@ -237,7 +239,7 @@ class DailyRaces:
             streak = self.identities.live_streak(found[1], found[2]) if found else 0
             entry = HistoryEntry(
                 kind="daily",
-                at=now_ms(),
+                at=self.clock.now_ms(),
                 draw=play.draw,
                 deal=play.deal,
                 date=play.date,
@@ -291,7 +293,7 @@ class DailyRaces:
             replays={r.id: f"/replay/{replay_id(date, msg.draw, r.id)}" for r in rows}
             if over
             else None,
-            server_time=now_ms(),
+            server_time=self.clock.now_ms(),
         )
         peer.send(frames.text(reply))
 

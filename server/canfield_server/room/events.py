@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from canfield_protocol import RoomState
 
-from canfield_server.room.race import StoredRow
+from canfield_server.room.ports import StoredRow
 
 __all__ = [
     "RoomEvent",

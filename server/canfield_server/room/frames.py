@@ -20,7 +20,6 @@ from canfield_protocol import (
     error,
 )
 
-from canfield_server.ops.clock import now_ms
 from canfield_server.room import rules
 
 __all__ = ["text", "public_state", "room_frame", "leaderboard_frame", "error_frame"]
@@ -30,9 +29,9 @@ def text(message: Any) -> str:
     return encode(message).decode()
 
 
-def public_state(state: RoomState) -> RoomState:
-    """A room as clients see it: the server clock, a typed-in deal hidden, the countdown."""
-    now = now_ms()
+def public_state(state: RoomState, now: int) -> RoomState:
+    """A room as clients see it at ``now`` (ms): the server clock, a typed-in deal
+    hidden, the countdown."""
     phase = state.phase
     if phase == Phase.RACING and state.starts_at and now < state.starts_at:
         phase = Phase.COUNTDOWN
@@ -41,13 +40,13 @@ def public_state(state: RoomState) -> RoomState:
     )
 
 
-def room_frame(state: RoomState) -> str:
-    public = public_state(state)
+def room_frame(state: RoomState, now: int) -> str:
+    public = public_state(state, now)
     return text(RoomMsg(**{f: getattr(public, f) for f in public.__struct_fields__}))
 
 
-def leaderboard_frame(rows: list[Row]) -> str:
-    return text(Leaderboard(rows=rows, server_time=now_ms()))
+def leaderboard_frame(rows: list[Row], now: int) -> str:
+    return text(Leaderboard(rows=rows, server_time=now))
 
 
 def error_frame(exc: ProtocolError, seq: int | None = None) -> str:

@@ -55,7 +55,7 @@ from canfield_protocol import (
 from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops import metrics
-from canfield_server.ops.clock import is_date, now_ms
+from canfield_server.ops.clock import SYSTEM, Clock, is_date
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
@@ -78,7 +78,7 @@ from canfield_server.room.presence import Presence
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import Results
 from canfield_server.room.seating import Seating
-from canfield_server.room.session import RoomSession, SessionHooks
+from canfield_server.room.session import RoomSession
 
 __all__ = ["Hub"]
 
@@ -88,11 +88,20 @@ Handler = Callable[[Peer, Any], Awaitable[None]]
 
 
 class Hub:
+    """A server process's rooms: every client message comes in through ``handle``.
+
+    Its parts are built here, each given what it calls at construction; the
+    hub is the owner the rooms hand a room's timers and endings back to
+    (``RoomOwner``), passing each on to the part that does it.
+    """
+
     def __init__(
         self,
         store: RoomStore,
         settings: Settings | None = None,
         *,
+        clock: Clock = SYSTEM,
+        bus: RoomBus | None = None,
         solver: SolverService | None = None,
         bots: BotLauncher | None = None,
         storage_errors: StorageErrors = (OSError,),
@@ -102,22 +111,21 @@ class Hub:
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
-        self.rooms = Rooms(store, self.settings, storage_errors)
-        self.results = Results(self.rooms, solver)
+        self.clock = clock
+        self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
+        self.identities = Identities(identities, self.settings, clock)
+        self.results = Results(
+            self.rooms,
+            solver,
+            # replays and history are kept only with an identity store
+            on_finished=self.identities.room_finished if identities is not None else None,
+        )
         self.actions = BoardActions(self.rooms, solver)
-        self.seating = Seating(self.rooms, self.actions.race_of, self.actions.give_up_for)
+        self.seating = Seating(self.rooms, self.actions)
         self.lobby = Lobby(self.rooms, self.results, solver, bots)
-        self.rooms.finalize = self.results.finalize
-        self.identities = Identities(identities, self.settings)
-        self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings)
-        if identities is not None:  # replays and history are kept: link them
-            self.results.on_finished = self.identities.room_finished
-        self.rooms.on_gone = self.seating.gone
+        self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings, clock)
         #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
-        self.rooms.hooks = SessionHooks(
-            time_up=self._time_up, unseated=self._unseated, grace_over=self._grace_over
-        )
         self._handlers: dict[type, Handler] = {
             Hello: self._hello,
             Ping: self._ping,
@@ -144,14 +152,11 @@ class Hub:
             DailyStandingQuery: self.daily.standing,
         }
 
-    # ------------------------------------------------------------ wiring
-
     @property
     def sessions(self) -> dict[str, RoomSession]:
         return self.rooms.sessions
 
-    def attach_bus(self, bus: RoomBus) -> None:
-        self.rooms.bus = bus
+    # ------------------------------------------------------------ the room bus
 
     def on_event(self, code: str, payload: bytes) -> None:
         self.rooms.on_event(code, payload)
@@ -162,14 +167,22 @@ class Hub:
     async def set_connected(self, code: str, member_id: str, connected: bool) -> None:
         await self.rooms.set_connected(code, member_id, connected)
 
-    def _time_up(self, code: str, race_no: int) -> None:
+    # ------------------------------------------------------------ RoomOwner
+
+    def time_up(self, code: str, race_no: int) -> None:
         self.rooms.spawn(self.results.end(code, race_no))
 
-    def _unseated(self, session: RoomSession, member_id: str) -> None:
+    def unseated(self, session: RoomSession, member_id: str) -> None:
         self.rooms.spawn(self.seating.count_out(session, member_id))
 
-    def _grace_over(self, code: str) -> None:
+    def grace_over(self, code: str) -> None:
         self.rooms.spawn(self.presence.grace_over(code))
+
+    async def finalize(self, code: str, race_no: int) -> None:
+        await self.results.finalize(code, race_no)
+
+    async def member_gone(self, code: str, member_id: str) -> None:
+        await self.seating.gone(code, member_id)
 
     # ------------------------------------------------------------ messages
 
@@ -257,7 +270,7 @@ class Hub:
             raise ProtocolError(
                 E.UNSUPPORTED_VERSION, f"this server speaks protocol {VERSION}, not {msg.v}"
             )
-        peer.send(frames.text(Welcome(v=VERSION, server_time=now_ms())))
+        peer.send(frames.text(Welcome(v=VERSION, server_time=self.clock.now_ms())))
 
     async def _ping(self, peer: Peer, msg: Ping) -> None:
-        peer.send(frames.text(Pong(t=msg.t, server_time=now_ms())))
+        peer.send(frames.text(Pong(t=msg.t, server_time=self.clock.now_ms())))

@@ -38,7 +38,7 @@ from canfield_protocol import (
 )
 from canfield_protocol import ErrorCode as E
 
-from canfield_server.ops.clock import day_before, now_ms, today
+from canfield_server.ops.clock import Clock, day_before, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames, rules
@@ -95,9 +95,10 @@ class Identities:
     """The ``identify``, ``history`` and ``delete_history`` messages, and the
     history entries of finished room races."""
 
-    def __init__(self, store: IdentityStore | None, settings: Settings) -> None:
+    def __init__(self, store: IdentityStore | None, settings: Settings, clock: Clock) -> None:
         self.store = store
         self.settings = settings
+        self.clock = clock
         #: the identity each connection gave (forgotten when it closes)
         self.by_peer: dict[Peer, Identity] = {}
         self.max_races = settings.history_max_races
@@ -152,7 +153,7 @@ class Identities:
         """A streak still counts while its last day is today or yesterday."""
         if not last:
             return 0
-        now = today(self.settings.daily_date)
+        now = today(self.settings.daily_date, self.clock.now_ms())
         return streak if last in (now, day_before(now)) else 0
 
     # ------------------------------------------------------------ history
@@ -160,8 +161,8 @@ class Identities:
     async def entries(self, identity: Identity) -> list[HistoryEntry]:
         """Every kept race, newest first; today's daily deal and replay hidden."""
         raw = await self._store().races(identity.token_hash, self.max_races)
-        oldest = now_ms() - self.retention_ms
-        day = today(self.settings.daily_date)
+        oldest = self.clock.now_ms() - self.retention_ms
+        day = today(self.settings.daily_date, self.clock.now_ms())
         out = []
         for item in raw:
             entry = _entry_decoder.decode(item)
@@ -219,7 +220,7 @@ class Identities:
         try:
             owners = await self.store.room_identities(code)
             replay_id = (finished.replay or new_replay_id()).rsplit("/", 1)[-1]
-            at = now_ms()
+            at = self.clock.now_ms()
             try:
                 draw = DealCode.parse(finished.deal).draw if finished.deal else 3
             except ValueError:

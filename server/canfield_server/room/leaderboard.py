@@ -11,7 +11,7 @@ from collections.abc import Container, Iterable
 
 from canfield_protocol import MemberStatus, Row
 
-from canfield_server.room.race import StoredRow
+from canfield_server.room.ports import StoredRow
 
 __all__ = ["Pace", "rank_key", "ranked", "wire_row"]
 

@@ -21,13 +21,11 @@ from canfield_protocol import (
 )
 from canfield_protocol import ErrorCode as E
 
-from canfield_server.ops.clock import now_ms
 from canfield_server.ops.logs import event
 from canfield_server.room import frames, rules
 from canfield_server.room.ports import BotLauncher, Peer, Proven, SolverService
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import Results
-from canfield_server.room.seating import session_of
 from canfield_server.room.session import RoomSession
 
 __all__ = ["Lobby"]
@@ -52,17 +50,17 @@ class Lobby:
         self.countdown_s = rooms.settings.countdown_s
 
     async def settings(self, peer: Peer, msg: SettingsMsg) -> None:
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         member_id = peer.member_id or ""
         await self.rooms.mutate(session.code, lambda s: rules.update_settings(s, member_id, msg))
 
     async def ready(self, peer: Peer, msg: Ready) -> None:
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         member_id = peer.member_id or ""
         await self.rooms.mutate(session.code, lambda s: rules.set_ready(s, member_id, msg.ready))
 
     async def start(self, peer: Peer, msg: Start) -> None:
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         member_id = peer.member_id or ""
         state, proven = session.state, None
         if (
@@ -78,7 +76,7 @@ class Lobby:
             await self.rooms.mutate(
                 session.code,
                 lambda s: rules.start_race(
-                    s, member_id, now_ms(), self.countdown_s, code, force=msg.force
+                    s, member_id, self.rooms.clock.now_ms(), self.countdown_s, code, force=msg.force
                 ),
                 new_race=True,
             )
@@ -94,18 +92,18 @@ class Lobby:
 
     async def end_race(self, peer: Peer, msg: EndRace) -> None:
         """The host ends the race now: results so far, by the usual ranking."""
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         rules.check_end_race(session.state, peer.member_id or "")
         await self.results.end(session.code, session.state.race)
 
     async def rematch(self, peer: Peer, msg: Rematch) -> None:
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         member_id = peer.member_id or ""
         await self.rooms.mutate(session.code, lambda s: rules.rematch(s, member_id), new_race=True)
 
     async def add_bot(self, peer: Peer, msg: AddBot) -> None:
         """The host adds a bot: bounded per room and per server, paced like a person."""
-        session = session_of(self.rooms, peer)
+        session = self.rooms.session_of(peer)
         state = session.state
         if state.host_id != peer.member_id:
             raise ProtocolError(E.NOT_HOST, "only the host can add bots")

@@ -14,11 +14,10 @@ from collections.abc import Coroutine, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
-from canfield_protocol import Role, RoomState
-
-from canfield_server.room.race import StoredRow
+from canfield_protocol import MemberStatus, Role, RoomState
 
 __all__ = [
+    "StoredRow",
     "Peer",
     "RoomRecord",
     "MoveRecord",
@@ -55,6 +54,23 @@ class Peer(Protocol):
 
     def close(self, code: int, reason: str) -> None:
         """Close after the queued frames."""
+
+
+class StoredRow(msgspec.Struct, kw_only=True):
+    """A leaderboard row as stored in Redis: the wire row plus the ranking clock.
+
+    ``at``: ms from the start when the player won or first reached their
+    current number of cards on foundations (the tie-breaker).
+    """
+
+    id: str
+    name: str
+    score: int
+    on_foundations: int
+    moves: int
+    status: MemberStatus
+    time_ms: int
+    at: int
 
 
 class RoomRecord(msgspec.Struct):

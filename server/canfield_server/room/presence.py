@@ -33,7 +33,6 @@ from typing import Any
 
 from canfield_protocol import Phase, ProtocolError, RoomState
 
-from canfield_server.ops.clock import now_ms
 from canfield_server.ops.supervise import Supervised
 from canfield_server.room import rules
 from canfield_server.room.registry import Rooms
@@ -62,6 +61,7 @@ class Presence:
     def __init__(self, rooms: Rooms, seating: Seating, results: Results) -> None:
         self.rooms = rooms
         self.store = rooms.store
+        self.clock = rooms.clock
         self.seating = seating
         self.results = results
         settings = rooms.settings
@@ -85,7 +85,7 @@ class Presence:
 
     async def _beat_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.period_s)  # a heartbeat is a clock, not an event
+            await self.clock.sleep(self.period_s)  # a heartbeat is a clock, not an event
             await self.beat()
 
     async def beat(self, codes: list[str] | None = None) -> None:
@@ -96,7 +96,7 @@ class Presence:
             return
         # the members known before the counts are read: only they can be judged gone
         before = {code: {m.id for m in sessions[code].state.members} for code in codes}
-        watchdog = now_ms() + self.stale_ms
+        watchdog = self.clock.now_ms() + self.stale_ms
         live = await self.store.beat(dict.fromkeys(codes, watchdog))
         for code, members in live.items():
             # one room's trouble (a room too busy to change) never stops the others
@@ -111,15 +111,15 @@ class Presence:
         gone = [m.id for m in members if m.connected and m.id in before and m.id not in live]
         if back:  # one compare-and-set for all of them
             await self.rooms.mutate(code, partial(_connected, member_ids=back))
-        if gone and self.rooms.on_gone is not None:
+        if gone:
             # recorded together: Seating batches departures into one change
-            await asyncio.gather(*(self.rooms.on_gone(code, m) for m in gone))
+            await asyncio.gather(*(self.rooms.owner.member_gone(code, m) for m in gone))
 
     # ------------------------------------------------------------ the sweep
 
     async def _sweep_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.sweep_s)  # the sweep is a clock, not an event
+            await self.clock.sleep(self.sweep_s)  # the sweep is a clock, not an event
             try:
                 await self.sweep()
             except self.rooms.storage_errors as exc:
@@ -127,7 +127,7 @@ class Presence:
 
     async def sweep(self) -> int:
         """Settle every room whose timer is due (claimed by this process); how many."""
-        now = now_ms()
+        now = self.clock.now_ms()
         mine = [
             code
             for code in await self.store.due_rooms(now, SWEEP_BATCH)
@@ -166,7 +166,7 @@ class Presence:
         try:
             await self.beat([code])  # counts first: a member who is back keeps the seat
             await self.seating.give_up_away(code)
-            state, now = session.state, now_ms()
+            state, now = session.state, self.clock.now_ms()
             if state.phase == Phase.RACING and state.ends_at and state.ends_at <= now:
                 await self.results.end(code, state.race)
             elif state.phase == Phase.FINISHED and not session.final:
@@ -183,6 +183,6 @@ class Presence:
         session = self.rooms.sessions.get(code)
         if session is None:
             return
-        if rules.away_too_long(session.state, now_ms()):
+        if rules.away_too_long(session.state, self.clock.now_ms()):
             await self.beat([code])
         await self.seating.give_up_away(code)

@@ -26,27 +26,12 @@ from canfield.moves import UNDO
 from canfield_protocol import ErrorCode as E
 from canfield_protocol import GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap, Undo
 
-__all__ = ["UNDO", "GIVE_UP", "StoredRow", "PlayerRace", "replay", "useful"]
+from canfield_server.room.ports import StoredRow
+
+__all__ = ["UNDO", "GIVE_UP", "PlayerRace", "replay", "useful"]
 
 
 GIVE_UP = "G"
-
-
-class StoredRow(msgspec.Struct, kw_only=True):
-    """A leaderboard row as stored in Redis: the wire row plus the ranking clock.
-
-    ``at``: ms from the start when the player won or first reached their
-    current number of cards on foundations (the tie-breaker).
-    """
-
-    id: str
-    name: str
-    score: int
-    on_foundations: int
-    moves: int
-    status: MemberStatus
-    time_ms: int
-    at: int
 
 
 class _Snapshot(msgspec.Struct, kw_only=True):

@@ -15,21 +15,22 @@ import contextlib
 import logging
 import random
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, Protocol
 
 from canfield import DealCode
 from canfield_protocol import ErrorCode as E
 from canfield_protocol import Phase, ProtocolError, RoomState
 
 from canfield_server.ops import metrics
+from canfield_server.ops.clock import Clock
 from canfield_server.ops.config import Settings
 from canfield_server.room import rules
 from canfield_server.room.events import FinishedEvent, RoomEvent, RowEvent, unpack
 from canfield_server.room.leaderboard import Pace
-from canfield_server.room.ports import RoomBus, RoomRecord, RoomStore, StorageErrors
+from canfield_server.room.ports import Peer, RoomBus, RoomRecord, RoomStore, StorageErrors
 from canfield_server.room.session import RoomSession, SessionHooks
 
-__all__ = ["Rooms", "RoomChange"]
+__all__ = ["Rooms", "RoomChange", "RoomOwner"]
 
 log = logging.getLogger(__name__)
 
@@ -49,25 +50,40 @@ async def retry_pause(attempt: int) -> None:
 RoomChange = Callable[[RoomState], RoomState | tuple[RoomState, DealCode]]
 
 
+class RoomOwner(SessionHooks, Protocol):
+    """What the rooms hand back to the hub, which owns the rest of a room's life."""
+
+    async def finalize(self, code: str, race_no: int) -> None:
+        """Write a finished race's results (found finished without them)."""
+
+    async def member_gone(self, code: str, member_id: str) -> None:
+        """A member has no connection left on any process."""
+
+
 class Rooms:
-    def __init__(self, store: RoomStore, settings: Settings, storage_errors: StorageErrors) -> None:
+    def __init__(
+        self,
+        store: RoomStore,
+        settings: Settings,
+        storage_errors: StorageErrors,
+        *,
+        clock: Clock,
+        owner: RoomOwner,
+        bus: RoomBus | None = None,
+    ) -> None:
         self.store = store
         self.settings = settings
         self.storage_errors = storage_errors
+        self.clock = clock
+        self.owner = owner
+        #: room events across processes (None: this process is alone)
+        self.bus = bus
         interval = 1.0 / settings.leaderboard_hz if settings.leaderboard_hz > 0 else 0.0
         self.pace = Pace(interval)
         hz = settings.room_updates_hz
         self.room_interval_s = 1.0 / hz if hz > 0 else 0.0
         self.sessions: dict[str, RoomSession] = {}
-        #: None in single-process use (tests); set by ``attach_bus``
-        self.bus: RoomBus | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
-        #: wired by the hub: what a session hands back
-        self.hooks: SessionHooks | None = None
-        #: wired by the hub: write a finished race's results
-        self.finalize: Callable[[str, int], Coroutine[Any, Any, None]] | None = None
-        #: wired by the hub: a member has no connection left on any process
-        self.on_gone: Callable[[str, str], Coroutine[Any, Any, None]] | None = None
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
@@ -82,6 +98,13 @@ class Rooms:
 
     def get(self, code: str | None) -> RoomSession | None:
         return self.sessions.get(code) if code else None
+
+    def session_of(self, peer: Peer) -> RoomSession:
+        """The room a connection sits in, or ``not-in-room``."""
+        session = self.get(peer.room)
+        if session is None:
+            raise ProtocolError(E.NOT_IN_ROOM, "create or join a room first")
+        return session
 
     async def load(self, code: str) -> RoomRecord:
         record = await self.store.load_room(code)
@@ -98,9 +121,8 @@ class Rooms:
         if session is not None:
             session.adopt(record.ver, record.state, record.deal, record.final)
             return session
-        assert self.hooks is not None, "the hub wires the session hooks"
         session = self.sessions[code] = RoomSession(
-            record, self.pace, self.hooks, self.room_interval_s
+            record, self.pace, self.owner, self.clock, self.room_interval_s
         )
         metrics.set_rooms(len(self.sessions))
         try:
@@ -120,9 +142,9 @@ class Rooms:
         session.adopt(record.ver, record.state, record.deal, record.final, force=True)
         if record.state.phase in (Phase.RACING, Phase.FINISHED):
             session.adopt_rows(await self.store.rows(session.code))
-        if record.state.phase == Phase.FINISHED and not record.final and self.finalize:
+        if record.state.phase == Phase.FINISHED and not record.final:
             # the race ended but its results were never written (a crash): write them
-            self.spawn(self.finalize(session.code, record.state.race))
+            self.spawn(self.owner.finalize(session.code, record.state.race))
 
     async def resync(self) -> None:
         for session in list(self.sessions.values()):
@@ -220,8 +242,8 @@ class Rooms:
 
     async def set_connected(self, code: str, member_id: str, connected: bool) -> None:
         """Show a member as connected or gone (the presence heartbeat's verdict)."""
-        if not connected and self.on_gone is not None:
-            await self.on_gone(code, member_id)
+        if not connected:
+            await self.owner.member_gone(code, member_id)
         else:
             await self.mutate(code, lambda s: rules.set_connected(s, member_id, connected))
 

@@ -17,12 +17,11 @@ from typing import Any
 import msgspec
 from canfield_protocol import Finished, MemberStatus, RoomState, encode
 
-from canfield_server.ops.clock import now_ms
 from canfield_server.room import rules
 from canfield_server.room.identity import new_replay_id
 from canfield_server.room.leaderboard import ranked
-from canfield_server.room.ports import SolverService
-from canfield_server.room.race import PlayerRace, StoredRow
+from canfield_server.room.ports import SolverService, StoredRow
+from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms
 
 __all__ = ["Results"]
@@ -30,10 +29,10 @@ __all__ = ["Results"]
 log = logging.getLogger(__name__)
 
 
-def _cut_off_by_the_clock(rows: dict[str, StoredRow], state: RoomState) -> None:
+def _cut_off_by_the_clock(rows: dict[str, StoredRow], state: RoomState, now: int) -> None:
     """Racers still playing when the time limit hit are ``timed_out``, and their
     time is the race's length (not that of their last move)."""
-    if state.ends_at is None or state.starts_at is None or now_ms() < state.ends_at:
+    if state.ends_at is None or state.starts_at is None or now < state.ends_at:
         return
     length = state.ends_at - state.starts_at
     for member_id, row in rows.items():
@@ -43,13 +42,19 @@ def _cut_off_by_the_clock(rows: dict[str, StoredRow], state: RoomState) -> None:
             )
 
 
+#: told once when a race's results are written (history and replays)
+OnFinished = Callable[[str, Finished], Coroutine[Any, Any, None]]
+
+
 class Results:
-    def __init__(self, rooms: Rooms, solver: SolverService | None) -> None:
+    def __init__(
+        self, rooms: Rooms, solver: SolverService | None, on_finished: OnFinished | None = None
+    ) -> None:
         self.rooms = rooms
         self.store = rooms.store
+        self.clock = rooms.clock
         self.solver = solver
-        #: wired by the hub: a race's results were written (once), e.g. for history
-        self.on_finished: Callable[[str, Finished], Coroutine[Any, Any, None]] | None = None
+        self.on_finished = on_finished
 
     async def end(self, code: str, race_no: int) -> None:
         """End a race now (its time ran out, or the host ended it): once, whichever
@@ -84,13 +89,13 @@ class Results:
             for m in rules.players(record.state):
                 if m.id not in rows:
                     rows[m.id] = PlayerRace.fresh(deal).row(m.id, m.name)
-            _cut_off_by_the_clock(rows, record.state)
+            _cut_off_by_the_clock(rows, record.state, self.clock.now_ms())
             finished = Finished(
                 standings=ranked(rows.values()),
                 deal=deal,
                 replays=await self.store.logs(code, racers),
                 par=await self.solver.par(deal, code) if self.solver and deal else None,
-                server_time=now_ms(),
+                server_time=self.clock.now_ms(),
                 replay=f"/replay/{new_replay_id()}" if self.on_finished is not None else None,
             )
             final = encode(finished)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 
 from canfield_protocol import (
@@ -31,12 +31,11 @@ from canfield_protocol import (
 )
 from canfield_protocol import ErrorCode as E
 
-from canfield_server.ops.clock import now_ms
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.room import frames, rules
+from canfield_server.room.actions import BoardActions
 from canfield_server.room.ports import Peer, RoomRecord
-from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession
 
@@ -44,22 +43,16 @@ __all__ = ["Seating"]
 
 log = logging.getLogger(__name__)
 
-#: a racer's race as this process holds it (loaded under its slot's lock)
-RaceOf = Callable[[RoomSession, str], Awaitable[PlayerRace]]
-
 
 class Seating:
-    def __init__(
-        self,
-        rooms: Rooms,
-        race_of: RaceOf,
-        give_up_for: Callable[[RoomSession, str, MemberStatus], Awaitable[None]],
-    ) -> None:
+    def __init__(self, rooms: Rooms, actions: BoardActions) -> None:
         self.rooms = rooms
         self.store = rooms.store
         self.settings = rooms.settings
-        self.race_of = race_of
-        self.give_up_for = give_up_for
+        self.clock = rooms.clock
+        #: a racer's board (loaded under its slot's lock) and giving it up
+        self.race_of = actions.race_of
+        self.give_up_for = actions.give_up_for
         self.limits = rules.Limits(
             self.settings.max_players_per_room, self.settings.max_spectators_per_room
         )
@@ -88,7 +81,7 @@ class Seating:
                     E.RATE_LIMITED,
                     f"this address created {limit} rooms lately; the next one can be made"
                     f" in {minutes} min",
-                    params={"limit": limit, "retry_at": now_ms() + wait_ms},
+                    params={"limit": limit, "retry_at": self.clock.now_ms() + wait_ms},
                 )
         for _ in range(8):
             code, member_id, token = rules.new_room_code(), rules.new_member_id(), rules.new_token()
@@ -225,17 +218,17 @@ class Seating:
             role=me.role,
             is_host=state.host_id == member_id,
             last_seq=last_seq,
-            state=frames.public_state(state),
+            state=frames.public_state(state, self.clock.now_ms()),
         )
         peer.send(frames.text(joined))
         if state.phase == Phase.RACING:
-            now = now_ms()
+            now = self.clock.now_ms()
             if state.starts_at and now < state.starts_at:
                 peer.send(frames.text(Countdown(starts_at=state.starts_at, server_time=now)))
             else:
                 if race is not None:
                     peer.send(frames.text(BoardMsg(board=race.board(), last_seq=race.seq)))
-                peer.send(frames.leaderboard_frame(session.ranked()))
+                peer.send(frames.leaderboard_frame(session.ranked(), self.clock.now_ms()))
         elif state.phase == Phase.FINISHED and session.final:
             peer.send(session.final.decode())
 
@@ -269,7 +262,7 @@ class Seating:
         together: one compare-and-set for all of them, not one each."""
         session = self.rooms.get(code)
         if session is None:
-            away_until = now_ms() + self.grace_ms
+            away_until = self.clock.now_ms() + self.grace_ms
             await self.rooms.mutate(
                 code, lambda s: rules.set_connected(s, member_id, False, away_until)
             )
@@ -283,7 +276,7 @@ class Seating:
         while session.departing:
             await asyncio.sleep(0)  # let the other departures of this turn join in
             batch, session.departing = session.departing, set()
-            away_until = now_ms() + self.grace_ms
+            away_until = self.clock.now_ms() + self.grace_ms
             change = partial(rules.depart, member_ids=batch, away_until=away_until)
             await self.rooms.mutate(session.code, change)
             event(log, "members.departed", room=session.code, count=len(batch))
@@ -296,7 +289,7 @@ class Seating:
         if session is None:
             return
         try:
-            for m in rules.away_too_long(session.state, now_ms()):
+            for m in rules.away_too_long(session.state, self.clock.now_ms()):
                 event(log, "member.away_too_long", room=code, player=m.id)
                 await self._remove(
                     session, m.id, partial(_without, member_id=m.id), quit_as=MemberStatus.LEFT
@@ -306,13 +299,13 @@ class Seating:
 
     async def leave(self, peer: Peer, msg: Leave) -> None:
         """The member goes for good; their connections here get ``left``."""
-        session = self._session_of(peer)
+        session = self.rooms.session_of(peer)
         member_id = peer.member_id or ""
         await self._remove(session, member_id, lambda s: rules.remove_member(s, member_id))
 
     async def kick(self, peer: Peer, msg: Kick) -> None:
         """The host removes another member; their connections get ``kicked``, then close."""
-        session = self._session_of(peer)
+        session = self.rooms.session_of(peer)
         host_id = peer.member_id or ""
         # refused before any change
         target = rules.check_kick(session.state, host_id, msg.player_id)
@@ -345,20 +338,9 @@ class Seating:
         for bot in rules.bots_alone(session.state):
             await self._remove(session, bot.id, partial(_without, member_id=bot.id), kicked=True)
 
-    def _session_of(self, peer: Peer) -> RoomSession:
-        return session_of(self.rooms, peer)
-
 
 def _without(state: RoomState, member_id: str) -> RoomState:
     """``remove_member``, unless another process removed them first."""
     if rules.member(state, member_id) is None:
         return state
     return rules.remove_member(state, member_id)
-
-
-def session_of(rooms: Rooms, peer: Peer) -> RoomSession:
-    """The room a connection sits in, or ``not-in-room``."""
-    session = rooms.get(peer.room)
-    if session is None:
-        raise ProtocolError(E.NOT_IN_ROOM, "create or join a room first")
-    return session

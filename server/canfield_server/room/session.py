@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Protocol
 
 from canfield_protocol import (
     CLOSE_KICKED,
@@ -27,12 +26,12 @@ from canfield_protocol import (
 )
 
 from canfield_server.ops import metrics
-from canfield_server.ops.clock import now_ms
+from canfield_server.ops.clock import Clock, Timer
 from canfield_server.ops.logs import event
 from canfield_server.room import frames, rules
 from canfield_server.room.leaderboard import Pace, ranked
-from canfield_server.room.ports import Peer, RoomRecord
-from canfield_server.room.race import PlayerRace, StoredRow
+from canfield_server.room.ports import Peer, RoomRecord, StoredRow
+from canfield_server.room.race import PlayerRace
 
 __all__ = ["Slot", "SessionHooks", "RoomSession"]
 
@@ -49,23 +48,29 @@ class Slot:
         self.lock = asyncio.Lock()
 
 
-@dataclass(frozen=True)
-class SessionHooks:
+class SessionHooks(Protocol):
     """What a session hands back to its owner (each returns at once)."""
 
-    #: the race's clock ran out: end it (room code, race number)
-    time_up: Callable[[str, int], None]
-    #: a member's seat is gone: count their connection here out of the room
-    unseated: Callable[[RoomSession, str], None]
-    #: some member's grace time ran out: give up their seat (room code)
-    grace_over: Callable[[str], None]
+    def time_up(self, code: str, race_no: int) -> None:
+        """The race's clock ran out: end it."""
+
+    def unseated(self, session: RoomSession, member_id: str) -> None:
+        """A member's seat is gone: count their connection here out of the room."""
+
+    def grace_over(self, code: str) -> None:
+        """Some member's grace time ran out: give up their seat."""
 
 
 class RoomSession:
     """What this process knows of one room."""
 
     def __init__(
-        self, record: RoomRecord, pace: Pace, hooks: SessionHooks, room_interval_s: float = 0.0
+        self,
+        record: RoomRecord,
+        pace: Pace,
+        hooks: SessionHooks,
+        clock: Clock,
+        room_interval_s: float = 0.0,
     ) -> None:
         self.code = record.state.room
         self.state = record.state
@@ -74,12 +79,13 @@ class RoomSession:
         self.final = record.final
         self.pace = pace
         self.hooks = hooks
+        self.clock = clock
         self.peers: set[Peer] = set()
         self.slots: dict[str, Slot] = {}
         self.rows: dict[str, StoredRow] = {}
-        self.timers: list[asyncio.TimerHandle] = []
+        self.timers: list[Timer] = []
         #: fires when the earliest grace time of an away member runs out
-        self._grace: tuple[int, asyncio.TimerHandle] | None = None
+        self._grace: tuple[int, Timer] | None = None
         #: members whose last connection just went, recorded together by ``departures``
         self.departing: set[str] = set()
         #: changes to the room made here go one at a time: a crowd joining and
@@ -90,7 +96,7 @@ class RoomSession:
         #: names of the bots this process launched that have not joined yet
         self.bot_names: set[str] = set()
         self._last_flush = 0.0
-        self._flush_handle: asyncio.TimerHandle | None = None
+        self._flush_handle: Timer | None = None
         #: loop time the pending flush is due (its lateness paces the next ones)
         self._flush_due = 0.0
         #: the rows the last leaderboard showed (an unchanged one is not sent again)
@@ -99,7 +105,7 @@ class RoomSession:
         #: once per interval, the latest state for all of them
         self.room_interval_s = room_interval_s
         self._room_sent = 0.0
-        self._room_handle: asyncio.TimerHandle | None = None
+        self._room_handle: Timer | None = None
 
     def slot(self, member_id: str) -> Slot:
         slot = self.slots.get(member_id)
@@ -175,22 +181,21 @@ class RoomSession:
     def _announce(self, urgent: bool) -> None:
         """Tell every connection the room changed: at once when the race or its
         host changed, else coalesced (churn cannot multiply the traffic)."""
-        loop = asyncio.get_running_loop()
-        now = loop.time()
+        now = self.clock.monotonic()
         if not urgent and self._room_handle is not None:
             return  # the pending announcement will carry this state too
         delay = 0.0 if urgent else self._room_sent + self.room_interval_s - now
         if delay <= 0:
             self._send_room()
         else:
-            self._room_handle = loop.call_later(delay, self._send_room)
+            self._room_handle = self.clock.call_later(delay, self._send_room)
 
     def _send_room(self) -> None:
         if self._room_handle is not None:
             self._room_handle.cancel()
             self._room_handle = None
-        self._room_sent = asyncio.get_running_loop().time()
-        self.broadcast(frames.room_frame(self.state))
+        self._room_sent = self.clock.monotonic()
+        self.broadcast(frames.room_frame(self.state, self.clock.now_ms()))
 
     def adopt_rows(self, rows: dict[str, StoredRow]) -> None:
         """Rows read from storage (first use, or after the bus reconnected)."""
@@ -232,8 +237,8 @@ class RoomSession:
             self._grace[1].cancel()
             self._grace = None
         if due is not None:
-            delay = max(0.2 if again else 0.0, (due - now_ms()) / 1000)
-            handle = asyncio.get_running_loop().call_later(delay, self.hooks.grace_over, self.code)
+            delay = max(0.2 if again else 0.0, (due - self.clock.now_ms()) / 1000)
+            handle = self.clock.call_later(delay, self.hooks.grace_over, self.code)
             self._grace = (due, handle)
 
     def grace_checked(self) -> None:
@@ -251,23 +256,22 @@ class RoomSession:
             self.rows.clear()
             self.final = None
         self._fill_rows()
-        loop = asyncio.get_running_loop()
-        now = now_ms()
+        now = self.clock.now_ms()
         starts_at = state.starts_at or now
         if now < starts_at:
             self.broadcast(frames.text(Countdown(starts_at=starts_at, server_time=now)))
-            self.timers.append(loop.call_later((starts_at - now) / 1000, self._deal))
+            self.timers.append(self.clock.call_later((starts_at - now) / 1000, self._deal))
         if state.ends_at:
             delay = max(0.0, (state.ends_at - now) / 1000)
             race_no = state.race
-            self.timers.append(loop.call_later(delay, self.hooks.time_up, self.code, race_no))
+            self.timers.append(self.clock.call_later(delay, self.hooks.time_up, self.code, race_no))
 
     def _deal(self) -> None:
         """The start: every player here gets the same deal, spectators the clock."""
         state = self.state
         if state.phase != Phase.RACING or self.deal is None:
             return
-        now = now_ms()
+        now = self.clock.now_ms()
         first = PlayerRace.fresh(self.deal)
         # boards start fresh (the start cleared Redis), so skip loading them; if
         # another process's connection moves first, the seq check reloads
@@ -307,16 +311,15 @@ class RoomSession:
         event loop runs late, see ``Pace``)."""
         if self._flush_handle is not None:
             return
-        loop = asyncio.get_running_loop()
-        now = loop.time()
+        now = self.clock.monotonic()
         delay = max(0.0, self._last_flush + self.pace.interval - now)
         self._flush_due = now + delay
-        self._flush_handle = loop.call_later(delay, self.flush, True)
+        self._flush_handle = self.clock.call_later(delay, self.flush, True)
 
     def flush(self, timed: bool = False) -> None:
         """Broadcast the leaderboard now; ``timed`` (the coalescing timer) skips one
         whose rows are those shown last."""
-        now = asyncio.get_running_loop().time()
+        now = self.clock.monotonic()
         if self._flush_handle is not None:
             if timed:
                 self.pace.late(now - self._flush_due)
@@ -328,7 +331,7 @@ class RoomSession:
             if timed and rows == self._shown:
                 return
             self._shown = rows
-            self.broadcast(frames.leaderboard_frame(rows))
+            self.broadcast(frames.leaderboard_frame(rows, self.clock.now_ms()))
 
     def ranked(self) -> list[Row]:
         connected = {m.id for m in self.state.members if m.connected}

@@ -14,8 +14,7 @@ from typing import Any
 import msgspec
 from redis.asyncio import Redis, RedisCluster
 
-from canfield_server.room.ports import DailyAttempt, DailyMove
-from canfield_server.room.race import StoredRow
+from canfield_server.room.ports import DailyAttempt, DailyMove, StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 

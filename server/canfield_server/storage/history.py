@@ -12,7 +12,7 @@ import asyncio
 
 from redis.asyncio import Redis, RedisCluster
 
-from canfield_server.ops.clock import now_ms
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
@@ -72,8 +72,10 @@ class RedisIdentityStore:
         max_races: int,
         room_ttl_s: int,
         url: str,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.redis = redis
+        self.clock = clock
         self.ttl_s = retention_days * 86_400
         self.max_races = max_races
         self.room_ttl_s = room_ttl_s
@@ -90,7 +92,8 @@ class RedisIdentityStore:
             await script.close()
 
     async def new_identity(self, token_hash: str, public_id: str) -> None:
-        await self._new(keys=[keys.identity(token_hash)], args=[public_id, now_ms(), self.ttl_s])
+        now = self.clock.now_ms()
+        await self._new(keys=[keys.identity(token_hash)], args=[public_id, now, self.ttl_s])
 
     async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
         pid, streak, last = await self._get(

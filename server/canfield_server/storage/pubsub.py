@@ -29,22 +29,29 @@ def _room_of(channel: bytes) -> str:
     return text[text.index("{") + 1 : text.index("}")]
 
 
+async def _nothing() -> None:
+    pass
+
+
 class RoomBus:
-    def __init__(
-        self,
-        redis: Redis | RedisCluster,
-        on_event: Callable[[str, bytes], None],
-        on_resync: Callable[[], Awaitable[None]],
-    ) -> None:
+    """Built before the hub (which subscribes rooms through it); ``start`` hands
+    it the hub's handlers."""
+
+    def __init__(self, redis: Redis | RedisCluster) -> None:
         self.redis = redis
-        self.on_event = on_event
-        self.on_resync = on_resync
+        self.on_event: Callable[[str, bytes], None] = lambda code, payload: None
+        self.on_resync: Callable[[], Awaitable[None]] = _nothing
         self.rooms: set[str] = set()
         self._pubsub = redis.pubsub(ignore_subscribe_messages=True)
         self._wanted = asyncio.Event()
         self.loop = Supervised("room-bus", self._run)
 
-    def start(self) -> None:
+    def start(
+        self, on_event: Callable[[str, bytes], None], on_resync: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Deliver each room event to ``on_event(room, payload)``; after a lost
+        link, ``on_resync()`` (events published meanwhile are lost)."""
+        self.on_event, self.on_resync = on_event, on_resync
         self.loop.start()
 
     async def stop(self) -> None:
@@ -55,11 +62,13 @@ class RoomBus:
             pass
 
     async def subscribe(self, code: str) -> None:
-        self.rooms.add(code)
         try:
             await self._pubsub.subscribe(keys.channel(code))
         except (RedisError, OSError):
             log.warning("subscribe %s failed; the bus will resubscribe", code)
+        # only now: a loop that saw the room while its SUBSCRIBE was on its way
+        # would take the link for lost, and drop it with the subscription
+        self.rooms.add(code)
         self._wanted.set()
 
     async def unsubscribe(self, code: str) -> None:

@@ -14,13 +14,13 @@ import msgspec
 from canfield_protocol import Phase, RoomState
 from redis.asyncio import Redis, RedisCluster
 
-from canfield_server.ops.clock import now_ms
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.room.events import FinishedEvent, RoomEvent, pack, pack_row
-from canfield_server.room.ports import MoveRecord, RoomRecord
-from canfield_server.room.race import StoredRow
+from canfield_server.room.ports import MoveRecord, RoomRecord, StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.batch import PipelineBatch
 from canfield_server.storage.move_script import move_script
+from canfield_server.storage.presence_table import live_count, live_counts, live_origins, origin_of
 from canfield_server.storage.scripts import MOVE, PRESENCE, Scripts
 
 __all__ = ["RedisStore"]
@@ -38,41 +38,19 @@ def _bytes(value: bytes | str) -> bytes:
     return value if isinstance(value, bytes) else value.encode()
 
 
-def _origin_of(field: bytes) -> bytes:
-    return field[1:] if field.startswith(b"@") else field.partition(b"|")[2]
-
-
-def _live_origins(table: dict[bytes, bytes], stale_ms: int) -> set[bytes]:
-    oldest = now_ms() - stale_ms
-    return {f[1:] for f, v in table.items() if f.startswith(b"@") and int(v) >= oldest}
-
-
-def _live_counts(table: dict[bytes, bytes], stale_ms: int) -> dict[str, int]:
-    """Member id -> connections held by processes whose heartbeat is fresh."""
-    live = _live_origins(table, stale_ms)
-    counts: dict[str, int] = {}
-    for field, value in table.items():
-        member, _, origin = field.partition(b"|")
-        if origin and origin in live:
-            counts[member.decode()] = counts.get(member.decode(), 0) + int(value)
-    return counts
-
-
-def _live_count(table: dict[bytes, bytes], member: bytes, stale_ms: int) -> int:
-    """One member's connections held by processes whose heartbeat is fresh."""
-    prefix = member + b"|"
-    mine = [(f[len(prefix) :], int(v)) for f, v in table.items() if f.startswith(prefix)]
-    if not mine:
-        return 0
-    oldest = now_ms() - stale_ms
-    return sum(count for origin, count in mine if int(table.get(b"@" + origin, 0)) >= oldest)
-
-
 class RedisStore:
-    def __init__(self, redis: Redis | RedisCluster, url: str, ttl_s: int, origin: bytes) -> None:
+    def __init__(
+        self,
+        redis: Redis | RedisCluster,
+        url: str,
+        ttl_s: int,
+        origin: bytes,
+        clock: Clock = SYSTEM,
+    ) -> None:
         """``redis`` is the client for ``url``; moves take their own way there
-        (``move_script``)."""
+        (``move_script``). ``clock`` stamps the heartbeats and judges them stale."""
         self.redis = redis
+        self.clock = clock
         self.ttl_s = ttl_s
         self.origin = origin
         #: a process whose heartbeat is older than this counts as gone
@@ -163,7 +141,7 @@ class RedisStore:
                 revoke or "",
                 f"{present}|{self.origin.decode()}" if present else "",
                 f"@{self.origin.decode()}",
-                now_ms(),
+                self.clock.now_ms(),
                 *fields,
             ],
         )
@@ -199,24 +177,24 @@ class RedisStore:
         process that crashed stop counting once its heartbeat is stale. Calls
         made together share one pipeline (``batch``).
         """
-        table_key, origin = keys.presence(code), self.origin.decode()
+        table_key, origin, now = keys.presence(code), self.origin.decode(), self.clock.now_ms()
 
         def build(pipe: Any) -> int:
             # EVAL, not EVALSHA: Redis keeps the compiled script by its hash, and
             # a pipeline cannot resend the body after a NOSCRIPT
-            pipe.eval(PRESENCE, 1, table_key, member_id, origin, delta, now_ms(), self.ttl_s)
+            pipe.eval(PRESENCE, 1, table_key, member_id, origin, delta, now, self.ttl_s)
             return 1
 
         (pairs,) = await self.batch.run(build)
         table = dict(zip(pairs[::2], pairs[1::2], strict=True))
-        return _live_count(table, member_id.encode(), self.presence_stale_ms)
+        return live_count(table, member_id.encode(), now - self.presence_stale_ms)
 
     async def serve_room(self, code: str, serving: bool = True) -> None:
         """Say this process serves a room (or no longer does): moves publish their
         rows to the room's channel only while another process serves it too."""
         if serving:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hset(keys.servers(code), self.origin, now_ms())
+                pipe.hset(keys.servers(code), self.origin, self.clock.now_ms())
                 pipe.expire(keys.servers(code), self.ttl_s)
                 await pipe.execute()
         else:
@@ -227,7 +205,7 @@ class RedisStore:
         returns each room's members connected to live processes, forgets the
         counts of processes gone silent, and sets each room's due time (``due``:
         room -> ms; this beat's watchdog or an earlier timer of the room)."""
-        now, origin = now_ms(), self.origin.decode()
+        now, origin = self.clock.now_ms(), self.origin.decode()
         codes = list(due)
         async with self.redis.pipeline(transaction=False) as pipe:
             for code in codes:
@@ -246,17 +224,17 @@ class RedisStore:
             gone = [o for o, at in servers.items() if int(at) < now - self.presence_stale_ms]
             if gone:
                 forgets.append(self.redis.hdel(keys.servers(code), *gone))
-            origins = _live_origins(table, self.presence_stale_ms)
-            dead = [f for f in table if _origin_of(f) not in origins]
+            origins = live_origins(table, now - self.presence_stale_ms)
+            dead = [f for f in table if origin_of(f) not in origins]
             zero = [
                 f
                 for f, value in table.items()
-                if f[:1] != b"@" and _origin_of(f) in origins and int(value) <= 0
+                if f[:1] != b"@" and origin_of(f) in origins and int(value) <= 0
             ]
             if dead or zero:  # rare: a process died, or members left
                 args = [len(dead), *dead, *zero]
                 forgets.append(self.scripts.forget(keys=[keys.presence(code)], args=args))
-            counts = _live_counts(table, self.presence_stale_ms)
+            counts = live_counts(table, now - self.presence_stale_ms)
             live[code] = {member for member, count in counts.items() if count > 0}
         if forgets:
             await asyncio.gather(*forgets)

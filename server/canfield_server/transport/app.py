@@ -151,9 +151,11 @@ def create_app(
             url=url,
         )
         dealer = DailyDealer(redis, pool, settings)
+        bus = RoomBus(redis)
         hub = Hub(
             store,
             settings,
+            bus=bus,
             solver=pool,
             bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
             storage_errors=STORAGE_ERRORS,
@@ -161,9 +163,7 @@ def create_app(
             daily=daily,
             daily_deals=dealer,
         )
-        bus = RoomBus(redis, hub.on_event, hub.resync)
-        hub.attach_bus(bus)
-        bus.start()
+        bus.start(hub.on_event, hub.resync)
         hub.presence.start()
         if settings.pool_target > 0:
             pool.start()

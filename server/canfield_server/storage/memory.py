@@ -1,0 +1,500 @@
+"""In-memory adapters of the room logic's ports, for tests that run in milliseconds.
+
+One ``MemoryBackend`` stands for one Redis: the adapters of several hubs
+(several server processes' worth) share it, and its pub/sub delivers
+room events between them. Every operation does what its Redis adapter's
+script or pipeline does, in one step with no ``await`` in between (as a
+script is atomic); ``tests/server/test_ports_contract.py`` runs the same
+cases against both, so they cannot drift apart.
+
+What they leave out: keys do not expire (except the per-address room
+count, which the room limit reads), and storage never fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from canfield_protocol import Phase, RoomState
+
+from canfield_server.ops.clock import SYSTEM, Clock
+from canfield_server.room.events import VER_SLOT, FinishedEvent, RoomEvent, pack, pack_row
+from canfield_server.room.ports import (
+    DailyAttempt,
+    DailyDeals,
+    DailyMove,
+    DailyStore,
+    IdentityStore,
+    MoveRecord,
+    RoomBus,
+    RoomRecord,
+    RoomStore,
+    StoredRow,
+)
+from canfield_server.storage.presence_table import live_count, live_counts, live_origins, origin_of
+
+__all__ = [
+    "MemoryBackend",
+    "MemoryRoomStore",
+    "MemoryBus",
+    "MemoryIdentityStore",
+    "MemoryDailyStore",
+    "MemoryDailyDeals",
+]
+
+_state_decoder = msgspec.json.Decoder(RoomState)
+_row_decoder = msgspec.json.Decoder(StoredRow)
+_encoder = msgspec.json.Encoder()
+
+
+@dataclass
+class _Room:
+    state: bytes
+    ver: int
+    phase: str
+    race: int
+    deal: str | None = None
+    final: bytes = b""
+    done: int = 0
+    nplayers: int = 0
+
+
+@dataclass
+class _Board:
+    seq: int = 0
+    snap: bytes | None = None
+    log: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Daily:
+    start: int
+    name: str
+    seq: int = 0
+    snap: bytes | None = None
+    done: bool = False
+    log: list[str] = field(default_factory=list)
+
+
+class MemoryBackend:
+    """What one Redis holds for the room logic, and its pub/sub."""
+
+    def __init__(self) -> None:
+        self.rooms: dict[str, _Room] = {}
+        self.tokens: dict[str, dict[str, str]] = {}
+        self.presence: dict[str, dict[bytes, int]] = {}
+        self.rows: dict[str, dict[str, bytes]] = {}
+        self.boards: dict[tuple[str, str], _Board] = {}
+        self.servers: dict[str, dict[bytes, int]] = {}
+        self.due: dict[str, int] = {}
+        #: address -> (rooms created, ms when the count is forgotten)
+        self.ip_rooms: dict[str, tuple[int, int]] = {}
+        self.identities: dict[str, dict[str, Any]] = {}
+        self.histories: dict[str, list[bytes]] = {}
+        self.room_identities: dict[str, dict[str, str]] = {}
+        self.replays: dict[str, bytes] = {}
+        #: (date, draw) -> player -> attempt; and the standing's (score, player) rows
+        self.daily: dict[tuple[str, int], dict[str, _Daily]] = {}
+        self.daily_rows: dict[tuple[str, int], dict[str, bytes]] = {}
+        self.daily_rank: dict[tuple[str, int], dict[str, float]] = {}
+        self.subscribers: dict[str, set[MemoryBus]] = {}
+
+    def publish(self, code: str, payload: bytes) -> None:
+        """Deliver on the next turn of the event loop, as a Redis subscriber hears it."""
+        loop = asyncio.get_running_loop()
+        for bus in list(self.subscribers.get(code, ())):
+            loop.call_soon(bus.deliver, code, payload)
+
+
+class MemoryRoomStore:
+    """``RoomStore`` over a ``MemoryBackend`` (``storage.store.RedisStore``'s twin)."""
+
+    def __init__(
+        self, backend: MemoryBackend, ttl_s: int, origin: bytes, clock: Clock = SYSTEM
+    ) -> None:
+        self.backend = backend
+        self.ttl_s = ttl_s
+        self.origin = origin
+        self.clock = clock
+        self.presence_stale_ms = 15_000
+
+    async def close(self) -> None:
+        pass
+
+    async def ping(self) -> bool:
+        return True
+
+    # ------------------------------------------------------------ rooms
+
+    async def load_room(self, code: str) -> RoomRecord | None:
+        room = self.backend.rooms.get(code)
+        if room is None:
+            return None
+        state = _state_decoder.decode(room.state)
+        if room.phase != state.phase:
+            state = msgspec.structs.replace(state, phase=Phase(room.phase))
+        return RoomRecord(state, room.ver, room.deal, room.final or None)
+
+    async def save_room(
+        self,
+        expected_ver: int,
+        state: RoomState,
+        *,
+        deal: str | None = None,
+        token: tuple[str, str] | None = None,
+        new_race: list[str] | None = None,
+        final: bytes | None = None,
+        revoke: str | None = None,
+        kicked: str | None = None,
+        present: str | None = None,
+    ) -> int | None:
+        b, code = self.backend, state.room
+        room = b.rooms.get(code)
+        if (room.ver if room else 0) != expected_ver:
+            return None
+        if new_race is not None:
+            for pid in new_race:
+                b.boards.pop((code, pid), None)
+            b.rows.pop(code, None)
+        tokens = b.tokens.setdefault(code, {})
+        if token is not None:
+            tokens[token[0]] = token[1]
+        if revoke:
+            for token_hash in [t for t, m in tokens.items() if m == revoke]:
+                del tokens[token_hash]
+        if present:
+            table = b.presence.setdefault(code, {})
+            member_field = f"{present}|{self.origin.decode()}".encode()
+            table[member_field] = table.get(member_field, 0) + 1
+            table[b"@" + self.origin] = self.clock.now_ms()
+        ver = (room.ver if room else 0) + 1
+        if room is None:
+            room = b.rooms[code] = _Room(b"", 0, "", 0)
+        room.state, room.ver, room.phase, room.race = (
+            _encoder.encode(state),
+            ver,
+            str(state.phase),
+            state.race,
+        )
+        if deal is not None:
+            room.deal = deal
+        if new_race is not None:
+            room.done, room.nplayers, room.final = 0, len(new_race), b""
+        event: FinishedEvent | RoomEvent
+        if final is not None:
+            room.final = final
+            event = FinishedEvent(ver=-1, state=state, final=msgspec.Raw(final))
+        else:
+            event = RoomEvent(ver=-1, state=state, deal=deal, kicked=kicked)
+        b.publish(code, pack(self.origin, event).replace(VER_SLOT, str(ver).encode(), 1))
+        return ver
+
+    async def rooms_created(self, ip: str) -> tuple[int, int]:
+        count, until = self._ip_count(ip)
+        return count, max(0, until - self.clock.now_ms()) if count else 0
+
+    async def note_room_created(self, ip: str) -> None:
+        count, until = self._ip_count(ip)
+        if not count:
+            until = self.clock.now_ms() + self.ttl_s * 1000
+        self.backend.ip_rooms[ip] = (count + 1, until)
+
+    def _ip_count(self, ip: str) -> tuple[int, int]:
+        count, until = self.backend.ip_rooms.get(ip, (0, 0))
+        return (count, until) if until > self.clock.now_ms() else (0, 0)
+
+    async def member_for_token(self, code: str, token_hash: str) -> str | None:
+        return self.backend.tokens.get(code, {}).get(token_hash)
+
+    # ------------------------------------------------------------ presence
+
+    async def presence(self, code: str, member_id: str, delta: int) -> int:
+        now = self.clock.now_ms()
+        table = self.backend.presence.setdefault(code, {})
+        mine = f"{member_id}|{self.origin.decode()}".encode()
+        count = table.get(mine, 0) + delta
+        if count <= 0:
+            table.pop(mine, None)
+        else:
+            table[mine] = count
+        table[b"@" + self.origin] = now
+        return live_count(_as_bytes(table), member_id.encode(), now - self.presence_stale_ms)
+
+    async def serve_room(self, code: str, serving: bool = True) -> None:
+        servers = self.backend.servers.setdefault(code, {})
+        if serving:
+            servers[self.origin] = self.clock.now_ms()
+        else:
+            servers.pop(self.origin, None)
+
+    async def beat(self, due: dict[str, int]) -> dict[str, set[str]]:
+        now, oldest = self.clock.now_ms(), self.clock.now_ms() - self.presence_stale_ms
+        live: dict[str, set[str]] = {}
+        for code, due_ms in due.items():
+            table = self.backend.presence.setdefault(code, {})
+            table[b"@" + self.origin] = now
+            servers = self.backend.servers.setdefault(code, {})
+            servers[self.origin] = now
+            for origin in [o for o, at in servers.items() if at < oldest]:
+                del servers[origin]
+            read = _as_bytes(table)
+            origins = live_origins(read, oldest)
+            for f in list(table):
+                if origin_of(f) not in origins or (f[:1] != b"@" and table[f] <= 0):
+                    del table[f]
+            counts = live_counts(read, oldest)
+            live[code] = {member for member, count in counts.items() if count > 0}
+            if due_ms > self.backend.due.get(code, due_ms - 1):
+                self.backend.due[code] = due_ms
+        return live
+
+    # ------------------------------------------------------------ timers
+
+    async def schedule(self, code: str, due_ms: int | None, earlier: bool = False) -> None:
+        if due_ms is None:
+            self.backend.due.pop(code, None)
+        elif not earlier or due_ms < self.backend.due.get(code, due_ms + 1):
+            self.backend.due[code] = due_ms
+
+    async def due_rooms(self, now: int, limit: int) -> list[str]:
+        found = sorted((at, code) for code, at in self.backend.due.items() if at <= now)
+        return [code for _, code in found[:limit]]
+
+    async def claim_due(self, code: str, now: int, lease_ms: int) -> bool:
+        due = self.backend.due.get(code)
+        if due is None or due > now:
+            return False
+        self.backend.due[code] = now + lease_ms
+        return True
+
+    async def finish(self, code: str, race: int) -> bool:
+        room = self.backend.rooms.get(code)
+        if room is None or room.phase != Phase.RACING or room.race != race:
+            return False
+        room.phase, room.ver = str(Phase.FINISHED), room.ver + 1
+        return True
+
+    # ------------------------------------------------------------ players
+
+    async def load_player(self, code: str, member_id: str) -> tuple[bytes | None, list[str]]:
+        board = self.backend.boards.get((code, member_id))
+        return (board.snap, list(board.log)) if board else (None, [])
+
+    async def apply(self, move: MoveRecord) -> tuple[int, int | str]:
+        b, code = self.backend, move.room_code
+        room = b.rooms.get(code)
+        if room is None or room.phase != Phase.RACING or room.race != move.race_no:
+            return -1, room.phase if room else ""
+        board = b.boards.setdefault((code, move.member_id), _Board())
+        if board.seq != move.base_seq:
+            return 0, board.seq
+        board.log.append(move.entry)
+        board.seq, board.snap = board.seq + 1, move.snapshot
+        row = _encoder.encode(move.row)
+        b.rows.setdefault(code, {})[move.member_id] = row
+        finished = 0
+        if move.done:
+            room.done += 1
+            if room.done >= room.nplayers:
+                room.phase, room.ver = str(Phase.FINISHED), room.ver + 1
+                finished = 1
+        servers = b.servers.get(code, {})
+        if len(servers) > 1 or (len(servers) == 1 and self.origin not in servers):
+            b.publish(code, pack_row(self.origin, row))
+        return 1, finished
+
+    async def log_entry(self, code: str, member_id: str, seq: int) -> str:
+        board = self.backend.boards.get((code, member_id))
+        return board.log[seq - 1] if board and 0 < seq <= len(board.log) else ""
+
+    async def rows(self, code: str) -> dict[str, StoredRow]:
+        return {k: _row_decoder.decode(v) for k, v in self.backend.rows.get(code, {}).items()}
+
+    async def logs(self, code: str, member_ids: list[str]) -> dict[str, list[str]]:
+        return {pid: (await self.load_player(code, pid))[1] for pid in member_ids}
+
+
+def _as_bytes(table: dict[bytes, int]) -> dict[bytes, bytes]:
+    """The table as Redis returns it (the presence readers parse the values)."""
+    return {f: str(v).encode() for f, v in table.items()}
+
+
+async def _nothing() -> None:
+    pass
+
+
+class MemoryBus:
+    """``RoomBus`` over a ``MemoryBackend``'s pub/sub."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.backend = backend
+        self.rooms: set[str] = set()
+        self.on_event: Callable[[str, bytes], None] = lambda code, payload: None
+        self.on_resync: Callable[[], Awaitable[None]] = _nothing
+
+    def start(
+        self, on_event: Callable[[str, bytes], None], on_resync: Callable[[], Awaitable[None]]
+    ) -> None:
+        self.on_event, self.on_resync = on_event, on_resync
+
+    async def stop(self) -> None:
+        for code in list(self.rooms):
+            await self.unsubscribe(code)
+
+    async def subscribe(self, code: str) -> None:
+        self.rooms.add(code)
+        self.backend.subscribers.setdefault(code, set()).add(self)
+
+    async def unsubscribe(self, code: str) -> None:
+        self.rooms.discard(code)
+        self.backend.subscribers.get(code, set()).discard(self)
+
+    def deliver(self, code: str, payload: bytes) -> None:
+        if code in self.rooms:
+            self.on_event(code, payload)
+
+
+class MemoryIdentityStore:
+    """``IdentityStore`` over a ``MemoryBackend`` (``storage.history``'s twin)."""
+
+    def __init__(self, backend: MemoryBackend, *, max_races: int, clock: Clock = SYSTEM) -> None:
+        self.backend = backend
+        self.max_races = max_races
+        self.clock = clock
+
+    async def close(self) -> None:
+        pass
+
+    async def new_identity(self, token_hash: str, public_id: str) -> None:
+        self.backend.identities[token_hash] = {
+            "pid": public_id,
+            "created": self.clock.now_ms(),
+            "streak": 0,
+        }
+
+    async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
+        found = self.backend.identities.get(token_hash)
+        if found is None:
+            return None
+        return found["pid"], int(found["streak"]), found.get("last", "")
+
+    async def note_daily(self, token_hash: str, date: str, day_before: str) -> int:
+        found = self.backend.identities.get(token_hash)
+        if found is None:
+            return 0
+        last = found.get("last", "")
+        if last != date:
+            found["streak"] = found["streak"] + 1 if last == day_before else 1
+            found["last"] = date
+        return int(found["streak"])
+
+    async def link_member(self, room: str, member_id: str, token_hash: str) -> None:
+        self.backend.room_identities.setdefault(room, {})[member_id] = token_hash
+
+    async def room_identities(self, room: str) -> dict[str, str]:
+        return dict(self.backend.room_identities.get(room, {}))
+
+    async def add_races(self, entries: list[tuple[str, bytes]]) -> None:
+        for token_hash, entry in entries:
+            races = self.backend.histories.setdefault(token_hash, [])
+            races.insert(0, entry)
+            del races[self.max_races :]
+
+    async def races(self, token_hash: str, limit: int) -> list[bytes]:
+        return self.backend.histories.get(token_hash, [])[:limit]
+
+    async def delete_races(self, token_hash: str) -> int:
+        return len(self.backend.histories.pop(token_hash, []))
+
+    async def save_replay(self, replay_id: str, body: bytes) -> None:
+        self.backend.replays[replay_id] = body
+
+    async def load_replay(self, replay_id: str) -> bytes | None:
+        return self.backend.replays.get(replay_id)
+
+
+class MemoryDailyStore:
+    """``DailyStore`` over a ``MemoryBackend`` (``storage.daily_store``'s twin)."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.backend = backend
+
+    async def close(self) -> None:
+        pass
+
+    async def claim(
+        self, date: str, draw: int, player: str, name: str, now: int, row: StoredRow, score: float
+    ) -> tuple[bool, int]:
+        day = self.backend.daily.setdefault((date, draw), {})
+        if player in day:
+            return False, day[player].start
+        day[player] = _Daily(start=now, name=name)
+        self.backend.daily_rows.setdefault((date, draw), {})[player] = _encoder.encode(row)
+        self.backend.daily_rank.setdefault((date, draw), {})[player] = score
+        return True, now
+
+    async def attempt(self, date: str, draw: int, player: str) -> DailyAttempt | None:
+        found = self.backend.daily.get((date, draw), {}).get(player)
+        if found is None:
+            return None
+        return DailyAttempt(found.start, found.snap, list(found.log), found.done)
+
+    async def apply(self, move: DailyMove) -> tuple[int, int]:
+        key = (move.date, move.draw)
+        found = self.backend.daily.get(key, {}).get(move.player)
+        if found is None or found.done:
+            return -1, 0
+        if found.seq != move.base_seq:
+            return 0, found.seq
+        found.log.append(move.entry)
+        found.seq, found.snap, found.done = found.seq + 1, move.snapshot, move.done
+        self.backend.daily_rows.setdefault(key, {})[move.player] = _encoder.encode(move.row)
+        self.backend.daily_rank.setdefault(key, {})[move.player] = move.score
+        return 1, 0
+
+    async def standing(
+        self, date: str, draw: int, player: str | None, limit: int
+    ) -> tuple[int, list[StoredRow], tuple[int, StoredRow] | None]:
+        scores = self.backend.daily_rank.get((date, draw), {})
+        rows = self.backend.daily_rows.get((date, draw), {})
+        # a sorted set's order: by score, then by member
+        order = sorted((score, member) for member, score in scores.items())
+        top = [_row_decoder.decode(rows[m]) for _, m in order[: max(0, limit)] if m in rows]
+        mine = None
+        if player is not None and player in scores and player in rows:
+            rank = bisect.bisect_left(order, (scores[player], player))
+            mine = (rank + 1, _row_decoder.decode(rows[player]))
+        return len(order), top, mine
+
+
+class MemoryDailyDeals:
+    """``DailyDeals`` with each day's deal given (``deal_of(date, draw)``)."""
+
+    def __init__(self, deal_of: Callable[[str, int], str]) -> None:
+        self.deal_of = deal_of
+        self.known_deals: dict[tuple[str, int], str] = {}
+
+    async def deal(self, date: str, draw: int) -> str:
+        return self.known_deals.setdefault((date, draw), self.deal_of(date, draw))
+
+    async def known(self, date: str, draw: int) -> str | None:
+        return self.known_deals.get((date, draw))
+
+
+if TYPE_CHECKING:  # the type checker proves each adapter is its port
+
+    def _ports(backend: MemoryBackend) -> tuple[RoomStore, RoomBus, IdentityStore, DailyStore]:
+        return (
+            MemoryRoomStore(backend, 1, b"origin"),
+            MemoryBus(backend),
+            MemoryIdentityStore(backend, max_races=1),
+            MemoryDailyStore(backend),
+        )
+
+    def _deals() -> DailyDeals:
+        return MemoryDailyDeals(lambda date, draw: "")

@@ -1,0 +1,204 @@
+"""Room tests in process: hubs over the in-memory adapters, on a manual clock.
+
+``Rooms`` (the ``rooms`` fixture) builds one or more hubs - a server
+process's worth of room logic each - on one ``MemoryBackend`` (one Redis'
+worth), with a ``ManualClock``. ``HubClient`` speaks to a hub as the
+WebSocket endpoint does (each JSON frame decoded at the same edge, handled
+in turn; ``close`` is the socket's end) and has the methods of the real
+test ``Client`` (``tests/server/conftest.py``), so a test reads the same on
+either.
+
+Time moves only when a test waits: when a client expects a message and
+nothing is ready, the clock jumps to the next timer (a countdown, a grace
+time, a time limit, a paced broadcast), so a race with a 30-second limit
+ends in a millisecond, and no test depends on how busy the machine is.
+The in-memory adapters are proven equal to the Redis ones by
+``test_ports_contract.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from canfield_protocol import ProtocolError, decode_client, encode, error
+from canfield_server.ops.clock import ManualClock
+from canfield_server.ops.config import Settings
+from canfield_server.room.hub import Hub
+from canfield_server.storage.memory import (
+    MemoryBackend,
+    MemoryBus,
+    MemoryDailyDeals,
+    MemoryDailyStore,
+    MemoryIdentityStore,
+    MemoryRoomStore,
+)
+
+__all__ = ["MemoryPeer", "HubClient", "Rooms", "TIMEOUT"]
+
+#: real seconds a test waits for a message that is not coming
+TIMEOUT = 10.0
+
+
+class MemoryPeer:
+    """A connection that keeps what the hub sends it."""
+
+    def __init__(self, ip: str | None = None) -> None:
+        self.room: str | None = None
+        self.member_id: str | None = None
+        self.role: str | None = None
+        self.ip = ip
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.closed: tuple[int, str] | None = None
+
+    def send(self, text: str) -> None:
+        self.inbox.put_nowait(json.loads(text))
+
+    def close(self, code: int, reason: str) -> None:
+        self.closed = (code, reason)
+
+    async def expect(
+        self,
+        kind: str,
+        where: Callable[[dict[str, Any]], bool] = lambda m: True,
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await self.inbox.get()
+                self.seen.append(msg)
+                if msg["type"] == kind and where(msg):
+                    return msg
+
+
+class HubClient:
+    """A client of one hub, with the test ``Client``'s methods."""
+
+    def __init__(self, hub: Hub, clock: ManualClock, ip: str | None = None) -> None:
+        self.hub = hub
+        self.clock = clock
+        self.peer = MemoryPeer(ip)
+        self.log: list[dict[str, Any]] = []
+        self.joined: dict[str, Any] = {}
+        self.open = True
+
+    async def send(self, **msg: Any) -> None:
+        """One frame, as the endpoint takes it: decoded at the edge, then handled."""
+        assert self.open, "this client closed its connection"
+        try:
+            decoded = decode_client(json.dumps(msg))
+        except ProtocolError as exc:  # the endpoint answers a bad frame with its error
+            self.peer.send(encode(error(exc)).decode())
+            return
+        await self.hub.handle(self.peer, decoded)
+
+    async def _next(self, deadline: float) -> dict[str, Any]:
+        """The next message; when none is ready, the clock jumps to its next timer."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if not self.peer.inbox.empty():
+                msg = self.peer.inbox.get_nowait()
+                self.log.append(msg)
+                return msg
+            await self.clock.settle()
+            if not self.peer.inbox.empty():
+                continue
+            if not await self.clock.jump():
+                # nothing due on the clock: only real work (another task) can answer
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise TimeoutError("no message, and no timer left to run")
+                try:
+                    msg = await asyncio.wait_for(self.peer.inbox.get(), min(left, 0.05))
+                except TimeoutError:
+                    continue
+                self.log.append(msg)
+                return msg
+
+    async def expect(
+        self,
+        kind: str,
+        where: Callable[[dict[str, Any]], bool] = lambda m: True,
+        timeout: float = TIMEOUT,
+    ) -> dict[str, Any]:
+        """The next message of type ``kind`` (matching ``where``); others are logged."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            msg = await self._next(deadline)
+            if msg["type"] == kind and where(msg):
+                return msg
+
+    async def request(self, kind: str, **msg: Any) -> dict[str, Any]:
+        """Send and await the reply: ``kind`` or an error, whichever comes first."""
+        await self.send(**msg)
+        deadline = asyncio.get_running_loop().time() + TIMEOUT
+        while True:
+            reply = await self._next(deadline)
+            if reply["type"] in (kind, "error"):
+                return reply
+
+    async def create(self, name: str, **settings: Any) -> dict[str, Any]:
+        self.joined = await self.request("joined", type="create", name=name, settings=settings)
+        return self.joined
+
+    async def join(self, room: str, name: str, role: str = "player") -> dict[str, Any]:
+        self.joined = await self.request("joined", type="join", room=room, name=name, role=role)
+        return self.joined
+
+    async def resume(self, room: str, token: str) -> dict[str, Any]:
+        self.joined = await self.request("joined", type="resume", room=room, token=token)
+        return self.joined
+
+    async def close(self) -> None:
+        """The connection ends (a closed tab)."""
+        if self.open:
+            self.open = False
+            await self.hub.detach(self.peer)
+
+
+class Rooms:
+    """Hubs on one in-memory storage and one manual clock."""
+
+    def __init__(self, settings: Settings | None = None, processes: int = 1) -> None:
+        self.settings = settings or Settings()
+        self.clock = ManualClock()
+        self.backend = MemoryBackend()
+        self.daily_deals = MemoryDailyDeals(lambda date, draw: f"CF1-D{draw}-AAAAACL")
+        self.buses: list[MemoryBus] = []
+        self.hubs: list[Hub] = []
+        for _ in range(processes):
+            bus = MemoryBus(self.backend)
+            hub = Hub(
+                MemoryRoomStore(
+                    self.backend, self.settings.room_ttl_s, os.urandom(4).hex().encode(), self.clock
+                ),
+                self.settings,
+                clock=self.clock,
+                bus=bus,
+                identities=MemoryIdentityStore(
+                    self.backend, max_races=self.settings.history_max_races, clock=self.clock
+                ),
+                daily=MemoryDailyStore(self.backend),
+                daily_deals=self.daily_deals,
+            )
+            bus.start(hub.on_event, hub.resync)
+            self.buses.append(bus)
+            self.hubs.append(hub)
+        self.clients: list[HubClient] = []
+
+    async def open(self, process: int = 0, ip: str | None = "127.0.0.1") -> HubClient:
+        """A new connection to hub ``process`` (the ``connect(url)`` of real tests)."""
+        client = HubClient(self.hubs[process], self.clock, ip)
+        self.clients.append(client)
+        return client
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+        for hub, bus in zip(self.hubs, self.buses, strict=True):
+            await hub.shutdown()
+            await bus.stop()

@@ -1,0 +1,412 @@
+"""One contract for each storage port, run against the Redis adapters (on a real
+redis-server) and the in-memory ones: what the room logic relies on, the Lua
+scripts' guarantees included, holds for both, so tests that run the room
+logic in memory test what a server does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import pytest
+from canfield_protocol import MemberStatus, Phase, Role, RoomState
+from canfield_server.ops.clock import ManualClock
+from canfield_server.room import rules
+from canfield_server.room.events import RoomEvent, RowEvent, unpack
+from canfield_server.room.ports import (
+    DailyMove,
+    DailyStore,
+    IdentityStore,
+    MoveRecord,
+    RoomStore,
+    StoredRow,
+)
+from canfield_server.storage import keys
+from canfield_server.storage.daily_store import RedisDailyStore
+from canfield_server.storage.history import RedisIdentityStore
+from canfield_server.storage.memory import (
+    MemoryBackend,
+    MemoryBus,
+    MemoryDailyStore,
+    MemoryIdentityStore,
+    MemoryRoomStore,
+)
+from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.store import RedisStore
+from redis.asyncio import Redis
+
+TTL_S = 600
+MAX_RACES = 3
+TIMEOUT = 10.0
+
+
+@dataclass
+class World:
+    """One storage (a Redis, or a memory backend) and its adapters, on a manual clock."""
+
+    kind: str
+    clock: ManualClock
+    backend: Any
+    url: str = ""
+
+    def store(self, origin: bytes) -> RoomStore:
+        if self.kind == "memory":
+            return MemoryRoomStore(self.backend, TTL_S, origin, self.clock)
+        return RedisStore(self.backend, self.url, TTL_S, origin, self.clock)
+
+    def bus(self) -> MemoryBus | RoomBus:
+        return MemoryBus(self.backend) if self.kind == "memory" else RoomBus(self.backend)
+
+    async def listening(self, code: str) -> None:
+        """Until a subscription to ``code`` is live (Redis confirms a SUBSCRIBE
+        on its own time; an event published before that is not heard)."""
+        if self.kind == "memory":
+            return
+        async with asyncio.timeout(TIMEOUT):
+            while not (await self.backend.pubsub_numsub(keys.channel(code)))[0][1]:
+                await asyncio.sleep(0.01)
+
+    def identities(self) -> IdentityStore:
+        if self.kind == "memory":
+            return MemoryIdentityStore(self.backend, max_races=MAX_RACES, clock=self.clock)
+        return RedisIdentityStore(
+            self.backend,
+            retention_days=1,
+            max_races=MAX_RACES,
+            room_ttl_s=TTL_S,
+            url=self.url,
+            clock=self.clock,
+        )
+
+    def daily(self) -> DailyStore:
+        if self.kind == "memory":
+            return MemoryDailyStore(self.backend)
+        return RedisDailyStore(self.backend, self.url, retention_days=1)
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
+    clock = ManualClock()
+    if request.param == "memory":
+        yield World("memory", clock, MemoryBackend())
+        return
+    server = request.getfixturevalue("redis_server")
+    redis = Redis.from_url(server.url)
+    try:
+        yield World("redis", clock, redis, server.url)
+    finally:
+        await redis.aclose()
+
+
+def lobby(code: str = "ROOM", players: int = 2) -> RoomState:
+    state = rules.create_room(code, "p0", "Ann")
+    for n in range(1, players):
+        state = rules.add_member(state, f"p{n}", f"Guest {n}", Role.PLAYER)
+    return state
+
+
+def racing(state: RoomState, race: int = 1) -> RoomState:
+    return msgspec.structs.replace(state, phase=Phase.RACING, race=race)
+
+
+def row(member_id: str, moves: int, status: MemberStatus = MemberStatus.PLAYING) -> StoredRow:
+    return StoredRow(
+        id=member_id,
+        name=member_id,
+        score=moves,
+        on_foundations=1,
+        moves=moves,
+        status=status,
+        time_ms=moves * 100,
+        at=0,
+    )
+
+
+def move(
+    member_id: str, base_seq: int, race: int = 1, done: bool = False, code: str = "ROOM"
+) -> MoveRecord:
+    status = MemberStatus.GAVE_UP if done else MemberStatus.PLAYING
+    return MoveRecord(
+        code,
+        member_id,
+        race,
+        base_seq,
+        "G" if done else "S",
+        f"snap{base_seq + 1}".encode(),
+        row(member_id, base_seq + 1, status),
+        done,
+    )
+
+
+async def close(*adapters: Any) -> None:
+    for adapter in adapters:
+        await adapter.close()
+
+
+# ---------------------------------------------------------------- rooms
+
+
+async def test_a_room_is_saved_only_over_the_version_it_was_read_at(world: World) -> None:
+    store = world.store(b"a")
+    state = lobby()
+    assert await store.load_room("ROOM") is None
+    assert await store.save_room(0, state) == 1
+    assert await store.save_room(0, state) is None  # it exists now
+    renamed = rules.add_member(state, "p9", "Zed", Role.SPECTATOR)
+    assert await store.save_room(1, renamed, deal="CF1-D3-AAAAACL") == 2
+    assert await store.save_room(1, state) is None  # someone saved first
+    record = await store.load_room("ROOM")
+    assert record is not None
+    assert (record.state, record.ver, record.deal, record.final) == (
+        renamed,
+        2,
+        "CF1-D3-AAAAACL",
+        None,
+    )
+    await close(store)
+
+
+async def test_moves_check_the_race_and_the_sequence_and_the_last_one_ends_it(
+    world: World,
+) -> None:
+    store = world.store(b"a")
+    assert await store.save_room(0, lobby()) == 1
+    assert await store.apply(move("p0", 0)) == (-1, "lobby")  # no race on
+    assert await store.save_room(1, racing(lobby()), new_race=["p0", "p1"]) == 2
+    assert await store.apply(move("p0", 0)) == (1, 0)
+    assert await store.apply(move("p0", 0)) == (0, 1)  # the board moved on: reload
+    assert await store.apply(move("p0", 1, race=2)) == (-1, "racing")  # not this race
+    assert await store.log_entry("ROOM", "p0", 1) == "S"
+    assert await store.log_entry("ROOM", "p0", 2) == ""
+    assert await store.load_player("ROOM", "p0") == (b"snap1", ["S"])
+    assert await store.load_player("ROOM", "p1") == (None, [])
+    assert await store.apply(move("p0", 1, done=True)) == (1, 0)  # one of two done
+    assert await store.apply(move("p1", 0, done=True)) == (1, 1)  # the last: race over
+    assert await store.rows("ROOM") == {
+        "p0": row("p0", 2, MemberStatus.GAVE_UP),
+        "p1": row("p1", 1, MemberStatus.GAVE_UP),
+    }
+    assert await store.logs("ROOM", ["p0", "p1"]) == {"p0": ["S", "G"], "p1": ["G"]}
+    record = await store.load_room("ROOM")
+    assert record is not None and record.state.phase == Phase.FINISHED and record.ver == 3
+    assert await store.apply(move("p0", 2)) == (-1, "finished")
+    await close(store)
+
+
+async def test_a_new_race_starts_from_clean_boards_and_results(world: World) -> None:
+    store = world.store(b"a")
+    await store.save_room(0, racing(lobby()), new_race=["p0", "p1"])
+    await store.apply(move("p0", 0))
+    finished = msgspec.structs.replace(racing(lobby()), phase=Phase.FINISHED)
+    assert await store.save_room(1, finished, final=b'{"type":"finished"}') == 2
+    record = await store.load_room("ROOM")
+    assert record is not None and record.final == b'{"type":"finished"}'
+    assert await store.save_room(2, racing(lobby(), race=2), new_race=["p0", "p1"]) == 3
+    record = await store.load_room("ROOM")
+    assert record is not None and record.final is None
+    assert await store.load_player("ROOM", "p0") == (None, [])
+    assert await store.rows("ROOM") == {}
+    assert await store.apply(move("p0", 0, race=2)) == (1, 0)
+    await close(store)
+
+
+async def test_the_time_limit_ends_a_race_once(world: World) -> None:
+    store = world.store(b"a")
+    await store.save_room(0, racing(lobby()), new_race=["p0", "p1"])
+    assert await store.finish("ROOM", 2) is False  # not this race
+    assert await store.finish("ROOM", 1) is True
+    assert await store.finish("ROOM", 1) is False  # once, however many try
+    record = await store.load_room("ROOM")
+    assert record is not None and record.state.phase == Phase.FINISHED and record.ver == 2
+    await close(store)
+
+
+async def test_tokens_open_a_seat_until_it_is_revoked(world: World) -> None:
+    store = world.store(b"a")
+    await store.save_room(0, lobby(), token=("hash0", "p0"))
+    await store.save_room(1, lobby(), token=("hash1", "p1"))
+    await store.save_room(2, lobby(), token=("hash1b", "p1"))
+    assert await store.member_for_token("ROOM", "hash0") == "p0"
+    assert await store.member_for_token("ROOM", "hash1b") == "p1"
+    assert await store.member_for_token("ROOM", "nope") is None
+    await store.save_room(3, lobby(players=1), revoke="p1")
+    assert await store.member_for_token("ROOM", "hash1") is None
+    assert await store.member_for_token("ROOM", "hash1b") is None
+    assert await store.member_for_token("ROOM", "hash0") == "p0"
+    await close(store)
+
+
+async def test_rooms_created_from_an_address_are_counted(world: World) -> None:
+    store = world.store(b"a")
+    assert await store.rooms_created("10.0.0.1") == (0, 0)
+    await store.note_room_created("10.0.0.1")
+    await store.note_room_created("10.0.0.1")
+    count, wait_ms = await store.rooms_created("10.0.0.1")
+    assert count == 2 and 0 < wait_ms <= TTL_S * 1000
+    assert await store.rooms_created("10.0.0.2") == (0, 0)
+    await close(store)
+
+
+# ---------------------------------------------------------------- presence
+
+
+async def test_connections_count_per_process_and_a_silent_process_stops_counting(
+    world: World,
+) -> None:
+    one, two = world.store(b"one"), world.store(b"two")
+    await one.save_room(0, lobby(), present="p0")  # the join counts its connection
+    assert await one.presence("ROOM", "p0", +1) == 2
+    assert await two.presence("ROOM", "p0", +1) == 3
+    assert await one.presence("ROOM", "p0", -1) == 2
+    assert await one.beat({"ROOM": 1}) == {"ROOM": {"p0"}}
+    # process two goes silent: after the staleness limit its connection is not counted
+    await world.clock.advance(one.presence_stale_ms / 1000 + 1)
+    assert await one.presence("ROOM", "p0", -1) == 0
+    assert await one.beat({"ROOM": 1}) == {"ROOM": set()}
+    await close(one, two)
+
+
+async def test_a_crowd_that_came_and_went_leaves_nobody_counted(world: World) -> None:
+    one, two = world.store(b"one"), world.store(b"two")
+    await one.save_room(0, lobby(players=1))
+    for n in range(30):
+        store = (one, two)[n % 2]
+        assert await store.presence("ROOM", f"fan{n}", +1) == 1
+        assert await store.presence("ROOM", f"fan{n}", -1) == 0
+    assert await one.presence("ROOM", "p0", +1) == 1
+    assert await one.beat({"ROOM": 1}) == {"ROOM": {"p0"}}
+    assert await two.beat({"ROOM": 1}) == {"ROOM": {"p0"}}
+    await close(one, two)
+
+
+# ---------------------------------------------------------------- timers
+
+
+async def test_due_times_move_only_the_way_asked_and_are_claimed_once(world: World) -> None:
+    store = world.store(b"a")
+    await store.schedule("ROOM", 1_000)
+    await store.schedule("ROOM", 2_000, earlier=True)  # later: kept at 1,000
+    assert await store.due_rooms(1_999, 10) == ["ROOM"]
+    await store.schedule("ROOM", 500, earlier=True)
+    await store.beat({"ROOM": 3_000})  # a beat's watchdog only moves it later
+    await store.beat({"ROOM": 2_500})
+    assert await store.due_rooms(2_999, 10) == []
+    await store.schedule("OTHER", 100)
+    assert await store.due_rooms(3_000, 10) == ["OTHER", "ROOM"]
+    assert await store.due_rooms(3_000, 1) == ["OTHER"]
+    assert await store.claim_due("ROOM", 2_000, 30_000) is False  # not due yet
+    assert await store.claim_due("ROOM", 3_000, 30_000) is True
+    assert await store.claim_due("ROOM", 3_000, 30_000) is False  # taken: leased on
+    assert await store.due_rooms(32_999, 10) == ["OTHER"]
+    await store.schedule("OTHER", None)
+    assert await store.due_rooms(40_000, 10) == ["ROOM"]
+    assert await store.claim_due("NOWHERE", 3_000, 30_000) is False
+    await close(store)
+
+
+# ---------------------------------------------------------------- events
+
+
+async def test_room_changes_reach_the_other_processes_and_rows_only_when_shared(
+    world: World,
+) -> None:
+    one, two = world.store(b"one"), world.store(b"two")
+    heard: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def nothing() -> None:
+        pass
+
+    bus = world.bus()
+    bus.start(lambda code, payload: heard.put_nowait(payload), nothing)
+    try:
+        await bus.subscribe("ROOM")
+        await world.listening("ROOM")
+
+        async def next_event() -> tuple[bytes, Any]:
+            return unpack(await asyncio.wait_for(heard.get(), TIMEOUT))
+
+        await one.serve_room("ROOM")
+        await one.save_room(0, racing(lobby()), new_race=["p0", "p1"])
+        origin, event = await next_event()
+        assert origin == b"one" and isinstance(event, RoomEvent) and event.ver == 1
+        assert event.state == racing(lobby())
+        await one.apply(move("p0", 0))  # only process one serves the room: no row event
+        await two.serve_room("ROOM")
+        await one.apply(move("p0", 1))
+        origin, event = await next_event()
+        assert isinstance(event, RowEvent) and event.row == row("p0", 2)
+        assert heard.empty()
+    finally:
+        await bus.stop()
+        await close(one, two)
+
+
+# ---------------------------------------------------------------- identities
+
+
+async def test_identities_keep_streaks_histories_and_replays(world: World) -> None:
+    store = world.identities()
+    assert await store.identity("h") is None
+    assert await store.note_daily("h", "2026-12-01", "2026-11-30") == 0  # no such identity
+    await store.new_identity("h", "pub")
+    assert await store.identity("h") == ("pub", 0, "")
+    assert await store.note_daily("h", "2026-12-01", "2026-11-30") == 1
+    assert await store.note_daily("h", "2026-12-01", "2026-11-30") == 1  # same day
+    assert await store.note_daily("h", "2026-12-02", "2026-12-01") == 2
+    assert await store.note_daily("h", "2026-12-05", "2026-12-04") == 1  # a day missed
+    assert await store.identity("h") == ("pub", 1, "2026-12-05")
+    await store.add_races([("h", f"race{n}".encode()) for n in range(5)])
+    assert await store.races("h", 10) == [b"race4", b"race3", b"race2"]  # newest, kept 3
+    assert await store.races("h", 2) == [b"race4", b"race3"]
+    assert await store.delete_races("h") == 3
+    assert await store.races("h", 10) == []
+    await store.link_member("ROOM", "p0", "h")
+    assert await store.room_identities("ROOM") == {"p0": "h"}
+    await store.save_replay("r1", b"{}")
+    assert await store.load_replay("r1") == b"{}"
+    assert await store.load_replay("r2") is None
+    await close(store)
+
+
+# ---------------------------------------------------------------- daily
+
+
+def daily_move(player: str, base_seq: int, score: float, done: bool = False) -> DailyMove:
+    return DailyMove(
+        "2026-12-01", 3, player, base_seq, "S", b"snap", row(player, base_seq + 1), score, done
+    )
+
+
+async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
+    store = world.daily()
+    claimed = await store.claim("2026-12-01", 3, "b", "Bob", 1_000, row("b", 0), 5.0)
+    assert claimed == (True, 1_000)
+    again = await store.claim("2026-12-01", 3, "b", "Bob", 2_000, row("b", 0), 5.0)
+    assert again == (False, 1_000)
+    assert await store.apply(daily_move("nobody", 0, 1.0)) == (-1, 0)
+    assert await store.apply(daily_move("b", 0, 4.0)) == (1, 0)
+    assert await store.apply(daily_move("b", 0, 4.0)) == (0, 1)
+    await store.claim("2026-12-01", 3, "a", "Ann", 1_500, row("a", 0), 4.0)
+    await store.claim("2026-12-01", 3, "c", "Cy", 1_600, row("c", 0), 9.0)
+    attempt = await store.attempt("2026-12-01", 3, "b")
+    assert attempt is not None
+    assert (attempt.started_at, attempt.snapshot, attempt.log, attempt.done) == (
+        1_000,
+        b"snap",
+        ["S"],
+        False,
+    )
+    assert await store.attempt("2026-12-01", 3, "z") is None
+    assert await store.attempt("2026-12-01", 1, "b") is None  # another draw mode
+    count, top, mine = await store.standing("2026-12-01", 3, "c", 2)
+    # ties in score go by player id, as a sorted set orders them
+    assert count == 3 and [r.id for r in top] == ["a", "b"] and mine == (3, row("c", 0))
+    assert await store.apply(daily_move("b", 1, 1.0, done=True)) == (1, 0)
+    assert await store.apply(daily_move("b", 2, 1.0)) == (-1, 0)  # over
+    count, top, mine = await store.standing("2026-12-01", 3, None, 5)
+    assert [r.id for r in top] == ["b", "a", "c"] and mine is None
+    await close(store)
