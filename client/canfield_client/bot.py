@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 from canfield_protocol import DailyStanding
+from canfield_protocol import ErrorCode as E
 
 from .board import game_from_view
 from .client import ConnectionLost, RaceClient, ServerError
@@ -26,9 +27,9 @@ from .strategy import Strategy
 __all__ = ["run_bot", "race_once", "run_daily"]
 
 #: errors that end this bot's race (it finished, the race ended, ...)
-_RACE_OVER = {"done", "wrong-phase", "not-player", "not-in-room"}
+_RACE_OVER = {E.DONE, E.WRONG_PHASE, E.NOT_PLAYER, E.NOT_IN_ROOM}
 #: errors after which the same board may be tried again shortly
-_TRY_AGAIN = {"unavailable", "rate-limited"}
+_TRY_AGAIN = {E.UNAVAILABLE, E.RATE_LIMITED}
 
 
 async def race_once(

@@ -37,6 +37,7 @@ from canfield_protocol import (
     DailyStarted,
     DeleteHistory,
     Error,
+    ErrorCode,
     Finished,
     GiveUp,
     Hello,
@@ -554,7 +555,7 @@ class RaceClient:
                     self.seq = seq
                     continue
                 if isinstance(answer, Error):
-                    if answer.code == "seq-gap" and answer.last_seq is not None:
+                    if answer.code == ErrorCode.SEQ_GAP and answer.last_seq is not None:
                         self.seq = answer.last_seq
                     else:
                         self.seq = seq - 1 if self.seq == seq else self.seq

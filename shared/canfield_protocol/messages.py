@@ -24,6 +24,11 @@ from .enums import MemberStatus, Phase, Role
 
 __all__ = [
     "VERSION",
+    "ReplayPlayer",
+    "RoomReplay",
+    "DailyReplay",
+    "RANDOM_DEAL",
+    "HIDDEN_DEAL",
     "Phase",
     "Role",
     "MemberStatus",
@@ -168,12 +173,18 @@ class ProtocolError(Exception):
 # ---------------------------------------------------------------- shared bodies
 
 
+#: ``RoomSettings.deal`` for a new random deal each race
+RANDOM_DEAL = "random"
+#: ``RoomSettings.deal`` as broadcast for a typed-in code (nobody can look it up early)
+HIDDEN_DEAL = "custom"
+
+
 class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
-    """Host settings. ``deal`` is ``"random"`` or a deal code (``"custom"`` when
-    broadcast, so players cannot look a typed-in deal up before the race)."""
+    """Host settings. ``deal`` is ``RANDOM_DEAL`` or a deal code (``HIDDEN_DEAL``
+    when broadcast, so players cannot look a typed-in deal up before the race)."""
 
     draw: Literal[1, 3] = 3
-    deal: str = "random"
+    deal: str = RANDOM_DEAL
     time_limit_s: int | None = None
     winnable_only: bool = False
     #: practice rooms allow hints (races do not)
@@ -619,6 +630,39 @@ class DailyStanding(_Server, tag="daily_standing"):
     server_time: int = 0
 
 
+class ReplayPlayer(Row, kw_only=True):
+    """A racer in a replay: their final row and every action they took."""
+
+    moves_list: list[str]
+
+
+class RoomReplay(msgspec.Struct, kw_only=True, tag_field="kind", tag="room"):
+    """``GET /replay/<id>`` of a room race (kept with the history that links to it)."""
+
+    id: str
+    room: str
+    deal: str
+    draw: int
+    par: int | None
+    #: server ms when the results were written
+    at: int
+    players: list[ReplayPlayer]
+
+
+class DailyReplay(msgspec.Struct, kw_only=True, tag_field="kind", tag="daily"):
+    """``GET /replay/<id>`` of one player's daily race, once its day is over."""
+
+    id: str
+    date: str
+    deal: str
+    draw: int
+    players: list[ReplayPlayer]
+    #: how many played that day
+    daily_players: int
+    #: the board the player left (the engine's view)
+    final_board: dict[str, Any]
+
+
 class HistoryEntry(msgspec.Struct, kw_only=True):
     """One finished race of an identity."""
 
@@ -632,7 +676,7 @@ class HistoryEntry(msgspec.Struct, kw_only=True):
     date: str | None = None
     place: int
     players: int
-    status: str
+    status: MemberStatus
     cards: int
     time_ms: int
     moves: int

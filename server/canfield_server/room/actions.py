@@ -1,41 +1,34 @@
-"""Board actions: move, tap, undo, give up, hint, each checked by the engine.
+"""Board actions in a room: move, tap, undo, give up, hint, each checked by the engine.
 
-An action is applied to the racer's board here, stored by one move
-script (the compare-and-set on the board's seq), and only then
-acknowledged. The board in memory is trusted only while Redis agrees:
-when another connection of the same racer (here or on another process)
-moved first, the board is reloaded and the action looked at again.
+A numbered action goes through ``numbered.numbered_action`` (duplicates,
+gaps, the compare-and-set on the board's seq, reload and retry), the same
+as in the daily race; here a board is stored with the room's move script.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from canfield_protocol import ErrorCode as E
 from canfield_protocol import (
-    Ack,
     GiveUp,
     Hint,
     HintMsg,
     MemberStatus,
-    MoveMsg,
     Phase,
     ProtocolError,
     Role,
-    Tap,
-    Undo,
     error,
 )
-from canfield_protocol import ErrorCode as E
 
 from canfield_server.room import frames, rules
+from canfield_server.room.numbered import BOARD_ATTEMPTS, BoardAction, commit, numbered_action
 from canfield_server.room.ports import MoveRecord, Peer, SolverBusy, SolverService
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession, Slot
 
 __all__ = ["BoardActions"]
-
-BoardAction = MoveMsg | Tap | Undo | GiveUp
 
 
 class BoardActions:
@@ -59,67 +52,11 @@ class BoardActions:
             raise ProtocolError(E.WRONG_PHASE, "time is up")
         slot = session.slot(member_id)
         async with slot.lock:
-            for _ in range(4):
-                race = slot.race or await self._load(session, member_id, slot)
-                if msg.seq <= race.seq:
-                    logged = await self.store.log_entry(session.code, member_id, msg.seq)
-                    ack = Ack(seq=msg.seq, move=logged, board=race.board(), duplicate=True)
-                    peer.send(frames.text(ack))
-                    return
-                if msg.seq > race.seq + 1:
-                    raise ProtocolError(
-                        E.SEQ_GAP,
-                        f"expected seq {race.seq + 1}, got {msg.seq}",
-                        last_seq=race.seq,
-                    )
-                entry = await self._commit(session, member_id, slot, race, msg, now)
-                if entry is not None:
-                    ack = Ack(seq=msg.seq, move=entry, board=race.board())
-                    peer.send(frames.text(ack))
-                    return
-                # another connection of this player moved first: reload and look again
-            raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
-
-    async def _commit(
-        self,
-        session: RoomSession,
-        member_id: str,
-        slot: Slot,
-        race: PlayerRace,
-        msg: BoardAction,
-        now: int,
-        quit_as: MemberStatus = MemberStatus.GAVE_UP,
-    ) -> str | None:
-        """Apply one action to ``race`` and store it (the move script, under the slot's
-        lock): its log entry, or None when Redis holds a newer board (reload, retry)."""
-        state = session.state
-        base_seq = race.seq
-        entry = race.apply(msg, now - (state.starts_at or now), quit_as)
-        me = rules.member(state, member_id)
-        row = race.row(member_id, me.name if me else "?")
-        slot.race = None  # until Redis confirms, the local board is not trusted
-        status, value = await self.store.apply(
-            MoveRecord(
-                room_code=session.code,
-                member_id=member_id,
-                race_no=state.race,
-                base_seq=base_seq,
-                entry=entry,
-                snapshot=race.snapshot(),
-                row=row,
-                done=race.done,
+            board = _RoomBoard(self, session, member_id, slot)
+            ack = await numbered_action(
+                board, msg, lambda race: race.apply(msg, now - (session.state.starts_at or now))
             )
-        )
-        if status == 1:
-            slot.race = race
-            session.rows[member_id] = row
-            session.mark_dirty()
-            if value == 1:  # this action ended the race: its results
-                self.rooms.spawn(self.rooms.owner.finalize(session.code, state.race))
-            return entry
-        if status == -1:
-            raise ProtocolError(E.WRONG_PHASE, "this race is over")
-        return None
+            peer.send(frames.text(ack))
 
     async def give_up_for(
         self, session: RoomSession, member_id: str, quit_as: MemberStatus = MemberStatus.GAVE_UP
@@ -129,16 +66,21 @@ class BoardActions:
         like any give up. Nothing to do when no race is on or their race is over."""
         slot = session.slot(member_id)
         async with slot.lock:
-            for _ in range(4):
+            board = _RoomBoard(self, session, member_id, slot)
+            for _ in range(BOARD_ATTEMPTS):
                 if session.state.phase != Phase.RACING:
                     return
-                race = slot.race or await self._load(session, member_id, slot)
+                race = await board.load()
                 if race.done:
                     return
+                now = self.rooms.clock.now_ms()
+
+                def give_up(race: PlayerRace, now: int = now) -> str:
+                    elapsed = now - (session.state.starts_at or now)
+                    return race.apply(GiveUp(seq=race.seq + 1), elapsed, quit_as)
+
                 try:
-                    give_up = GiveUp(seq=race.seq + 1)
-                    now = self.rooms.clock.now_ms()
-                    if await self._commit(session, member_id, slot, race, give_up, now, quit_as):
+                    if await commit(board, race, give_up) is not None:
                         return
                 except ProtocolError as exc:
                     if exc.code == E.WRONG_PHASE:
@@ -202,3 +144,49 @@ class BoardActions:
         )
         slot.race = race
         return race
+
+
+class _RoomBoard:
+    """A racer's board in a room (``numbered.Board``): confirmed here in its slot,
+    stored with the room's move script, which also ends the race with its last racer."""
+
+    def __init__(
+        self, actions: BoardActions, session: RoomSession, member_id: str, slot: Slot
+    ) -> None:
+        self.actions, self.session, self.member_id, self.slot = actions, session, member_id, slot
+
+    async def load(self) -> PlayerRace:
+        return self.slot.race or await self.actions._load(self.session, self.member_id, self.slot)
+
+    async def logged(self, seq: int) -> str:
+        return await self.actions.store.log_entry(self.session.code, self.member_id, seq)
+
+    async def store(self, race: PlayerRace, base_seq: int, entry: str) -> bool:
+        session, member_id, rooms = self.session, self.member_id, self.actions.rooms
+        state = session.state
+        me = rules.member(state, member_id)
+        row = race.row(member_id, me.name if me else "?")
+        status, value = await self.actions.store.apply(
+            MoveRecord(
+                room_code=session.code,
+                member_id=member_id,
+                race_no=state.race,
+                base_seq=base_seq,
+                entry=entry,
+                snapshot=race.snapshot(),
+                row=row,
+                done=race.done,
+            )
+        )
+        if status == -1:
+            raise ProtocolError(E.WRONG_PHASE, "this race is over")
+        if status != 1:
+            return False
+        session.rows[member_id] = row
+        session.mark_dirty()
+        if value == 1:  # this action ended the race: its results
+            rooms.spawn(rooms.owner.finalize(session.code, state.race))
+        return True
+
+    def trust(self, race: PlayerRace | None) -> None:
+        self.slot.race = race

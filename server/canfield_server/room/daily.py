@@ -16,23 +16,19 @@ after it are refused.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import msgspec
 from canfield_protocol import (
-    Ack,
     Daily,
     DailyFinished,
+    DailyReplay,
     DailyStanding,
     DailyStandingQuery,
     DailyStarted,
-    GiveUp,
     HistoryEntry,
     MemberStatus,
-    MoveMsg,
     ProtocolError,
-    Tap,
-    Undo,
+    ReplayPlayer,
 )
 from canfield_protocol import ErrorCode as E
 
@@ -41,12 +37,12 @@ from canfield_server.ops.config import Settings
 from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked, wire_row
+from canfield_server.room.numbered import BoardAction, numbered_action
 from canfield_server.room.ports import DailyDeals, DailyMove, DailyStore, Peer, StoredRow
 from canfield_server.room.race import PlayerRace, replay
 
 __all__ = ["DailyRaces", "standing_score", "replay_id"]
 
-BoardAction = MoveMsg | Tap | Undo | GiveUp
 
 #: times in the score are capped here (115 days: far past any day's race)
 _MS_CAP = 10**10 - 1
@@ -183,48 +179,13 @@ class DailyRaces:
         if self.today() != play.date:
             raise ProtocolError(E.WRONG_PHASE, f"the daily race of {play.date} is over")
         async with play.lock:
-            for _ in range(4):
-                race = play.race or await self._load(store, play)
-                if msg.seq <= race.seq:
-                    attempt = await store.attempt(play.date, play.draw, play.identity.id)
-                    log = attempt.log if attempt else []
-                    logged = log[msg.seq - 1] if msg.seq - 1 < len(log) else ""
-                    peer.send(
-                        frames.text(
-                            Ack(seq=msg.seq, move=logged, board=race.board(), duplicate=True)
-                        )
-                    )
-                    return
-                if msg.seq > race.seq + 1:
-                    raise ProtocolError(
-                        E.SEQ_GAP, f"expected seq {race.seq + 1}, got {msg.seq}", last_seq=race.seq
-                    )
-                base_seq = race.seq
-                entry = race.apply(msg, self.clock.now_ms() - play.started_at)
-                row = race.row(play.identity.id, play.name)
-                play.race = None  # until Redis confirms it
-                status, _value = await store.apply(
-                    DailyMove(
-                        date=play.date,
-                        draw=play.draw,
-                        player=play.identity.id,
-                        base_seq=base_seq,
-                        entry=entry,
-                        snapshot=race.snapshot(),
-                        row=row,
-                        score=standing_score(row),
-                        done=race.done,
-                    )
-                )
-                if status == 1:
-                    play.race = race
-                    peer.send(frames.text(Ack(seq=msg.seq, move=entry, board=race.board())))
-                    if race.done:
-                        await self._finished(peer, store, play, row)
-                    return
-                if status == -1:
-                    raise ProtocolError(E.WRONG_PHASE, "no daily race of yours is on")
-            raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
+            board = _DailyBoard(self, store, play)
+            ack = await numbered_action(
+                board, msg, lambda race: race.apply(msg, self.clock.now_ms() - play.started_at)
+            )
+            peer.send(frames.text(ack))
+            if board.done_row is not None:  # this action won or gave up
+                await self._finished(peer, store, play, board.done_row)
 
     async def _finished(self, peer: Peer, store: DailyStore, play: _Play, row: StoredRow) -> None:
         """Won or given up: the row ranked now, and one history entry."""
@@ -297,7 +258,9 @@ class DailyRaces:
         )
         peer.send(frames.text(reply))
 
-    async def replay(self, date: str, draw: int, player: str) -> tuple[int, dict[str, Any]]:
+    async def replay(
+        self, date: str, draw: int, player: str
+    ) -> tuple[int, DailyReplay | dict[str, str]]:
         """A daily replay for ``/replay/<id>``: (HTTP status, body). Shown only once
         the day is over."""
         store, deals = self._parts()
@@ -308,16 +271,62 @@ class DailyRaces:
         if attempt is None or deal is None:
             return 404, {"error": "no such replay (unknown, or past its retention)"}
         players, _, mine = await store.standing(date, draw, player, 0)
-        row: dict[str, Any] = msgspec.to_builtins(wire_row(mine[1], mine[0])) if mine else {}
         moves = attempt.log
-        board = replay(deal, moves).view()
-        return 200, {
-            "id": replay_id(date, draw, player),
-            "kind": "daily",
-            "date": date,
-            "deal": deal,
-            "draw": draw,
-            "players": [{**row, "moves_list": moves}],
-            "daily_players": players,
-            "final_board": board,
-        }
+        racers = (
+            [ReplayPlayer(**msgspec.structs.asdict(wire_row(mine[1], mine[0])), moves_list=moves)]
+            if mine
+            else []
+        )
+        return 200, DailyReplay(
+            id=replay_id(date, draw, player),
+            date=date,
+            deal=deal,
+            draw=draw,
+            players=racers,
+            daily_players=players,
+            final_board=replay(deal, moves).view(),
+        )
+
+
+class _DailyBoard:
+    """A player's board in the daily race (``numbered.Board``): confirmed here in
+    the connection's play, stored with its standing score."""
+
+    def __init__(self, races: DailyRaces, store: DailyStore, play: _Play) -> None:
+        self.races, self.daily, self.play = races, store, play
+        #: the row of an action that won or gave up, once stored
+        self.done_row: StoredRow | None = None
+
+    async def load(self) -> PlayerRace:
+        return self.play.race or await self.races._load(self.daily, self.play)
+
+    async def logged(self, seq: int) -> str:
+        play = self.play
+        attempt = await self.daily.attempt(play.date, play.draw, play.identity.id)
+        log = attempt.log if attempt else []
+        return log[seq - 1] if seq - 1 < len(log) else ""
+
+    async def store(self, race: PlayerRace, base_seq: int, entry: str) -> bool:
+        play = self.play
+        row = race.row(play.identity.id, play.name)
+        status, _ = await self.daily.apply(
+            DailyMove(
+                date=play.date,
+                draw=play.draw,
+                player=play.identity.id,
+                base_seq=base_seq,
+                entry=entry,
+                snapshot=race.snapshot(),
+                row=row,
+                score=standing_score(row),
+                done=race.done,
+            )
+        )
+        if status == -1:
+            raise ProtocolError(E.WRONG_PHASE, "no daily race of yours is on")
+        if status == 1 and race.done:
+            self.done_row = row
+        return status == 1
+
+    def trust(self, race: PlayerRace | None) -> None:
+        self.play.race = race

@@ -27,6 +27,7 @@ from canfield_protocol import (
     ClientMessage,
     Create,
     Daily,
+    DailyReplay,
     DailyStandingQuery,
     DeleteHistory,
     EndRace,
@@ -51,6 +52,7 @@ from canfield_protocol import (
     Tap,
     Undo,
     Welcome,
+    encode,
 )
 from canfield_protocol import ErrorCode as E
 
@@ -203,15 +205,16 @@ class Hub:
         else:
             await self.actions.act(peer, msg)
 
-    async def replay(self, replay_id: str) -> tuple[int, object]:
-        """``/replay/<id>``: (HTTP status, JSON body or raw JSON bytes)."""
+    async def replay(self, replay_id: str) -> tuple[int, bytes | dict[str, str]]:
+        """``/replay/<id>``: (HTTP status, the replay's JSON, or an error body)."""
         if not REPLAY_ID.match(replay_id):
             return 404, {"error": f"no replay {replay_id[:40]!r}"}
         if replay_id.startswith("d-"):
             _, year, month, day, draw, player = replay_id.split("-")
             if not is_date(f"{year}-{month}-{day}"):
                 return 404, {"error": "no replay: not a date"}
-            return await self.daily.replay(f"{year}-{month}-{day}", int(draw), player)
+            status, daily = await self.daily.replay(f"{year}-{month}-{day}", int(draw), player)
+            return status, encode(daily) if isinstance(daily, DailyReplay) else daily
         store = self.identities.store
         found = await store.load_replay(replay_id) if store is not None else None
         if found is None:

@@ -34,6 +34,8 @@ from canfield_protocol import (
     IdentityMsg,
     MemberStatus,
     ProtocolError,
+    ReplayPlayer,
+    RoomReplay,
     encode,
 )
 from canfield_protocol import ErrorCode as E
@@ -225,19 +227,20 @@ class Identities:
                 draw = DealCode.parse(finished.deal).draw if finished.deal else 3
             except ValueError:
                 draw = 3
-            body = {
-                "id": replay_id,
-                "kind": "room",
-                "room": code,
-                "deal": finished.deal,
-                "draw": draw,
-                "par": finished.par,
-                "at": at,
-                "players": [
-                    {**msgspec.to_builtins(row), "moves_list": finished.replays.get(row.id, [])}
+            body = RoomReplay(
+                id=replay_id,
+                room=code,
+                deal=finished.deal,
+                draw=draw,
+                par=finished.par,
+                at=at,
+                players=[
+                    ReplayPlayer(
+                        **msgspec.structs.asdict(row), moves_list=finished.replays.get(row.id, [])
+                    )
                     for row in finished.standings
                 ],
-            }
+            )
             await self.store.save_replay(replay_id, encode(body))
             entries = []
             for row in finished.standings:

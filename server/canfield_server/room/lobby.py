@@ -9,6 +9,7 @@ from itertools import count
 from typing import Any
 
 from canfield_protocol import (
+    RANDOM_DEAL,
     AddBot,
     BotFailed,
     EndRace,
@@ -66,7 +67,7 @@ class Lobby:
         if (
             self.solver is not None
             and state.settings.winnable_only
-            and state.settings.deal == "random"
+            and state.settings.deal == RANDOM_DEAL
             and state.host_id == member_id
             and state.phase == Phase.LOBBY
         ):

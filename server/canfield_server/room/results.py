@@ -9,7 +9,6 @@ room, and reach every connection through the room's session.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -27,6 +26,11 @@ from canfield_server.room.registry import Rooms
 __all__ = ["Results"]
 
 log = logging.getLogger(__name__)
+
+#: tries to write a finished race's results while storage is unreachable (about 25 s)
+OUTAGE_TRIES = 8
+#: compare-and-set attempts of the results against other changes of the room
+SAVE_ATTEMPTS = 16
 
 
 def _cut_off_by_the_clock(rows: dict[str, StoredRow], state: RoomState, now: int) -> None:
@@ -69,16 +73,16 @@ class Results:
         """Write and announce the results of a finished race, once; retried while
         storage is unreachable (the race is over in Redis already, the results must
         follow)."""
-        for attempt in range(8):
+        for attempt in range(OUTAGE_TRIES):
             try:
                 await self._write(code, race_no)
                 return
             except self.rooms.storage_errors as exc:
                 log.warning("results of %s not written yet: %s", code, exc)
-                await asyncio.sleep(min(0.2 * 2**attempt, 5.0))  # back off: Redis is down
+                await self.clock.sleep(min(0.2 * 2**attempt, 5.0))  # back off: Redis is down
 
     async def _write(self, code: str, race_no: int) -> None:
-        for _ in range(16):
+        for _ in range(SAVE_ATTEMPTS):
             record = await self.store.load_room(code)
             if record is None or record.state.race != race_no or record.final:
                 return

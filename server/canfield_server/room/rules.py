@@ -15,6 +15,8 @@ import msgspec
 from canfield import DealCode, InvalidDealCodeError
 from canfield.textinput import ascii_upper, excerpt, strip_spaces
 from canfield_protocol import (
+    HIDDEN_DEAL,
+    RANDOM_DEAL,
     ErrorCode,
     Member,
     Phase,
@@ -127,8 +129,8 @@ def check_settings(settings: RoomSettings) -> RoomSettings:
         )
     deal = strip_spaces(settings.deal)  # ASCII spaces only: the code's own alphabet
     draw = settings.draw
-    if deal.lower() == "random" or not deal:
-        deal = "random"
+    if deal.lower() == RANDOM_DEAL or not deal:
+        deal = RANDOM_DEAL
     else:
         try:
             code = DealCode.parse(deal)
@@ -140,9 +142,9 @@ def check_settings(settings: RoomSettings) -> RoomSettings:
 
 def public_settings(settings: RoomSettings) -> RoomSettings:
     """Settings as broadcast: a typed-in deal code shows as ``custom``."""
-    if settings.deal == "random":
+    if settings.deal == RANDOM_DEAL:
         return settings
-    return msgspec.structs.replace(settings, deal="custom")
+    return msgspec.structs.replace(settings, deal=HIDDEN_DEAL)
 
 
 def member(state: RoomState, member_id: str) -> Member | None:
@@ -236,7 +238,7 @@ def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomS
         practice=old.practice if msg.practice is None else msg.practice,
         best_of=old.best_of if msg.best_of is None else msg.best_of,
     )
-    if msg.draw is not None and msg.deal is None and merged.deal != "random":
+    if msg.draw is not None and msg.deal is None and merged.deal != RANDOM_DEAL:
         # a new draw mode applies to the typed-in deal too
         merged = msgspec.structs.replace(
             merged, deal=str(DealCode.parse(merged.deal).with_draw(msg.draw))
@@ -286,7 +288,7 @@ def start_race(
             params={"names": names},
         )
     settings = state.settings
-    if settings.deal == "random":
+    if settings.deal == RANDOM_DEAL:
         deal = DealCode.parse(proven) if proven else DealCode.random(settings.draw)
     else:
         deal = DealCode.parse(settings.deal)
@@ -317,7 +319,7 @@ def rematch(state: RoomState, member_id: str) -> RoomState:
         )
         for m in state.members
     ]
-    settings = msgspec.structs.replace(state.settings, deal="random")
+    settings = msgspec.structs.replace(state.settings, deal=RANDOM_DEAL)
     return msgspec.structs.replace(
         state,
         phase=Phase.LOBBY,

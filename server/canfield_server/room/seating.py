@@ -43,6 +43,9 @@ __all__ = ["Seating"]
 
 log = logging.getLogger(__name__)
 
+#: fresh room codes tried when one is taken (8 collisions in 887 million codes)
+CODE_ATTEMPTS = 8
+
 
 class Seating:
     def __init__(self, rooms: Rooms, actions: BoardActions) -> None:
@@ -83,7 +86,7 @@ class Seating:
                     f" in {minutes} min",
                     params={"limit": limit, "retry_at": self.clock.now_ms() + wait_ms},
                 )
-        for _ in range(8):
+        for _ in range(CODE_ATTEMPTS):
             code, member_id, token = rules.new_room_code(), rules.new_member_id(), rules.new_token()
             state = rules.create_room(code, member_id, msg.name, msg.settings)
             ver = await self.store.save_room(

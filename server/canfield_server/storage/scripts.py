@@ -8,10 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from canfield_protocol import Phase
 from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
 __all__ = ["MOVE", "SAVE_ROOM", "FINISH", "CLAIM_DUE", "FORGET", "PRESENCE", "Scripts"]
+
+
+def _lua(body: str) -> str:
+    """A script with the room phases spelled as the protocol spells them
+    (``$RACING``, ``$FINISHED``: the words the room hash's ``phase`` holds)."""
+    return body.replace("$RACING", f"'{Phase.RACING}'").replace("$FINISHED", f"'{Phase.FINISHED}'")
+
 
 #: Apply one board action: check the race and the sequence number, append
 #: to the event log, store the snapshot and the leaderboard row, count the
@@ -25,9 +33,9 @@ __all__ = ["MOVE", "SAVE_ROOM", "FINISH", "CLAIM_DUE", "FORGET", "PRESENCE", "Sc
 #: (the event is published only when another process serves the room)
 #: Returns {1, finished} applied (finished=1: this action ended the race),
 #: {0, seq} the stored seq differs from the base (reload), {-1, phase} no race.
-MOVE = """
+MOVE = _lua("""
 local meta = redis.call('HMGET', KEYS[1], 'phase', 'race')
-if meta[1] ~= 'racing' or meta[2] ~= ARGV[1] then
+if meta[1] ~= $RACING or meta[2] ~= ARGV[1] then
   return {-1, meta[1] or ''}
 end
 local cur = tonumber(redis.call('HGET', KEYS[5], 'seq') or '0')
@@ -41,7 +49,7 @@ local finished = 0
 if ARGV[7] == '1' then
   local done = redis.call('HINCRBY', KEYS[1], 'done', 1)
   if done >= tonumber(redis.call('HGET', KEYS[1], 'nplayers') or '0') then
-    redis.call('HSET', KEYS[1], 'phase', 'finished')
+    redis.call('HSET', KEYS[1], 'phase', $FINISHED)
     redis.call('HINCRBY', KEYS[1], 'ver', 1)
     finished = 1
   end
@@ -52,7 +60,7 @@ if servers > 1 or (servers == 1 and redis.call('HEXISTS', KEYS[7], ARGV[11]) == 
   redis.call('PUBLISH', ARGV[9], ARGV[10])
 end
 return {1, finished}
-"""
+""")
 
 #: Compare-and-set the room: write fields only if ``ver`` is unchanged.
 #: KEYS[1] room  KEYS[2] tokens  KEYS[3] presence  KEYS[4] rows
@@ -108,15 +116,15 @@ return ver
 #: End a race at its time limit, once however many processes try.
 #: KEYS[1] room  ARGV[1] race number
 #: Returns 1 for the caller that ended it, else 0.
-FINISH = """
+FINISH = _lua("""
 local meta = redis.call('HMGET', KEYS[1], 'phase', 'race')
-if meta[1] ~= 'racing' or meta[2] ~= ARGV[1] then
+if meta[1] ~= $RACING or meta[2] ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'phase', 'finished')
+redis.call('HSET', KEYS[1], 'phase', $FINISHED)
 redis.call('HINCRBY', KEYS[1], 'ver', 1)
 return 1
-"""
+""")
 
 
 #: Take a room whose timer is due, once however many processes sweep: its

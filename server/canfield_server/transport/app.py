@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib.metadata import entry_points
 from importlib.util import find_spec
 
-from canfield_protocol import ProtocolError, encode
+from canfield_protocol import ErrorCode, ProtocolError, encode
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.datastructures import State
@@ -227,7 +227,7 @@ def create_app(
         except ProtocolError as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
         if isinstance(body, bytes):
-            return Response(body, media_type="application/json")
+            return Response(body, status_code=status, media_type="application/json")
         return JSONResponse(body, status_code=status)
 
     async def history_download(request: Request) -> Response:
@@ -236,7 +236,7 @@ def create_app(
         try:
             found = await request.app.state.hub.identities.export(token)
         except ProtocolError as exc:
-            status = 401 if exc.code == "bad-identity" else 503
+            status = 401 if exc.code == ErrorCode.BAD_IDENTITY else 503
             return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
         except (RedisError, OSError):
             return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)

@@ -1,0 +1,87 @@
+"""A numbered board action, the same in a room's race and in the daily race.
+
+Every move, tap, undo and give-up carries ``seq``, the number it takes on
+the player's board. One routine decides what happens to it:
+
+* a number already used is a duplicate (a retry after a lost ack): it is
+  acknowledged again with the action the log holds, nothing is applied;
+* a number past the next one is a gap: refused, with the last number used;
+* the next number: the action is checked by the engine and stored in one
+  round trip that also checks the stored board is the one applied to
+  (compare-and-set on ``seq``). The local board is trusted again only once
+  storage confirms; when another connection of the same player stored
+  first, the board is reloaded and the action looked at again, up to
+  ``BOARD_ATTEMPTS`` times ("your board is busy" after that).
+
+What differs between a room and the daily race - where the board is
+stored, what a stored action sets off - is the ``Board`` they pass in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from canfield_protocol import Ack, GiveUp, MoveMsg, ProtocolError, Tap, Undo
+from canfield_protocol import ErrorCode as E
+
+from canfield_server.room.race import PlayerRace
+
+__all__ = ["BOARD_ATTEMPTS", "BoardAction", "Board", "commit", "numbered_action"]
+
+#: tries of one action while other connections of the same player keep storing first
+BOARD_ATTEMPTS = 4
+
+BoardAction = MoveMsg | Tap | Undo | GiveUp
+#: applies the action to a board (the engine's check) and returns its log entry
+Apply = Callable[[PlayerRace], str]
+
+
+class Board(Protocol):
+    """One player's board where it is stored."""
+
+    async def load(self) -> PlayerRace:
+        """The board as last confirmed here, else as stored."""
+        ...
+
+    async def logged(self, seq: int) -> str:
+        """The action number ``seq`` applied."""
+        ...
+
+    async def store(self, race: PlayerRace, base_seq: int, entry: str) -> bool:
+        """Store ``entry``, applied to ``race`` (which was at ``base_seq``): True when
+        kept, False when the stored board moved on (raises when its race is over)."""
+        ...
+
+    def trust(self, race: PlayerRace | None) -> None:
+        """The board to start from next time (None: load it from storage)."""
+        ...
+
+
+async def commit(board: Board, race: PlayerRace, apply: Apply) -> str | None:
+    """Apply and store one action: its log entry, or None when another connection
+    of the player stored first (reload and look again)."""
+    base_seq = race.seq
+    entry = apply(race)
+    board.trust(None)  # until storage confirms, the local board is not trusted
+    if not await board.store(race, base_seq, entry):
+        return None
+    board.trust(race)
+    return entry
+
+
+async def numbered_action(board: Board, msg: BoardAction, apply: Apply) -> Ack:
+    """The ack for ``msg`` on ``board`` (``apply``: see ``Apply``)."""
+    for _ in range(BOARD_ATTEMPTS):
+        race = await board.load()
+        if msg.seq <= race.seq:
+            logged = await board.logged(msg.seq)
+            return Ack(seq=msg.seq, move=logged, board=race.board(), duplicate=True)
+        if msg.seq > race.seq + 1:
+            raise ProtocolError(
+                E.SEQ_GAP, f"expected seq {race.seq + 1}, got {msg.seq}", last_seq=race.seq
+            )
+        entry = await commit(board, race, apply)
+        if entry is not None:
+            return Ack(seq=msg.seq, move=entry, board=race.board())
+    raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
