@@ -1,9 +1,8 @@
 // One card as DOM: CSS draws the face, SVG symbols (defined in index.html) the suits.
 
 import { h, icon } from "./dom.js";
+import { SUIT_CHAR } from "./protocol.js";
 import { isRed } from "./rules.js";
-
-const SUIT_CHAR = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 
 /** A card as people write it: "TS" is "10♠", "AH" is "A♥". */
 export const cardName = (card) => (card[0] === "T" ? "10" : card[0]) + SUIT_CHAR[card[1]];

@@ -12,16 +12,12 @@ import { errorText } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Connection } from "./net.js";
+import { ACTION_ERRORS, DONE_STATUSES as DONE, ERR } from "./protocol.js";
 import { Actions } from "./state.js";
 import { dayBefore, flash, initShell, replayPage } from "./shell.js";
 import { getName, getPref, setName, setPref } from "./store.js";
 import { placeText } from "./words.js";
 
-const ACTION_ERRORS = new Set([
-  "illegal-move", "bad-move", "bad-card", "no-target", "nothing-to-undo", "seq-gap", "done",
-  "rate-limited", "unavailable", "wrong-phase",
-]);
-const DONE = new Set(["won", "gave_up", "left", "timed_out"]);
 const POLL_MS = 5000;
 
 const conn = new Connection();
@@ -140,10 +136,10 @@ conn.on("daily_standing", (msg) => {
 });
 
 conn.on("error", (msg) => {
-  if (S.starting && !msg.seq && ["daily-played", "no-identity", "unavailable", "bad-name", "already-in-room", "rate-limited", "bad-message", "internal"].includes(msg.code)) {
+  if (S.starting && !msg.seq && [ERR.DAILY_PLAYED, ERR.NO_IDENTITY, ERR.UNAVAILABLE, ERR.BAD_NAME, ERR.ALREADY_IN_ROOM, ERR.RATE_LIMITED, ERR.BAD_MESSAGE, ERR.INTERNAL].includes(msg.code)) {
     const req = S.starting;
     S.starting = null;
-    if (msg.code === "daily-played") {
+    if (msg.code === ERR.DAILY_PLAYED) {
       S.played[req.draw] = msg.params || {};
       askStandings();
       render();
@@ -152,7 +148,7 @@ conn.on("error", (msg) => {
     $("#daily-error").textContent = errorText(msg, { offset: conn.offset });
     return;
   }
-  if (msg.code === "bad-date") return; // yesterday asked just before midnight: the next poll fixes it
+  if (msg.code === ERR.BAD_DATE) return; // yesterday asked just before midnight: the next poll fixes it
   if (ACTION_ERRORS.has(msg.code) && (actions.inflight || msg.seq)) {
     const failed = actions.fail(msg);
     if (!failed) return;

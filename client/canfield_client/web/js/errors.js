@@ -5,18 +5,11 @@
 // except for a code this page does not know yet.
 
 import { t } from "./i18n.js";
+import { ERR } from "./protocol.js";
 import { cardLabel, movedCard } from "./words.js";
 
 /** Every code of the protocol's table, each worded by an "err_<code>" string. */
-export const CODES = [
-  "bad-json", "bad-message", "too-large", "binary", "unknown-type", "unsupported-version",
-  "not-in-room", "unknown-player", "already-in-room", "unknown-room", "bad-token", "not-host",
-  "not-player", "wrong-phase", "not-allowed", "room-full", "bad-name", "bad-settings",
-  "bad-deal-code", "bad-move", "bad-card", "illegal-move", "no-target", "nothing-to-undo",
-  "seq-gap", "done", "not-ready", "rate-limited", "unavailable", "internal",
-  // identity, history and the daily race
-  "bad-identity", "no-identity", "daily-played", "bad-date",
-];
+export const CODES = Object.values(ERR);
 
 /** Rules named by an illegal-move error, each worded by an "rule_<rule>" string. */
 export const RULES = [
@@ -43,25 +36,25 @@ export function errorText(msg, ctx = {}) {
   const params = msg?.params && typeof msg.params === "object" ? msg.params : {};
   if (!CODES.includes(code)) return msg?.message || t("err_internal");
   switch (code) {
-    case "not-ready":
+    case ERR.NOT_READY:
       if (Array.isArray(params.names) && params.names.length) {
         return t("err_not_ready_names", { names: params.names.join(", ") });
       }
       break;
-    case "rate-limited":
+    case ERR.RATE_LIMITED:
       if (typeof params.retry_at === "number") {
         return t("too_many_rooms", { time: localTime(params.retry_at, ctx.offset || 0) });
       }
       break;
-    case "room-full":
+    case ERR.ROOM_FULL:
       if (typeof params.limit === "number") return t("err_room_full_limit", { limit: params.limit });
       break;
-    case "daily-played":
+    case ERR.DAILY_PLAYED:
       if (params.date) return t("err_daily_played_on", { date: params.date, draw: params.draw ?? 3 });
       break;
-    case "illegal-move":
+    case ERR.ILLEGAL_MOVE:
       return illegalMove(msg, ctx);
-    case "no-target": {
+    case ERR.NO_TARGET: {
       const card = ctx.action?.card;
       if (card) return t("err_no_target_card", { card: cardLabel(card) });
       break;

@@ -5,9 +5,9 @@
 
 import { h } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
+import { SUIT_CHAR as SUIT } from "./protocol.js";
 
 const NS = "http://www.w3.org/2000/svg";
-const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 const CW = 30; // card width in the pictures
 const CH = 42;
 

@@ -9,6 +9,8 @@
 // is forgotten and a new one asked for; that refusal never reaches the page's
 // own error handling.
 
+import { ERR } from "./protocol.js";
+
 const KEY = "cfr.identity";
 
 /** {token, id} as last stored, or null. */
@@ -83,7 +85,7 @@ export function attachIdentity(conn) {
   // a refused token: forget it and ask for a new identity; the page never sees it
   const emit = conn.emit.bind(conn);
   conn.emit = (type, msg) => {
-    if (type === "error" && msg?.code === "bad-identity" && asked) {
+    if (type === "error" && msg?.code === ERR.BAD_IDENTITY && asked) {
       store(null);
       ask();
       return;

@@ -4,10 +4,10 @@
 
 import { clock, h, setText } from "./dom.js";
 import { t } from "./i18n.js";
+import { DONE_STATUSES as DONE } from "./protocol.js";
 
 const COLUMNS = ["rank", "player", "score", "cards", "moves", "status", "time"];
 /** Statuses whose time stands still (the row's own time_ms). */
-const DONE = new Set(["won", "gave_up", "left", "timed_out"]);
 
 export class Leaderboard {
   /** raceClock: () => ms since the race started, or null (no race running);

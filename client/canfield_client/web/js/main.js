@@ -11,18 +11,14 @@ import { Home } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
+import { ACTION_ERRORS, ERR, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
 import { Actions, state } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
 
-const ACTION_ERRORS = new Set([
-  "illegal-move", "bad-move", "bad-card", "no-target", "nothing-to-undo", "seq-gap", "done",
-  "rate-limited", "unavailable", "not-player", "wrong-phase",
-]);
-const TRANSIENT = new Set(["unavailable", "rate-limited"]);
 // what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
-const HINT_ERRORS = new Set(["not-allowed", "wrong-phase", "not-player", "unavailable"]);
+const HINT_ERRORS = new Set([ERR.NOT_ALLOWED, ERR.WRONG_PHASE, ERR.NOT_PLAYER, ERR.UNAVAILABLE]);
 
 const conn = new Connection();
 attachIdentity(conn); // `identify` goes first on every connection: races land in this browser's history
@@ -41,32 +37,32 @@ function request(msg) {
 
 /** The server refused a create/join/resume: back to the home page, saying why. */
 function refused(req, msg) {
-  if (req.type === "resume" && TRANSIENT.has(msg.code)) {
+  if (req.type === "resume" && TRANSIENT_ERRORS.has(msg.code)) {
     setTimeout(() => request(req), 1000);
     return;
   }
   if (req.type === "resume") {
     const seat = getSeat(req.room);
     clearSeat(req.room);
-    if (msg.code === "bad-token" && seat?.rejoin && seat.name) {
+    if (msg.code === ERR.BAD_TOKEN && seat?.rejoin && seat.name) {
       // a spectator's seat (or a late joiner's, still watching) goes with its last
       // connection: take a new one under the same name, without a word
       request({ type: "join", room: req.room, name: seat.name, role: seat.rejoin });
       return;
     }
   }
-  const gone = msg.code === "unknown-room";
+  const gone = msg.code === ERR.UNKNOWN_ROOM;
   goHome(req.type === "create" || gone ? null : req.room.toUpperCase(), gone ? t("room_gone") : errorText(msg, req));
 }
 
 /** A refusal in the page's language where the server gave the facts (params). */
 function errorText(msg, req = null) {
-  if (msg.code === "rate-limited" && typeof msg.params?.retry_at === "number") {
+  if (msg.code === ERR.RATE_LIMITED && typeof msg.params?.retry_at === "number") {
     const at = new Date(msg.params.retry_at - conn.offset); // server ms -> this machine's clock
     const time = `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
     return t("too_many_rooms", { time });
   }
-  if (msg.code === "bad-name" && req?.name) return nameProblem(req.name);
+  if (msg.code === ERR.BAD_NAME && req?.name) return nameProblem(req.name);
   return wordError(msg, { offset: conn.offset }); // every code worded here; the server's English never
 }
 
@@ -440,7 +436,7 @@ conn.on("error", (msg) => {
     flash(wordError(msg, { action: failed, board: state.board, offset: conn.offset }));
     return;
   }
-  if (msg.code === "not-ready" && state.view === "lobby") {
+  if (msg.code === ERR.NOT_READY && state.view === "lobby") {
     lobby.notReady(Array.isArray(msg.params?.names) ? msg.params.names : []);
     return;
   }

@@ -13,8 +13,8 @@ import { onLangChange, t } from "./i18n.js";
 import { RaceChart } from "./chart.js";
 import { state } from "./state.js";
 import { placeText } from "./words.js";
+import { DONE_STATUSES as DONE } from "./protocol.js";
 
-const DONE = new Set(["won", "gave_up", "left", "timed_out"]);
 const CONFETTI = ["#ffcf3f", "#ff6b6b", "#4dabf7", "#51cf66", "#cc5de8", "#ffa94d"];
 
 export class RaceWatch {

@@ -3,32 +3,27 @@
 // steps through one player's race on a read-only board, rebuilt move by move
 // from the deal code (js/replay.js). No connection and no identity needed.
 
-import { $, clock, h, icon } from "./dom.js";
+import { $, clock, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { Leaderboard } from "./leaderboard.js";
-import { ReplayGame } from "./replay.js";
+import { ReplayPlayer } from "./replay.js";
 import { initShell } from "./shell.js";
 import { moveWords } from "./words.js";
 
-const PLAY_STEP_MS = 450;
 const ID_OK = /^[A-Za-z0-9_-]{1,120}$/;
 
 const view = {
   race: null, // the /replay/<id> body
   problem: "rp_loading", // the status text's key while nothing is shown
   player: null,
-  moves: [],
-  frames: [],
-  step: 0,
-  timer: null,
 };
-const board = new BoardView($("#replay-board"));
 const players = new Leaderboard($("#rp-players"));
+const stepper = new ReplayPlayer($(".replay-controls"), new BoardView($("#replay-board")), painted);
 
 async function load() {
   const id = decodeURIComponent(location.hash.slice(1));
-  stop();
+  stepper.stop();
   view.race = null;
   view.problem = "rp_loading";
   render();
@@ -58,49 +53,13 @@ async function load() {
   render();
 }
 
-/** Rebuild every position of one player's race from the deal code. */
+/** Step through one player's race, rebuilt from the deal code. */
 function choose(id) {
-  stop();
   const row = view.race?.players.find((p) => p.id === id);
   view.player = row || null;
-  view.moves = row?.moves_list || [];
-  view.frames = [];
-  try {
-    const game = new ReplayGame(view.race.deal);
-    view.frames.push(game.view());
-    for (const move of view.moves) {
-      game.apply(move);
-      view.frames.push(game.view());
-    }
-  } catch {
-    view.frames = [];
-  }
-  view.step = 0;
+  stepper.load(view.race?.deal, row?.moves_list || []);
   renderMoves();
-  paint();
-}
-
-function go(step) {
-  if (!view.frames.length) return;
-  view.step = Math.max(0, Math.min(step, view.frames.length - 1));
-  paint();
-  if (view.step === view.frames.length - 1) stop();
-}
-
-function togglePlay() {
-  if (view.timer) {
-    stop();
-    return;
-  }
-  if (view.step >= view.frames.length - 1) view.step = 0;
-  view.timer = setInterval(() => go(view.step + 1), PLAY_STEP_MS);
-  paint();
-}
-
-function stop() {
-  clearInterval(view.timer);
-  view.timer = null;
-  if (view.frames.length) paint();
+  stepper.paint();
 }
 
 function render() {
@@ -119,48 +78,35 @@ function render() {
   $("#rp-deal").textContent = race.deal;
   players.update({ rows: race.players, final: true });
   renderMoves();
-  paint();
+  stepper.paint();
 }
 
 /** Every action in words ("Draw", "10♠ to column 2"), each a button to its position. */
 function renderMoves() {
   $("#rp-moves").replaceChildren(
-    ...view.moves.map((move, i) =>
+    ...stepper.moves.map((move, i) =>
       h(
         "li",
         {},
-        h("button", { type: "button", class: "link", dataset: { step: i + 1, move }, onclick: () => go(i + 1) },
-          moveWords(view.frames[i], move)),
+        h("button", { type: "button", class: "link", dataset: { step: i + 1, move }, onclick: () => stepper.go(i + 1) },
+          moveWords(stepper.frames[i], move)),
       ),
     ),
   );
 }
 
-function paint() {
-  const n = view.moves.length;
-  $("#rp-step").textContent = t("step", { i: view.step, n });
-  $("#rp-move").textContent = view.step ? view.moves[view.step - 1] : "";
-  $("#rp-words").textContent = view.step ? moveWords(view.frames[view.step - 1], view.moves[view.step - 1]) : "";
-  const play = $("#rp-play");
-  play.replaceChildren(icon(view.timer ? "#i-pause" : "#i-play"));
-  play.title = t(view.timer ? "pause" : "play");
-  play.setAttribute("aria-label", play.title);
+/** What this page shows of each step beyond the board: the move list's place. */
+function painted(player) {
   for (const button of document.querySelectorAll("#rp-moves button")) {
-    const current = Number(button.dataset.step) === view.step;
+    const current = Number(button.dataset.step) === player.step;
     button.classList.toggle("current", current);
     if (current) button.setAttribute("aria-current", "step");
     else button.removeAttribute("aria-current");
   }
-  board.render(view.frames[view.step] || null);
   if (view.player) $("#rp-step").title = `${view.player.name}: ${clock(view.player.time_ms)}`;
 }
 
 $("#replay-player").addEventListener("change", (e) => choose(e.target.value));
-$("#rp-first").addEventListener("click", () => go(0));
-$("#rp-back").addEventListener("click", () => go(view.step - 1));
-$("#rp-forward").addEventListener("click", () => go(view.step + 1));
-$("#rp-last").addEventListener("click", () => go(view.frames.length - 1));
-$("#rp-play").addEventListener("click", togglePlay);
 window.addEventListener("hashchange", load);
 
 initShell(() => {

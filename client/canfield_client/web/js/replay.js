@@ -3,7 +3,10 @@
 // every move; this only applies them (undo restores the saved position).
 
 import { dealDeck, parseDealCode } from "./dealcode.js";
+import { h, icon } from "./dom.js";
+import { t } from "./i18n.js";
 import { foundationSlot } from "./rules.js";
+import { moveWords } from "./words.js";
 
 export class ReplayGame {
   constructor(code) {
@@ -102,5 +105,104 @@ export class ReplayGame {
       can_undo: this.history.length > 0,
       useful_move: true,
     };
+  }
+}
+
+const PLAY_STEP_MS = 450;
+const CONTROLS = [
+  ["rp-first", "first", "#i-first"],
+  ["rp-back", "step_back", "#i-back"],
+  ["rp-play", "play", "#i-play"],
+  ["rp-forward", "step_forward", "#i-fwd"],
+  ["rp-last", "last", "#i-last"],
+];
+
+/**
+ * One player's replay, stepped or played, on a read-only board: the results
+ * view and the shared replay page both use it. It adds its buttons after the
+ * player picker in `bar` and its step line after `bar`; `onPaint(player)` lets
+ * a page show more of each step.
+ */
+export class ReplayPlayer {
+  constructor(bar, board, onPaint = () => {}) {
+    this.board = board;
+    this.onPaint = onPaint;
+    this.moves = [];
+    this.frames = [];
+    this.step = 0;
+    this.timer = null;
+    const buttons = CONTROLS.map(([id, label, symbol]) =>
+      h("button", { type: "button", id, title: t(label), "aria-label": t(label), dataset: { i18nTitle: label } }, icon(symbol)),
+    );
+    bar.append(...buttons);
+    this.stepText = h("span", { id: "rp-step" });
+    this.moveText = h("code", { id: "rp-move" });
+    this.moveWords = h("span", { id: "rp-words" });
+    bar.after(h("p", { class: "hint" }, this.stepText, " ", this.moveText, " ", this.moveWords));
+    const [first, back, play, forward, last] = buttons;
+    this.playButton = play;
+    first.addEventListener("click", () => this.go(0));
+    back.addEventListener("click", () => this.go(this.step - 1));
+    forward.addEventListener("click", () => this.go(this.step + 1));
+    last.addEventListener("click", () => this.go(this.frames.length - 1));
+    play.addEventListener("click", () => this.togglePlay());
+  }
+
+  /** Rebuild every position of a race from its deal code; false when the code is unreadable. */
+  load(deal, moves) {
+    this.stop();
+    this.moves = moves || [];
+    this.frames = [];
+    let ok = true;
+    try {
+      const game = new ReplayGame(deal);
+      this.frames.push(game.view());
+      for (const move of this.moves) {
+        game.apply(move);
+        this.frames.push(game.view());
+      }
+    } catch {
+      this.frames = [];
+      ok = false;
+    }
+    this.step = 0;
+    this.paint();
+    return ok;
+  }
+
+  go(step) {
+    if (!this.frames.length) return;
+    this.step = Math.max(0, Math.min(step, this.frames.length - 1));
+    this.paint();
+    if (this.step === this.frames.length - 1) this.stop();
+  }
+
+  paint() {
+    const at = this.step;
+    this.stepText.textContent = t("step", { i: at, n: this.moves.length });
+    this.moveText.textContent = at ? this.moves[at - 1] : "";
+    this.moveWords.textContent = at ? moveWords(this.frames[at - 1], this.moves[at - 1]) : "";
+    const play = this.playButton;
+    play.replaceChildren(icon(this.timer ? "#i-pause" : "#i-play"));
+    play.title = t(this.timer ? "pause" : "play");
+    play.setAttribute("aria-label", play.title);
+    this.board.render(this.frames[at] || null);
+    this.onPaint(this);
+  }
+
+  togglePlay() {
+    if (this.timer) {
+      this.stop();
+      return;
+    }
+    if (this.step >= this.frames.length - 1) this.step = 0;
+    this.timer = setInterval(() => this.go(this.step + 1), PLAY_STEP_MS);
+    this.paint();
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.timer = null;
+    if (this.frames.length) this.paint();
   }
 }

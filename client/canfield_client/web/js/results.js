@@ -3,31 +3,25 @@
 // from the deal code), each player's replay (step or play), and the host's
 // rematch button.
 
-import { $, clock, copyText, h, icon } from "./dom.js";
+import { $, clock, copyText, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
-import { ReplayGame } from "./replay.js";
+import { ReplayGame, ReplayPlayer } from "./replay.js";
 import { seriesEl } from "./series.js";
 import { replayPage } from "./shell.js";
 import { state } from "./state.js";
-import { moveWords, placeText } from "./words.js";
-
-const PLAY_STEP_MS = 450;
+import { placeText } from "./words.js";
 
 export class Results {
   constructor(send, flash) {
     this.send = send;
     this.flash = flash;
     this.table = new Leaderboard($("#final-lb"));
-    this.board = new BoardView($("#replay-board"));
+    this.player = new ReplayPlayer($("#view-results .replay-controls"), new BoardView($("#replay-board")));
     this.finished = null;
-    this.frames = [];
-    this.moves = [];
-    this.step = 0;
-    this.timer = null;
     this.me = null;
     // the call-out under the title, the series tally, the race chart panel
     this.call = h("div", { id: "winner-call", class: "winner-call", role: "status" });
@@ -38,18 +32,11 @@ export class Results {
     const panel = h("div", { class: "card-panel chart-card", id: "results-chart" }, this.chartTitle);
     $("#view-results .results-grid").append(panel);
     this.chart = new RaceChart(panel, "actions");
-    this.moveWords = h("span", { id: "rp-words" });
-    $("#rp-move").after(" ", this.moveWords);
     $("#copy-deal").addEventListener("click", async () => {
       if (await copyText($("#deal-code").textContent)) this.flash(t("copied"));
     });
     $("#rematch").addEventListener("click", () => this.send({ type: "rematch" }));
     $("#replay-player").addEventListener("change", (e) => this.load(e.target.value));
-    $("#rp-first").addEventListener("click", () => this.go(0));
-    $("#rp-back").addEventListener("click", () => this.go(this.step - 1));
-    $("#rp-forward").addEventListener("click", () => this.go(this.step + 1));
-    $("#rp-last").addEventListener("click", () => this.go(this.frames.length - 1));
-    $("#rp-play").addEventListener("click", () => this.togglePlay());
   }
 
   show(finished, me, isHost) {
@@ -80,7 +67,7 @@ export class Results {
 
   relabel() {
     this.table.relabel();
-    this.paint();
+    this.player.paint();
     if (!this.finished) return;
     this.renderCall();
     this.renderSeries();
@@ -137,58 +124,9 @@ export class Results {
     this.chart.render(this.lines || [], { me: this.me?.id, note: t("chart_replay_note") });
   }
 
-  /** Rebuild every position of one player's race from the deal code. */
+  /** Step through one player's race, rebuilt from the deal code. */
   load(playerId) {
-    this.stop();
-    this.moves = this.finished?.replays?.[playerId] || [];
-    this.frames = [];
-    try {
-      const game = new ReplayGame(this.finished.deal);
-      this.frames.push(game.view());
-      for (const move of this.moves) {
-        game.apply(move);
-        this.frames.push(game.view());
-      }
-    } catch (err) {
-      this.frames = [];
-      this.flash(t("err_bad_deal_code"));
-    }
-    this.step = 0;
-    this.paint();
-  }
-
-  go(step) {
-    if (!this.frames.length) return;
-    this.step = Math.max(0, Math.min(step, this.frames.length - 1));
-    this.paint();
-    if (this.step === this.frames.length - 1) this.stop();
-  }
-
-  paint() {
-    const n = this.moves.length;
-    $("#rp-step").textContent = t("step", { i: this.step, n });
-    $("#rp-move").textContent = this.step ? this.moves[this.step - 1] : "";
-    this.moveWords.textContent = this.step ? moveWords(this.frames[this.step - 1], this.moves[this.step - 1]) : "";
-    const play = $("#rp-play");
-    play.replaceChildren(icon(this.timer ? "#i-pause" : "#i-play"));
-    play.title = t(this.timer ? "pause" : "play");
-    play.setAttribute("aria-label", play.title);
-    this.board.render(this.frames[this.step] || null);
-  }
-
-  togglePlay() {
-    if (this.timer) {
-      this.stop();
-      return;
-    }
-    if (this.step >= this.frames.length - 1) this.step = 0;
-    this.timer = setInterval(() => this.go(this.step + 1), PLAY_STEP_MS);
-    this.paint();
-  }
-
-  stop() {
-    clearInterval(this.timer);
-    this.timer = null;
-    if (this.frames.length) this.paint();
+    const moves = this.finished?.replays?.[playerId] || [];
+    if (!this.player.load(this.finished?.deal, moves)) this.flash(t("err_bad_deal_code"));
   }
 }

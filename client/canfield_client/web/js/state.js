@@ -2,6 +2,8 @@
 // undo, give up). One action is in flight at a time; seq numbers follow the
 // protocol so a retry after a dropped link is never applied twice.
 
+import { ERR } from "./protocol.js";
+
 export const state = {
   view: "home", // which view is on screen
   room: null, // room code
@@ -61,7 +63,7 @@ export class Actions {
     this.inflight = null;
     this.queue = [];
     if (typeof msg.last_seq === "number") this.lastSeq = msg.last_seq;
-    if (msg.code === "seq-gap" && failed && !failed.retried) {
+    if (msg.code === ERR.SEQ_GAP && failed && !failed.retried) {
       this.queue.push({ ...failed, retried: true });
       this.pump();
       return null;

@@ -3,8 +3,8 @@
 // places as ordinals ("1st of 4", "1. od 4"), replay moves in words.
 
 import { getLang, t } from "./i18n.js";
+import { SUIT_CHAR } from "./protocol.js";
 
-const SUIT_CHAR = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 
 /** "TS" -> "10♠", "7H" -> "7♥"; anything else comes back as it was. */
 export function cardLabel(card) {
