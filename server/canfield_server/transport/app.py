@@ -1,10 +1,11 @@
-"""The Starlette application: explicit routes, and a lifespan that owns Redis.
+"""The Starlette application: the wiring, and a lifespan that owns Redis.
 
 ``create_app(settings)`` builds everything and wires the parts together:
-the Redis store, the solver's deal pool, the bots and the web page the
-client package offers (found through entry points, never imported by
-name), the hub and its room bus. ``extra_routes`` adds routes without
-touching this file's internals. ``/ws`` is served in front of Starlette
+the Redis store, the solver's deal pool, the bots the client package
+offers (found through an entry point, never imported by name), the hub
+and its room bus, and the routes to the endpoints (``endpoints``: HTTP,
+``ws``: the WebSocket). ``extra_routes`` adds routes without touching
+this file's internals. ``/ws`` is served in front of Starlette
 (``WebSocketFirst``): the hot path.
 """
 
@@ -13,20 +14,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.metadata import entry_points
-from importlib.util import find_spec
 
-from canfield_protocol import ErrorCode, ProtocolError, encode
-from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.datastructures import State
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from canfield_server.ops import metrics
@@ -42,26 +37,14 @@ from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
+from canfield_server.transport import endpoints
+from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
 from canfield_server.transport.instance import InstanceHeader, instance_header
 from canfield_server.transport.ws import WebSocketEndpoint
 
 __all__ = ["WebSocketFirst", "create_app", "web_root"]
 
 log = logging.getLogger(__name__)
-
-
-def web_root() -> str | None:
-    """The web page's folder, as a package advertises it (the client, in the
-    ``canfield_race.web`` entry point: ``package.folder``), found without
-    importing that package's code; None if no installed package offers one."""
-    for entry in entry_points(group="canfield_race.web"):
-        package, _, folder = entry.value.partition(".")
-        spec = find_spec(package)
-        for base in (spec.submodule_search_locations or []) if spec else []:
-            root = os.path.join(base, *folder.split("."))
-            if os.path.isdir(root):
-                return root
-    return None
 
 
 def bot_launcher(ws_url: str) -> BotLauncher | None:
@@ -71,23 +54,6 @@ def bot_launcher(ws_url: str) -> BotLauncher | None:
         factory: Callable[[str], BotLauncher] = entry.load()
         return factory(ws_url)
     return None
-
-
-class RevalidatedFiles(StaticFiles):
-    """The page's files with their ``ETag``, kept by browsers but checked again on
-    every use (``no-cache``): an unchanged file costs a 304, a new release is
-    seen at once."""
-
-    def file_response(
-        self,
-        full_path: str | os.PathLike[str],
-        stat_result: os.stat_result,
-        scope: Scope,
-        status_code: int = 200,
-    ) -> Response:
-        response = super().file_response(full_path, stat_result, scope, status_code)
-        response.headers["Cache-Control"] = "no-cache"
-        return response
 
 
 class WebSocketFirst:
@@ -182,22 +148,6 @@ def create_app(
             await store.close()
             await redis.aclose()
 
-    async def metrics_endpoint(request: Request) -> Response:
-        body, media_type = metrics.exposition()
-        return Response(body, media_type=media_type)
-
-    async def healthz(request: Request) -> Response:
-        # the embedded redis-server (serve sets it) died and is being restarted:
-        # say so at once rather than wait out the client's reconnect retries
-        embedded = getattr(request.app.state, "embedded_redis", None)
-        if embedded is not None and embedded.restarting:
-            return JSONResponse({"ok": False, "redis": "restarting"}, status_code=503)
-        try:
-            ok = await request.app.state.store.ping()
-        except (RedisError, OSError):
-            ok = False
-        return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
-
     ws = WebSocketEndpoint(
         max_frame_bytes=settings.max_frame_bytes,
         allowed_origins=settings.allowed_origins,
@@ -212,69 +162,22 @@ def create_app(
     )
 
     root = web_root()
-
-    async def share_link(request: Request) -> Response:
-        if root and os.path.exists(os.path.join(root, "index.html")):
-            return FileResponse(os.path.join(root, "index.html"))
-        return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Canfield Race")
-
-    async def replay(request: Request) -> Response:
-        """A finished race's replay: deal, players, every move (JSON)."""
-        try:
-            status, body = await request.app.state.hub.replay(request.path_params["replay_id"])
-        except (RedisError, OSError):
-            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
-        except ProtocolError as exc:
-            return JSONResponse({"error": exc.message}, status_code=503)
-        if isinstance(body, bytes):
-            return Response(body, status_code=status, media_type="application/json")
-        return JSONResponse(body, status_code=status)
-
-    async def history_download(request: Request) -> Response:
-        """An identity's whole history as JSON; the token in ``X-Canfield-Identity``."""
-        token = request.headers.get("x-canfield-identity", "")
-        try:
-            found = await request.app.state.hub.identities.export(token)
-        except ProtocolError as exc:
-            status = 401 if exc.code == ErrorCode.BAD_IDENTITY else 503
-            return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
-        except (RedisError, OSError):
-            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
-        return Response(
-            encode(found),
-            media_type="application/json",
-            headers={
-                "Content-Disposition": 'attachment; filename="canfield-history.json"',
-                "Cache-Control": "no-store",
-            },
-        )
-
-    def page(name: str) -> Callable[[Request], Awaitable[Response]]:
-        """A page of the web client by its file (the daily race, my races)."""
-
-        async def serve(request: Request) -> Response:
-            if root and os.path.exists(os.path.join(root, name)):
-                return FileResponse(os.path.join(root, name), headers={"Cache-Control": "no-cache"})
-            return HTMLResponse(
-                "<!doctype html><title>Canfield Race</title><p>No web page is installed.", 404
-            )
-
-        return serve
+    pages = Pages(root)
 
     routes: list[BaseRoute] = [
-        Route("/healthz", healthz),
-        Route("/r/{code}", share_link),
-        Route("/replay/{replay_id}", replay, methods=["GET"]),
-        Route("/history", history_download, methods=["GET"]),
-        Route("/daily", page("daily.html")),
-        Route("/me", page("me.html")),
+        Route("/healthz", endpoints.healthz),
+        Route("/r/{code}", pages.share_link),
+        Route("/replay/{replay_id}", endpoints.replay, methods=["GET"]),
+        Route("/history", endpoints.history_download, methods=["GET"]),
+        Route("/daily", pages.page("daily.html")),
+        Route("/me", pages.page("me.html")),
         *extra_routes,
-        Route("/metrics", metrics_endpoint, methods=["GET"]),
+        Route("/metrics", endpoints.metrics_endpoint, methods=["GET"]),
     ]
     if root:
         routes.append(Mount("/", RevalidatedFiles(directory=root, html=True), name="web"))
     else:
-        routes.append(Route("/", share_link))
+        routes.append(Route("/", pages.share_link))
     middleware = [
         Middleware(InstanceHeader, instance=settings.instance),
         # the page's scripts and styles travel compressed (not /ws: it is served

@@ -1,0 +1,143 @@
+"""The HTTP endpoints (the WebSocket has its own module, ``ws``).
+
+Each endpoint reads what it needs from the app's state, which the lifespan
+in ``app`` sets (``hub``, ``store``; ``embedded_redis`` when ``serve``
+runs its own Redis). ``Pages`` serves the web client's files, found
+through the client package's entry point (``web_root``), never imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from importlib.metadata import entry_points
+from importlib.util import find_spec
+
+from canfield_protocol import ErrorCode, ProtocolError, encode
+from redis.exceptions import RedisError
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+from canfield_server.ops import metrics
+
+__all__ = [
+    "web_root",
+    "Pages",
+    "RevalidatedFiles",
+    "healthz",
+    "metrics_endpoint",
+    "replay",
+    "history_download",
+]
+
+
+def web_root() -> str | None:
+    """The web page's folder, as a package advertises it (the client, in the
+    ``canfield_race.web`` entry point: ``package.folder``), found without
+    importing that package's code; None if no installed package offers one."""
+    for entry in entry_points(group="canfield_race.web"):
+        package, _, folder = entry.value.partition(".")
+        spec = find_spec(package)
+        for base in (spec.submodule_search_locations or []) if spec else []:
+            root = os.path.join(base, *folder.split("."))
+            if os.path.isdir(root):
+                return root
+    return None
+
+
+class RevalidatedFiles(StaticFiles):
+    """The page's files with their ``ETag``, kept by browsers but checked again on
+    every use (``no-cache``): an unchanged file costs a 304, a new release is
+    seen at once."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
+class Pages:
+    """The web client's pages from its folder (``root``; None: no page installed)."""
+
+    def __init__(self, root: str | None) -> None:
+        self.root = root
+
+    async def share_link(self, request: Request) -> Response:
+        """``/r/<code>`` (and ``/`` without a page): the page, which reads the code."""
+        root = self.root
+        if root and os.path.exists(os.path.join(root, "index.html")):
+            return FileResponse(os.path.join(root, "index.html"))
+        return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Canfield Race")
+
+    def page(self, name: str) -> Callable[[Request], Awaitable[Response]]:
+        """A page of the web client by its file (the daily race, my races)."""
+
+        root = self.root
+
+        async def serve(request: Request) -> Response:
+            if root and os.path.exists(os.path.join(root, name)):
+                return FileResponse(os.path.join(root, name), headers={"Cache-Control": "no-cache"})
+            return HTMLResponse(
+                "<!doctype html><title>Canfield Race</title><p>No web page is installed.", 404
+            )
+
+        return serve
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    body, media_type = metrics.exposition()
+    return Response(body, media_type=media_type)
+
+
+async def healthz(request: Request) -> Response:
+    # the embedded redis-server (serve sets it) died and is being restarted:
+    # say so at once rather than wait out the client's reconnect retries
+    embedded = getattr(request.app.state, "embedded_redis", None)
+    if embedded is not None and embedded.restarting:
+        return JSONResponse({"ok": False, "redis": "restarting"}, status_code=503)
+    try:
+        ok = await request.app.state.store.ping()
+    except (RedisError, OSError):
+        ok = False
+    return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
+
+
+async def replay(request: Request) -> Response:
+    """A finished race's replay: deal, players, every move (JSON)."""
+    try:
+        status, body = await request.app.state.hub.replay(request.path_params["replay_id"])
+    except (RedisError, OSError):
+        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+    except ProtocolError as exc:
+        return JSONResponse({"error": exc.message}, status_code=503)
+    if isinstance(body, bytes):
+        return Response(body, status_code=status, media_type="application/json")
+    return JSONResponse(body, status_code=status)
+
+
+async def history_download(request: Request) -> Response:
+    """An identity's whole history as JSON; the token in ``X-Canfield-Identity``."""
+    token = request.headers.get("x-canfield-identity", "")
+    try:
+        found = await request.app.state.hub.identities.export(token)
+    except ProtocolError as exc:
+        status = 401 if exc.code == ErrorCode.BAD_IDENTITY else 503
+        return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
+    except (RedisError, OSError):
+        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+    return Response(
+        encode(found),
+        media_type="application/json",
+        headers={
+            "Content-Disposition": 'attachment; filename="canfield-history.json"',
+            "Cache-Control": "no-store",
+        },
+    )
