@@ -1,10 +1,12 @@
 """An asyncio client for the race server, on the ``websockets`` library.
 
 Messages are the server's own types (``canfield_protocol``), so the
-shape of the wire is written once. One reader task decodes every frame
-and routes it: ``ack``/``error`` with a ``seq`` to the board action that
-sent it, other replies to the one request waiting, and room, countdown,
-start, leaderboard and finish news to state and subscribers.
+shape of the wire is written once. What the messages say is folded into a
+``RaceView`` (``race_view.py``, sans I/O); this module is the connection
+and its requests. One reader task decodes every frame, hands it to the
+view, and routes it: ``ack``/``error`` with a ``seq`` to the board action
+that sent it, other replies to the one request waiting, and room, start,
+leaderboard and finish news to whoever waits for them.
 
 Board actions carry sequence numbers the client numbers itself. When the
 socket drops (or the server says ``reconnect`` and goes away), the client
@@ -19,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 import msgspec
 import websockets
@@ -61,7 +63,6 @@ from canfield_protocol import (
     Ping,
     Pong,
     Ready,
-    Reconnect,
     Resume,
     Role,
     RoomMsg,
@@ -77,6 +78,8 @@ from canfield_protocol import (
     encode,
 )
 from websockets.asyncio.client import ClientConnection, connect
+
+from .race_view import RaceView
 
 __all__ = ["RaceClient", "ServerError", "ConnectionLost", "room_from_link", "ws_url_from_link"]
 
@@ -124,8 +127,47 @@ def _collect(task: asyncio.Task[Any]) -> None:
         task.exception()
 
 
+T = TypeVar("T")
+
+
+class _Viewed(Generic[T]):
+    """A client attribute that is its ``RaceView``'s (``client.board`` is
+    ``client.view.board``)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, client: None, owner: type) -> _Viewed[T]: ...
+
+    @overload
+    def __get__(self, client: RaceClient, owner: type) -> T: ...
+
+    def __get__(self, client: RaceClient | None, owner: type) -> T | _Viewed[T]:
+        if client is None:
+            return self
+        value: T = getattr(client.view, self.name)
+        return value
+
+    def __set__(self, client: RaceClient, value: T) -> None:
+        setattr(client.view, self.name, value)
+
+
 class RaceClient:
     """One connection (one player or spectator). Use ``async with``."""
+
+    room = _Viewed[str | None]()
+    player_id = _Viewed[str | None]()
+    token = _Viewed[str | None]()
+    is_host = _Viewed[bool]()
+    state = _Viewed[RoomState | RoomMsg | None]()
+    board = _Viewed[Board | None]()
+    seq = _Viewed[int]()
+    started = _Viewed[Started | None]()
+    finished = _Viewed[Finished | None]()
+    leaderboard = _Viewed[Leaderboard | None]()
+    kicked = _Viewed[Kicked | None]()
+    daily_finished = _Viewed[DailyFinished | None]()
 
     def __init__(
         self,
@@ -150,16 +192,8 @@ class RaceClient:
         #: reconnect-and-resume tries after a lost connection (0: never)
         self.resume_attempts = resume_attempts
         self.ws: ClientConnection | None = None
-        self.room: str | None = None
-        self.player_id: str | None = None
-        self.token: str | None = None
-        self.is_host = False
-        self.state: RoomState | RoomMsg | None = None
-        self.board: Board | None = None
-        self.seq = 0
-        self.started: Started | None = None
-        self.finished: Finished | None = None
-        self.leaderboard: Leaderboard | None = None
+        #: what the server's messages said so far (the attributes above read it)
+        self.view = RaceView()
         self.on_leaderboard: list[Callable[[Leaderboard], Any]] = []
         self.on_message: list[Callable[[Any], Any]] = []
         self._subscribers: list[asyncio.Queue[Leaderboard | None]] = []
@@ -172,21 +206,17 @@ class RaceClient:
         self._finished_event = asyncio.Event()
         self._room_changed = asyncio.Condition()
         self.closed = asyncio.Event()
-        #: the ``kicked`` notice when the host removed this seat
-        self.kicked: Kicked | None = None
         self._closing = False
         #: connections made so far; the revival below serves one lost connection
         self._generation = 0
         self._revival: asyncio.Task[Joined] | None = None
         self._revival_of = 0
-        self._retry_s = 0.2
         self._last_seq_sent: int | None = None
         #: this player's identity (``identify``): its public id and secret token
         self.identity_id: str | None = None
         self.identity_token: str | None = None
-        #: the daily race this connection plays (``daily``), and its end
+        #: the daily race this connection plays (``daily``); its end is in the view
         self.daily_started: DailyStarted | None = None
-        self.daily_finished: DailyFinished | None = None
         self._daily_done = asyncio.Event()
 
     # ------------------------------------------------------------ connection
@@ -265,7 +295,7 @@ class RaceClient:
 
     async def _revive(self) -> Joined:
         """Reconnect with backoff and resume the seat; the ``joined`` reply."""
-        delay = self._retry_s
+        delay = self.view.retry_s
         for _ in range(self.resume_attempts):
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
@@ -309,6 +339,7 @@ class RaceClient:
         return await asyncio.shield(revival)
 
     def _dispatch(self, msg: Any) -> None:
+        self.view.apply(msg)
         for callback in self.on_message:
             callback(msg)
         seq = msg.seq if isinstance(msg, Ack | Error) else None
@@ -318,42 +349,21 @@ class RaceClient:
             future = self._pending.pop(seq)
             if not future.done():
                 future.set_result(msg)
-            if isinstance(msg, Ack):
-                self.board = msg.board
             return
         if isinstance(msg, Leaderboard):
-            self.leaderboard = msg
             for callback in self.on_leaderboard:
                 callback(msg)
             for queue in self._subscribers:
                 queue.put_nowait(msg)
             return
-        if isinstance(msg, Ack):
-            self.board = msg.board
-        elif isinstance(msg, Joined):
-            self.room, self.player_id, self.token = msg.room, msg.player_id, msg.token
-            self.is_host, self.state = msg.is_host, msg.state
-        elif isinstance(msg, RoomMsg):
-            self.state = msg
+        if isinstance(msg, RoomMsg):
             self._notify_room()
         elif isinstance(msg, Started):
-            self.started, self.board, self.seq = msg, msg.board, 0
-            self.finished = None
             self._finished_event.clear()
             self._started_event.set()
-        elif isinstance(msg, BoardMsg):
-            self.board = msg.board
-        elif isinstance(msg, Reconnect):
-            self._retry_s = max(msg.retry_ms / 1000, 0.05)
-        elif isinstance(msg, Left | Kicked):
-            # the seat is gone for good: never try to resume it
-            self.token = None
-            self.kicked = msg if isinstance(msg, Kicked) else None
         elif isinstance(msg, DailyFinished):
-            self.daily_finished = msg
             self._daily_done.set()
         elif isinstance(msg, Finished):
-            self.finished = msg
             self._finished_event.set()
             self._started_event.clear()
         if self._waiter is not None:

@@ -1,0 +1,78 @@
+"""What one connection knows of its race, from the server's messages alone.
+
+``RaceView.apply(msg)`` folds one decoded server message into the state:
+the seat (room, player id, token, host), the room, the board, the race's
+start and end, the leaderboard, the daily race's end, and how soon to come
+back after a ``reconnect``. No socket, no task, no clock: the reducer is
+tested on messages alone (``tests/client/test_race_view.py``), and
+``RaceClient`` (the connection and its requests) keeps one and reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from canfield_protocol import (
+    Ack,
+    Board,
+    BoardMsg,
+    DailyFinished,
+    Finished,
+    Joined,
+    Kicked,
+    Leaderboard,
+    Left,
+    Reconnect,
+    RoomMsg,
+    RoomState,
+    Started,
+)
+
+__all__ = ["RaceView"]
+
+
+@dataclass
+class RaceView:
+    room: str | None = None
+    player_id: str | None = None
+    #: the seat's secret (None once the seat is gone: nothing to resume)
+    token: str | None = None
+    is_host: bool = False
+    state: RoomState | RoomMsg | None = None
+    #: my board as the server last showed it
+    board: Board | None = None
+    #: the last action number used on my board
+    seq: int = 0
+    started: Started | None = None
+    finished: Finished | None = None
+    leaderboard: Leaderboard | None = None
+    #: the ``kicked`` notice when the host removed this seat
+    kicked: Kicked | None = None
+    daily_finished: DailyFinished | None = None
+    #: seconds to wait before coming back after a lost connection
+    retry_s: float = 0.2
+
+    def apply(self, msg: object) -> None:
+        """Fold one server message in (any other message changes nothing)."""
+        if isinstance(msg, Ack | BoardMsg):
+            self.board = msg.board
+        elif isinstance(msg, Leaderboard):
+            self.leaderboard = msg
+        elif isinstance(msg, Joined):
+            self.room, self.player_id, self.token = msg.room, msg.player_id, msg.token
+            self.is_host, self.state = msg.is_host, msg.state
+        elif isinstance(msg, RoomMsg):
+            self.state = msg
+        elif isinstance(msg, Started):
+            self.started, self.board, self.seq = msg, msg.board, 0
+            self.finished = None
+        elif isinstance(msg, Reconnect):
+            self.retry_s = max(msg.retry_ms / 1000, 0.05)
+        elif isinstance(msg, Left | Kicked):
+            # the seat is gone for good: never try to resume it
+            self.token = None
+            self.kicked = msg if isinstance(msg, Kicked) else None
+        elif isinstance(msg, DailyFinished):
+            self.daily_finished = msg
+        elif isinstance(msg, Finished):
+            self.finished = msg
