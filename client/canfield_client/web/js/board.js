@@ -1,5 +1,6 @@
 // The player's race board: renders the server's player view and turns pointer
-// drags (mouse or touch), taps and keys into move requests. It never changes
+// drags (mouse or touch), taps and keys into move requests (those two in
+// js/board-pointer.js and js/board-keys.js; this module renders and lays out). It never changes
 // the position itself; the server's reply does (or the drop snaps back).
 //
 // The race board (an interactive one) also:
@@ -15,13 +16,12 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { backEl, cardEl, cardName, cardNames, slotEl } from "./cards.js";
-import { foundationSlot, legalTargets, moveText, parseMove, runLength } from "./rules.js";
+import { keyboardInput } from "./board-keys.js";
+import { pointerInput } from "./board-pointer.js";
+import { foundationSlot, parseMove, runLength } from "./rules.js";
 
-const DRAG_THRESHOLD = 6;
 const HINT_MS = 2500;
 const ANIMATE_MS = 200;
-/** a second tap on the same card this soon is the rest of a double click, not a new move */
-const DOUBLE_TAP_MS = 500;
 const MAX_CARD = 240;
 const MIN_CARD = 36;
 /** the widest and the narrowest fan of a column, in card heights (the rank stays readable at the max) */
@@ -31,7 +31,6 @@ const FAN_MIN = 0.16;
 const FAN_BUDGET = 5;
 /** room under the stock, waste and reserve for their counts, in px */
 const COUNT_LINE = 28;
-const TARGETS = ["F", "T0", "T1", "T2", "T3"];
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 export class BoardView {
@@ -395,302 +394,11 @@ export class BoardView {
     for (const el of this.root.querySelectorAll(".hint-from, .hint-to")) el.classList.remove("hint-from", "hint-to");
   }
 
-  // ------------------------------------------------------------ pointer input
-
-  pointerDown(e) {
-    this.finishAnimations();
-    if (e.button > 0 || this.pending || this.drag) return;
-    if (this.lifted) this.putDown(false);
-    const stock = e.target.closest(".stock");
-    const card = e.target.closest(".source");
-    if (!stock && !card) return;
-    this.press = { x: e.clientX, y: e.clientY, id: e.pointerId, stock, card };
-    if (card) e.preventDefault(); // no text selection or native drag
-  }
-
-  pointerMove(e) {
-    const press = this.press;
-    if (this.drag) {
-      if (e.pointerId === this.drag.id) this.moveGhost(e.clientX - this.drag.x, e.clientY - this.drag.y);
-      return;
-    }
-    if (!press || e.pointerId !== press.id || !press.card) return;
-    if (Math.hypot(e.clientX - press.x, e.clientY - press.y) >= DRAG_THRESHOLD) this.startDrag(press);
-  }
-
-  pointerUp(e) {
-    if (this.drag) {
-      if (e.pointerId === this.drag.id) this.drop();
-      return;
-    }
-    const press = this.press;
-    if (!press || e.pointerId !== press.id) return;
-    this.press = null;
-    this.flushDeferred();
-    if (press.stock) this.handlers.onDraw?.();
-    else if (press.card?.tappable) this.tap(press.card.source.card);
-  }
-
-  /** One tap, one move: the second click of a double click on the same card is no new tap. */
-  tap(card) {
-    const now = Date.now();
-    if (this.lastTap && this.lastTap.card === card && now - this.lastTap.at < DOUBLE_TAP_MS) return;
-    this.lastTap = { card, at: now };
-    this.handlers.onTap?.(card);
-  }
-
-  flushDeferred() {
-    const board = this.deferred;
-    this.deferred = null;
-    if (board) this.render(board);
-  }
-
-  // ------------------------------------------------------------ keyboard
-
-  keyDown(e) {
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    this.finishAnimations();
-    const key = e.key;
-    if (this.lifted) {
-      if (this.liftedKey(key)) e.preventDefault();
-      return;
-    }
-    const el = e.target;
-    if (key === "Enter") {
-      if (el.closest?.(".stock")) this.handlers.onDraw?.();
-      else if (el.source) this.lift(el);
-      else return;
-    } else if (key.startsWith("Arrow")) {
-      this.focusToward(el, key);
-    } else if (el.source && /^[1-4fF]$/.test(key)) {
-      this.lift(el, key.toUpperCase() === "F" ? "F" : `T${Number(key) - 1}`);
-    } else {
-      return;
-    }
-    e.preventDefault();
-  }
-
-  /** Move focus to the nearest card (or the stock) in the arrow's direction. */
-  focusToward(from, key) {
-    const items = [...this.root.querySelectorAll('[tabindex="0"]')];
-    if (!items.length) return;
-    if (!items.includes(from)) {
-      items[0].focus();
-      return;
-    }
-    const [dx, dy] = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[key];
-    const a = from.getBoundingClientRect();
-    let best = null;
-    let bestScore = Infinity;
-    for (const el of items) {
-      if (el === from) continue;
-      const b = el.getBoundingClientRect();
-      const along = (b.left - a.left) * dx + (b.top - a.top) * dy;
-      const across = Math.abs((b.left - a.left) * dy) + Math.abs((b.top - a.top) * dx);
-      if (along <= 2) continue;
-      const score = along + across * 2;
-      if (score < bestScore) {
-        best = el;
-        bestScore = score;
-      }
-    }
-    best?.focus();
-  }
-
-  /** Lift a focused card: its legal places light up, the first one (where a tap would go) is chosen. */
-  lift(el, choice = null) {
-    const source = el.source;
-    const legal = legalTargets(this.board, source, this.baseSuit);
-    const own = source.pile === "T" ? `T${source.index}` : source.pile === "F" ? "F" : null;
-    const targets = legal.length ? this.tapOrder(source, legal) : TARGETS.filter((x) => x !== own);
-    this.lifted = { source, el, targets, legal: new Set(legal), index: 0 };
-    el.classList.add("picked");
-    for (const zone of this.root.querySelectorAll("[data-drop]")) zone.classList.toggle("target", this.lifted.legal.has(zone.dataset.drop));
-    const what = source.count > 1 ? t("n_cards_from", { card: cardName(source.card), n: source.count }) : cardName(source.card);
-    this.announce(legal.length ? t("lifted", { card: what }) : t("no_place", { card: what }));
-    this.choose(choice ?? targets[0]);
-  }
-
-  /** Legal places in the tap rule's order: the foundation, then the longest column, then the rest. */
-  tapOrder(source, legal) {
-    const height = (x) => (x === "F" ? 1000 : this.board.tableau[Number(x.slice(1))].length);
-    return [...legal].sort((a, b) => height(b) - height(a) || TARGETS.indexOf(a) - TARGETS.indexOf(b));
-  }
-
-  /** Choose a place for the lifted card: focus it, so a screen reader names it. */
-  choose(target) {
-    const lifted = this.lifted;
-    if (!lifted || !target) return;
-    const i = lifted.targets.indexOf(target);
-    if (i >= 0) lifted.index = i;
-    lifted.choice = target;
-    for (const el of this.root.querySelectorAll(".hover")) el.classList.remove("hover");
-    const zone = this.targetEl(target, lifted.source.card);
-    if (!zone) return;
-    zone.classList.add("hover");
-    zone.focus();
-  }
-
-  targetEl(target, card) {
-    if (target !== "F") return this.root.querySelector(`[data-drop="${target}"]`);
-    const slot = foundationSlot(this.board.foundations, this.board.start_rank, card, this.baseSuit);
-    return this.root.querySelectorAll(".foundation")[Math.max(slot, 0)];
-  }
-
-  /** Keys while a card is lifted; true when the key was used. */
-  liftedKey(key) {
-    const lifted = this.lifted;
-    const n = lifted.targets.length;
-    if (key === "Escape") this.putDown(false);
-    else if (key === "Enter") this.putDown(true);
-    else if (key === "ArrowRight" || key === "ArrowDown") this.choose(lifted.targets[(lifted.index + 1) % n]);
-    else if (key === "ArrowLeft" || key === "ArrowUp") this.choose(lifted.targets[(lifted.index + n - 1) % n]);
-    else if (/^[1-4]$/.test(key)) this.choose(`T${Number(key) - 1}`);
-    else if (key === "f" || key === "F") this.choose("F");
-    else return false;
-    return true;
-  }
-
-  /** Put the lifted card down: on its chosen place (move), or back (cancel). */
-  putDown(move, quiet = false) {
-    const lifted = this.lifted;
-    if (!lifted) return;
-    this.lifted = null;
-    lifted.el.classList.remove("picked");
-    this.endDragLook();
-    const ownColumn = lifted.source.pile === "T" && lifted.choice === `T${lifted.source.index}`;
-    if (move && lifted.choice && !ownColumn) {
-      this.focusCard = lifted.source.card;
-      this.handlers.onMove(moveText(lifted.source, lifted.choice));
-      return;
-    }
-    if (!quiet) {
-      this.announce(t("put_back"));
-      if (lifted.el.isConnected) lifted.el.focus();
-    }
-  }
-
-  // ------------------------------------------------------------ dragging
-
-  startDrag(press) {
-    const source = press.card.source;
-    const pileEl = press.card.parentElement;
-    const cards = [...pileEl.querySelectorAll(".card:not(.empty)")];
-    const lifted = cards.slice(cards.indexOf(press.card), cards.indexOf(press.card) + source.count);
-    const first = lifted[0].getBoundingClientRect();
-    const ghost = h("div", {
-      class: "ghost",
-      style: `left:${first.left}px;top:${first.top}px;--cw:${first.width}px;--ch:${first.height}px`,
-    });
-    for (const el of lifted) {
-      const r = el.getBoundingClientRect();
-      const clone = el.cloneNode(true);
-      clone.style.cssText = `position:absolute;left:0;top:${r.top - first.top}px;width:${r.width}px;height:${r.height}px`;
-      ghost.append(clone);
-      el.classList.add("lifted");
-    }
-    document.body.append(ghost);
-    const targets = new Set(legalTargets(this.board, source, this.baseSuit));
-    for (const zone of this.root.querySelectorAll("[data-drop]")) {
-      zone.classList.toggle("target", targets.has(zone.dataset.drop));
-    }
-    this.press = null;
-    this.drag = { id: press.id, x: press.x, y: press.y, source, lifted, ghost, first, targets, dx: 0, dy: 0 };
-    document.body.classList.add("dragging");
-  }
-
-  moveGhost(dx, dy) {
-    const drag = this.drag;
-    drag.dx = dx;
-    drag.dy = dy;
-    drag.ghost.style.transform = `translate(${dx}px, ${dy}px)`;
-    const zone = this.zoneUnder();
-    for (const el of this.root.querySelectorAll(".hover")) if (el !== zone) el.classList.remove("hover");
-    zone?.classList.add("hover");
-  }
-
-  /** The drop zone the dragged card overlaps most, preferring legal ones. */
-  zoneUnder() {
-    const { first, dx, dy, targets, source } = this.drag;
-    const card = { l: first.left + dx, t: first.top + dy, r: first.right + dx, b: first.bottom + dy };
-    let best = null;
-    let bestScore = 0;
-    for (const zone of this.root.querySelectorAll("[data-drop]")) {
-      const key = zone.dataset.drop;
-      if (key === "W" || (source.pile === "T" && key === `T${source.index}`)) continue;
-      if (source.pile === "F" && key === "F") continue;
-      const r = zone.getBoundingClientRect();
-      const bottom = key[0] === "T" ? Math.max(r.bottom, r.top + first.height * 1.5) : r.bottom;
-      const w = Math.min(card.r, r.right) - Math.max(card.l, r.left);
-      const hgt = Math.min(card.b, bottom) - Math.max(card.t, r.top);
-      if (w <= 0 || hgt <= 0) continue;
-      const area = (w * hgt) / (first.width * first.height);
-      const score = area + (targets.has(key) ? 1 : 0);
-      if (area > 0.15 && score > bestScore) {
-        best = zone;
-        bestScore = score;
-      }
-    }
-    return best;
-  }
-
-  drop() {
-    const zone = this.zoneUnder();
-    const drag = this.drag;
-    this.endDragLook();
-    if (!zone) {
-      this.drag = null;
-      this.pending = drag;
-      this.snapBack();
-      return;
-    }
-    this.drag = null;
-    this.pending = drag;
-    this.handlers.onMove(moveText(drag.source, zone.dataset.drop));
-  }
-
-  cancelDrag() {
-    this.press = null;
-    if (!this.drag) {
-      this.flushDeferred();
-      return;
-    }
-    const drag = this.drag;
-    this.endDragLook();
-    this.drag = null;
-    this.pending = drag;
-    this.snapBack();
-  }
-
-  endDragLook() {
-    document.body.classList.remove("dragging");
-    for (const el of this.root.querySelectorAll(".target, .hover")) el.classList.remove("target", "hover");
-  }
-
-  /** The server refused the drop (or it hit nothing): fly the cards home. */
-  snapBack() {
-    if (this.lifted) this.putDown(false, true);
-    const pending = this.pending;
-    if (!pending) return;
-    const { ghost } = pending;
-    ghost.classList.add("returning");
-    ghost.style.transform = "translate(0px, 0px)";
-    const done = () => {
-      if (this.pending === pending) this.clearPending();
-      this.flushDeferred();
-    };
-    ghost.addEventListener("transitionend", done, { once: true });
-    setTimeout(done, 250);
-  }
-
-  clearPending() {
-    const pending = this.pending;
-    if (!pending) return;
-    this.pending = null;
-    pending.ghost.remove();
-    for (const el of pending.lifted) el.classList.remove("lifted");
-  }
 }
+
+// pointer input and the keyboard live in their own modules; they are this
+// class's methods all the same (they read and change the board's state)
+Object.assign(BoardView.prototype, pointerInput, keyboardInput);
 
 // ------------------------------------------------------------ what changed, in words
 
