@@ -7,14 +7,17 @@ machine but fail when ``CI=true``, so CI can never go green by skipping.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from canfield_client.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 
-__all__ = ["ServerProcess", "need", "IN_CI"]
+__all__ = ["ServerProcess", "ServerFactory", "decoded", "need", "IN_CI"]
+
+#: the ``server_factory`` fixture: ``server_factory(**ServerProcess options)``
+ServerFactory = Callable[..., ServerProcess]
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -40,6 +43,12 @@ def need(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+def decoded(reply: bytes | str | None) -> str:
+    """A stored Redis value as text: the tests' clients (no ``decode_responses``) get bytes."""
+    assert isinstance(reply, bytes), f"expected a stored value, got {reply!r}"
+    return reply.decode()
+
+
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
     """A fresh real redis-server (bundled binary) with AOF in a temp dir."""
@@ -53,7 +62,7 @@ def redis_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
 
 
 @pytest.fixture
-def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator:
+def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator[ServerFactory]:
     """Start any number of server processes sharing the test's redis-server."""
     started: list[ServerProcess] = []
 
@@ -70,6 +79,6 @@ def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator:
 
 
 @pytest.fixture
-def server(server_factory) -> ServerProcess:  # noqa: ANN001
+def server(server_factory: ServerFactory) -> ServerProcess:
     """One real server process on a free loopback port, with its own redis-server."""
     return server_factory()

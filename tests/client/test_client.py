@@ -15,7 +15,10 @@ from canfield_client.client import (
     room_from_link,
     ws_url_from_link,
 )
+from canfield_client.processes import ServerProcess
 from canfield_protocol import Leaderboard, MoveMsg, RoomSettings
+
+from tests.conftest import ServerFactory
 
 #: a Draw 1 deal the normal bot wins (tests/client/test_strategy.py)
 WINNABLE = "CF1-D1-AAAAAAN"
@@ -64,7 +67,7 @@ async def _room_with_player(
     return host, player
 
 
-async def test_a_bot_races_a_whole_race_to_the_end(server) -> None:  # noqa: ANN001
+async def test_a_bot_races_a_whole_race_to_the_end(server: ServerProcess) -> None:
     async with RaceClient(server.ws_url) as host:
         bot = await _race_a_bot(host, server.ws_url, pace_s=0)
         await host.give_up()
@@ -83,10 +86,11 @@ async def test_a_bot_races_a_whole_race_to_the_end(server) -> None:  # noqa: ANN
     assert game.is_won
 
 
-async def test_resume_tells_whether_an_unacknowledged_move_applied(server) -> None:  # noqa: ANN001
+async def test_resume_tells_whether_an_unacknowledged_move_applied(server: ServerProcess) -> None:
     host, player = await _room_with_player(server.ws_url)
     try:
         player_id, token, room = player.player_id, player.token, player.room
+        assert player_id is not None
         assert player.ws is not None
         # the move goes out; the socket dies before its ack is read
         await player.ws.send('{"type":"move","seq":1,"move":"S"}')
@@ -116,10 +120,13 @@ class _DropAfterSend(RaceClient):
             self.drop()
 
 
-async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(server) -> None:  # noqa: ANN001
+async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(
+    server: ServerProcess,
+) -> None:
     host = await RaceClient(server.ws_url).connect()
     joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
-    player = await _DropAfterSend(server.ws_url).connect()
+    player = _DropAfterSend(server.ws_url)
+    await player.connect()
     try:
         await player.join(joined.room, "Player")
         await host.start(force=True)
@@ -136,7 +143,7 @@ async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(serve
         await player.close()
 
 
-async def test_server_errors_carry_the_code(server) -> None:  # noqa: ANN001
+async def test_server_errors_carry_the_code(server: ServerProcess) -> None:
     host, player = await _room_with_player(server.ws_url)
     try:
         with pytest.raises(ServerError) as info:
@@ -154,7 +161,7 @@ async def test_server_errors_carry_the_code(server) -> None:  # noqa: ANN001
         await player.close()
 
 
-async def test_leaderboard_stream_shows_other_players(server) -> None:  # noqa: ANN001
+async def test_leaderboard_stream_shows_other_players(server: ServerProcess) -> None:
     host, player = await _room_with_player(server.ws_url)
     try:
         seen: list[Leaderboard] = []
@@ -176,7 +183,7 @@ def test_share_links_and_codes() -> None:
     assert ws_url_from_link("ABC234") is None
 
 
-async def test_bot_command_joins_by_share_link_and_races(server) -> None:  # noqa: ANN001
+async def test_bot_command_joins_by_share_link_and_races(server: ServerProcess) -> None:
     async with RaceClient(server.ws_url) as host:
         joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
         command = await asyncio.create_subprocess_exec(
@@ -209,10 +216,11 @@ async def test_bot_command_joins_by_share_link_and_races(server) -> None:  # noq
     assert {row.name: row.status for row in finished.standings}["Cli"] == "won"
 
 
-async def test_a_bot_resumes_when_its_server_restarts(server) -> None:  # noqa: ANN001
+async def test_a_bot_resumes_when_its_server_restarts(server: ServerProcess) -> None:
     """SIGKILL the server mid-race: the bot and the host reconnect, resume, finish."""
     async with RaceClient(server.ws_url) as host:
         bot = await _race_a_bot(host, server.ws_url, pace_s=0.02)
+        assert host.state is not None
         robo = next(m.id for m in host.state.members if m.name == "Robo")
         await _until_row(host, robo, lambda r: r.moves >= 5, timeout=30)
         await asyncio.to_thread(server.restart)
@@ -227,7 +235,9 @@ async def test_a_bot_resumes_when_its_server_restarts(server) -> None:  # noqa: 
     assert game.is_won
 
 
-async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(server_factory) -> None:  # noqa: ANN001
+async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(
+    server_factory: ServerFactory,
+) -> None:
     server = server_factory(env={"CANFIELD_RATE_PER_S": "2", "CANFIELD_RATE_BURST": "6"})
     host, player = await _room_with_player(server.ws_url)
     try:
@@ -251,7 +261,7 @@ async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(server_factory) ->
         await player.close()
 
 
-async def test_a_host_adds_a_bot_that_races(server) -> None:  # noqa: ANN001
+async def test_a_host_adds_a_bot_that_races(server: ServerProcess) -> None:
     async with RaceClient(server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
         await host.add_bot(strength="strong", pace_s=0)
@@ -268,7 +278,7 @@ async def test_a_host_adds_a_bot_that_races(server) -> None:  # noqa: ANN001
     assert rows[bot_name].on_foundations == 52
 
 
-async def test_leave_and_kick_free_seats_and_stop_resuming(server) -> None:  # noqa: ANN001
+async def test_leave_and_kick_free_seats_and_stop_resuming(server: ServerProcess) -> None:
     async with RaceClient(server.ws_url) as host:
         joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
         guest = await RaceClient(server.ws_url).connect()
@@ -294,7 +304,9 @@ async def test_leave_and_kick_free_seats_and_stop_resuming(server) -> None:  # n
         await leaver.close()
 
 
-async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(server) -> None:  # noqa: ANN001
+async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(
+    server: ServerProcess,
+) -> None:
     async with RaceClient(server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3, practice=True))
         await host.start(force=True)
@@ -306,7 +318,7 @@ async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(server) -
         assert ack.seq == 1 and ack.move == hint.move
 
 
-async def test_a_hint_in_a_race_is_not_allowed(server) -> None:  # noqa: ANN001
+async def test_a_hint_in_a_race_is_not_allowed(server: ServerProcess) -> None:
     async with RaceClient(server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3))
         await host.start(force=True)

@@ -8,12 +8,16 @@ from canfield_client.bot import run_daily
 from canfield_client.client import RaceClient, ServerError
 from canfield_client.processes import race_command
 
+from tests.conftest import ServerFactory
+
 DATE = "2031-09-09"
 #: a fixed secret: the same candidate deals every run
 ENV = {"CANFIELD_DAILY_DATE": DATE, "CANFIELD_DAILY_SECRET": "client-test-secret"}
 
 
-async def test_race_client_plays_the_daily_deal_and_reads_the_standing(server_factory) -> None:  # noqa: ANN001
+async def test_race_client_plays_the_daily_deal_and_reads_the_standing(
+    server_factory: ServerFactory,
+) -> None:
     server = server_factory(env=ENV)
     client, standing = await run_daily(server.ws_url, "Robo", draw=1, seed=3)
     mine = client.daily_finished
@@ -37,7 +41,7 @@ async def test_race_client_plays_the_daily_deal_and_reads_the_standing(server_fa
         assert (await again.delete_history()).removed == 1
 
 
-def test_bot_command_plays_the_daily_race(server_factory) -> None:  # noqa: ANN001
+def test_bot_command_plays_the_daily_race(server_factory: ServerFactory) -> None:
     server = server_factory(env=ENV)
     command = [*race_command(), "bot", "--daily", "--draw", "3", "--pace", "0"]
     first = subprocess.run(

@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from canfield import Game, Move
@@ -111,7 +112,7 @@ def test_unknown_strength_is_refused() -> None:
         Strategy("grandmaster")
 
 
-def test_study_command_counts_the_bots_wins(tmp_path) -> None:  # noqa: ANN001
+def test_study_command_counts_the_bots_wins(tmp_path: Path) -> None:
     codes = study_codes(4, 1, 7)
     winnable = codes[:2]
     verdicts = tmp_path / "verdicts.jsonl"
@@ -139,6 +140,6 @@ def test_study_command_counts_the_bots_wins(tmp_path) -> None:  # noqa: ANN001
 
 def test_run_bot_refuses_bad_options_before_connecting() -> None:
     with pytest.raises(ValueError, match="strength"):
-        run_bot("ws://127.0.0.1:9/ws", "ABC234", strength="grandmaster")
+        _ = run_bot("ws://127.0.0.1:9/ws", "ABC234", strength="grandmaster")
     with pytest.raises(ValueError, match="pace"):
-        run_bot("ws://127.0.0.1:9/ws", "ABC234", pace_s=-1)
+        _ = run_bot("ws://127.0.0.1:9/ws", "ABC234", pace_s=-1)

@@ -16,19 +16,19 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypeGuard
 
 import pytest
 from canfield_client.client import RaceClient
-from canfield_client.processes import LoopbackEndpoint
-from canfield_protocol import RoomSettings
+from canfield_client.processes import LoopbackEndpoint, ServerProcess
+from canfield_protocol import Leaderboard, RoomSettings, Row
 from canfield_server.ops import children
 from canfield_server.storage.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
 from canfield_server.transport.instance import HEADER
 
-from tests.conftest import need
+from tests.conftest import ServerFactory, need
 
 REPO = Path(__file__).resolve().parents[2]
 NGINX_SITE = REPO / "deploy" / "nginx.conf"
@@ -249,8 +249,12 @@ class NginxProcess(LoopbackEndpoint):
         children.stop(self.process)
 
 
+#: the ``nginx_factory`` fixture: ``nginx_factory(upstream ports)``
+NginxFactory = Callable[[list[int]], NginxProcess]
+
+
 @pytest.fixture
-def nginx_factory(tmp_path: Path) -> Iterator[Callable[[list[int]], NginxProcess]]:
+def nginx_factory(tmp_path: Path) -> Iterator[NginxFactory]:
     """Start nginx in front of the given loopback server ports."""
     need(NGINX is not None, "nginx not installed (apt-get install nginx-light)")
     started: list[NginxProcess] = []
@@ -267,8 +271,12 @@ def nginx_factory(tmp_path: Path) -> Iterator[Callable[[list[int]], NginxProcess
         proc.stop()
 
 
+#: the ``cluster_of_two`` fixture: the proxy, and the server processes by name
+ClusterOfTwo = tuple[NginxProcess, dict[str, ServerProcess]]
+
+
 @pytest.fixture
-def cluster_of_two(server_factory, nginx_factory):  # noqa: ANN001, ANN201
+def cluster_of_two(server_factory: ServerFactory, nginx_factory: NginxFactory) -> ClusterOfTwo:
     """Server processes ``proc-a`` and ``proc-b`` (one Redis) behind one nginx."""
     a = server_factory(env={**FAST_ENV, **BEHIND_NGINX, "CANFIELD_INSTANCE": "proc-a"})
     b = server_factory(env={**FAST_ENV, **BEHIND_NGINX, "CANFIELD_INSTANCE": "proc-b"})
@@ -281,8 +289,12 @@ def instance_of(client: RaceClient) -> str:
     return client.ws.response.headers[HEADER]
 
 
+#: the ``race_pair`` fixture: ``await race_pair(host_url, guest_url)`` -> host, guest
+RacePair = Callable[[str, str], Awaitable[tuple[RaceClient, RaceClient]]]
+
+
 @pytest.fixture
-async def race_pair() -> Iterator[Callable]:
+async def race_pair() -> AsyncIterator[RacePair]:
     """Open a host and a guest (on any URLs), put them in one room and start a race."""
     opened: list[RaceClient] = []
 
@@ -303,10 +315,12 @@ async def race_pair() -> Iterator[Callable]:
             await client.close()
 
 
-async def until_leaderboard(client: RaceClient, check: Callable, timeout: float = 10.0) -> Any:
+async def until_leaderboard(
+    client: RaceClient, check: Callable[[dict[str, Row]], bool], timeout: float = 10.0
+) -> Leaderboard:
     """The client's latest leaderboard once ``check(rows by name)`` holds."""
 
-    def ok(board: Any) -> bool:
+    def ok(board: Leaderboard | None) -> TypeGuard[Leaderboard]:
         return board is not None and check({row.name: row for row in board.rows})
 
     if ok(client.leaderboard):  # no await between this and subscribing below

@@ -10,14 +10,16 @@ import redis
 from canfield_client.processes import ServerProcess
 from canfield_server.storage import keys
 
-from tests.deploy.conftest import DEAL, FAST_ENV, LocalRedisCluster, until_leaderboard
+from tests.deploy.conftest import DEAL, FAST_ENV, LocalRedisCluster, RacePair, until_leaderboard
 from tests.server.conftest import line_of_play
 
 
 @pytest.fixture
-def cluster_servers(redis_cluster: LocalRedisCluster, tmp_path: Path) -> Iterator[list]:
+def cluster_servers(
+    redis_cluster: LocalRedisCluster, tmp_path: Path
+) -> Iterator[list[ServerProcess]]:
     """Two server processes, both given only the cluster URL."""
-    started = []
+    started: list[ServerProcess] = []
     try:
         for name in ("node-a", "node-b"):
             proc = ServerProcess(
@@ -34,8 +36,8 @@ def cluster_servers(redis_cluster: LocalRedisCluster, tmp_path: Path) -> Iterato
 
 async def test_a_race_on_a_redis_cluster(
     redis_cluster: LocalRedisCluster,
-    cluster_servers,
-    race_pair,  # noqa: ANN001
+    cluster_servers: list[ServerProcess],
+    race_pair: RacePair,
 ) -> None:
     a, b = cluster_servers
     host, guest = await race_pair(a.ws_url, b.ws_url)

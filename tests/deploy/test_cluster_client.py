@@ -6,8 +6,11 @@ import asyncio
 
 import pytest
 from canfield_server.storage.cluster import is_cluster_url, redis_client, seed_nodes
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+
+from tests.deploy.conftest import LocalRedisCluster
 
 
 def test_plain_and_cluster_urls_are_told_apart() -> None:
@@ -24,7 +27,7 @@ def test_plain_and_cluster_urls_are_told_apart() -> None:
         seed_nodes("redis+cluster://:7000")
 
 
-async def test_plain_url_gives_a_plain_client(redis_server) -> None:  # noqa: ANN001
+async def test_plain_url_gives_a_plain_client(redis_server: EmbeddedRedis) -> None:
     client = redis_client(redis_server.url, decode_responses=True)
     try:
         assert isinstance(client, Redis)
@@ -33,7 +36,9 @@ async def test_plain_url_gives_a_plain_client(redis_server) -> None:  # noqa: AN
         await client.aclose()
 
 
-async def test_cluster_client_routes_room_keys_to_one_slot(redis_cluster) -> None:  # noqa: ANN001
+async def test_cluster_client_routes_room_keys_to_one_slot(
+    redis_cluster: LocalRedisCluster,
+) -> None:
     client = redis_client(redis_cluster.url, decode_responses=True)
     try:
         assert isinstance(client, RedisCluster)
@@ -44,7 +49,9 @@ async def test_cluster_client_routes_room_keys_to_one_slot(redis_cluster) -> Non
             keys = [f"room:{{{room}}}:meta", f"room:{{{room}}}:players"]
             slots = {client.keyslot(key) for key in keys}
             assert len(slots) == 1
-            owners.add(client.get_node_from_key(keys[0]).port)
+            node = client.get_node_from_key(keys[0])
+            assert node is not None
+            owners.add(node.port)
             # a multi-key script in one slot is accepted by the cluster
             script = client.register_script(
                 "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('SADD', KEYS[2], ARGV[1])"
@@ -56,7 +63,7 @@ async def test_cluster_client_routes_room_keys_to_one_slot(redis_cluster) -> Non
         await client.aclose()
 
 
-async def test_classic_pubsub_crosses_cluster_nodes(redis_cluster) -> None:  # noqa: ANN001
+async def test_classic_pubsub_crosses_cluster_nodes(redis_cluster: LocalRedisCluster) -> None:
     """PUBLISH on one node reaches a subscriber connected to another (6.2 broadcast)."""
     ports = redis_cluster.ports
     subscriber = Redis(host="127.0.0.1", port=ports[0], decode_responses=True)

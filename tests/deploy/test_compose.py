@@ -10,6 +10,7 @@ import ipaddress
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -21,7 +22,7 @@ COMPOSE = shutil.which("docker-compose")
 
 
 @pytest.fixture(scope="module")
-def resolved() -> dict:
+def resolved() -> dict[str, Any]:
     need(COMPOSE is not None, "docker-compose not installed (apt-get install docker-compose)")
     result = subprocess.run(
         [str(COMPOSE), "-f", str(REPO / "docker-compose.yml"), "config"],
@@ -35,7 +36,7 @@ def resolved() -> dict:
     return yaml.safe_load(result.stdout)
 
 
-def test_redis_keeps_an_append_only_file_on_a_named_volume(resolved: dict) -> None:
+def test_redis_keeps_an_append_only_file_on_a_named_volume(resolved: dict[str, Any]) -> None:
     redis = resolved["services"]["redis"]
     assert redis["image"].startswith("redis:")
     command = " ".join(redis["command"])
@@ -45,7 +46,7 @@ def test_redis_keeps_an_append_only_file_on_a_named_volume(resolved: dict) -> No
     assert "healthcheck" in redis
 
 
-def test_server_runs_replicas_configured_by_environment(resolved: dict) -> None:
+def test_server_runs_replicas_configured_by_environment(resolved: dict[str, Any]) -> None:
     server = resolved["services"]["server"]
     assert server["deploy"]["replicas"] >= 2
     assert server["environment"]["REDIS_URL"] == "redis://redis:6379/0"
@@ -55,7 +56,7 @@ def test_server_runs_replicas_configured_by_environment(resolved: dict) -> None:
     assert "ports" not in server
 
 
-def test_proxy_fronts_the_replicas_with_the_shipped_config(resolved: dict) -> None:
+def test_proxy_fronts_the_replicas_with_the_shipped_config(resolved: dict[str, Any]) -> None:
     proxy = resolved["services"]["proxy"]
     assert proxy["image"].startswith("nginx:")
     mounted = [v for v in proxy["volumes"] if v.endswith(":/etc/nginx/conf.d/default.conf:ro")]
@@ -76,7 +77,7 @@ def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck() -> None:
     assert lines[-1] == 'CMD ["canfield-race", "serve", "--host", "0.0.0.0"]'
 
 
-def test_replicas_trust_forwarded_addresses_from_the_proxy_alone(resolved: dict) -> None:
+def test_replicas_trust_forwarded_addresses_from_the_proxy_alone(resolved: dict[str, Any]) -> None:
     """The proxy has a fixed address on a network of its own, and the replicas take
     X-Forwarded-For from that address only (never "*": a client could pick its own)."""
     server = resolved["services"]["server"]["environment"]

@@ -25,8 +25,9 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
+from tests.conftest import ServerFactory
 from tests.deploy import conftest as deploy_conftest
-from tests.deploy.conftest import BEHIND_NGINX, FAST_ENV
+from tests.deploy.conftest import BEHIND_NGINX, FAST_ENV, NginxFactory
 
 TIMEOUT = 20.0
 LIMITS = {
@@ -152,8 +153,8 @@ def conn_cap_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_made_up_forwarded_headers_change_nothing_through_the_proxy(
-    server_factory,  # noqa: ANN001
-    nginx_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
+    nginx_factory: NginxFactory,
     conn_cap_site: None,
 ) -> None:
     server = server_factory(env={**FAST_ENV, **BEHIND_NGINX, **LIMITS})
@@ -164,7 +165,7 @@ async def test_made_up_forwarded_headers_change_nothing_through_the_proxy(
 
 
 async def test_made_up_forwarded_headers_change_nothing_without_a_proxy(
-    server_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
 ) -> None:
     # serve's defaults: a proxy on its own host (127.0.0.1) only; these clients are not
     server = server_factory(env={**FAST_ENV, **LIMITS})
@@ -174,8 +175,8 @@ async def test_made_up_forwarded_headers_change_nothing_without_a_proxy(
 
 
 async def test_the_proxy_hands_the_server_the_address_it_saw(
-    server_factory,  # noqa: ANN001
-    nginx_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
+    nginx_factory: NginxFactory,
 ) -> None:
     """Two clients behind the proxy are two addresses to the server (the proxy's
     own is not everyone's): one's room-creation budget is not the other's."""

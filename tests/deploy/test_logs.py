@@ -5,14 +5,17 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections.abc import Iterator
 
 import pytest
 from canfield_client.client import RaceClient
 from canfield_server.ops import logs
 
+from tests.conftest import ServerFactory
+
 
 @pytest.fixture
-def capture() -> logging.Logger:
+def capture() -> Iterator[logging.Logger]:
     logger = logging.getLogger("canfield.test-logs")
     logger.propagate = False
     logger.setLevel(logging.DEBUG)
@@ -80,7 +83,9 @@ def test_configure_routes_uvicorn_through_one_handler() -> None:
         root.setLevel(saved[1])
 
 
-async def test_a_real_server_logs_json_with_ids_and_without_tokens(server_factory) -> None:  # noqa: ANN001
+async def test_a_real_server_logs_json_with_ids_and_without_tokens(
+    server_factory: ServerFactory,
+) -> None:
     server = server_factory(env={"CANFIELD_LOG_JSON": "true", "CANFIELD_INSTANCE": "logs-a"})
     async with RaceClient(server.ws_url) as host:
         joined = await host.create("Ann")

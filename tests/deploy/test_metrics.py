@@ -6,9 +6,11 @@ import urllib.request
 
 import pytest
 from canfield_client.client import ServerError
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.deploy.conftest import DEAL, FAST_ENV, instance_of, until_leaderboard
+from tests.conftest import ServerFactory
+from tests.deploy.conftest import DEAL, FAST_ENV, RacePair, instance_of, until_leaderboard
 from tests.server.conftest import line_of_play
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -31,9 +33,9 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 async def test_counters_follow_a_race_and_a_redis_outage(
-    server_factory,
-    redis_server,
-    race_pair,  # noqa: ANN001
+    server_factory: ServerFactory,
+    redis_server: EmbeddedRedis,
+    race_pair: RacePair,
 ) -> None:
     server = server_factory(env={**FAST_ENV, "CANFIELD_INSTANCE": "metrics-a"})
     before = scrape(server.http_url)

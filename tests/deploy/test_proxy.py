@@ -9,11 +9,11 @@ import urllib.request
 import pytest
 from canfield_server.transport.instance import HEADER
 
-from tests.deploy.conftest import DEAL, instance_of, until_leaderboard
+from tests.deploy.conftest import DEAL, ClusterOfTwo, RacePair, instance_of, until_leaderboard
 from tests.server.conftest import line_of_play
 
 
-def test_the_proxy_serves_pages_and_health_but_not_metrics(cluster_of_two) -> None:  # noqa: ANN001
+def test_the_proxy_serves_pages_and_health_but_not_metrics(cluster_of_two: ClusterOfTwo) -> None:
     proxy, processes = cluster_of_two
     seen = set()
     for path in ("/healthz", "/", "/healthz", "/"):
@@ -33,8 +33,8 @@ def test_the_proxy_serves_pages_and_health_but_not_metrics(cluster_of_two) -> No
 
 
 async def test_players_spread_over_processes_race_and_survive_a_crash(
-    cluster_of_two,
-    race_pair,  # noqa: ANN001
+    cluster_of_two: ClusterOfTwo,
+    race_pair: RacePair,
 ) -> None:
     proxy, processes = cluster_of_two
     host, guest = await race_pair(proxy.ws_url, proxy.ws_url)

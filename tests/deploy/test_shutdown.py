@@ -9,15 +9,17 @@ import time
 import redis
 from canfield_protocol import Reconnect
 from canfield_server.storage import keys
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 
-from tests.deploy.conftest import DEAL, instance_of, until_leaderboard
+from tests.conftest import decoded
+from tests.deploy.conftest import DEAL, ClusterOfTwo, RacePair, instance_of, until_leaderboard
 from tests.server.conftest import line_of_play
 
 
 async def test_sigterm_mid_race_moves_players_elsewhere_without_losing_a_move(
-    cluster_of_two,
-    race_pair,
-    redis_server,  # noqa: ANN001
+    cluster_of_two: ClusterOfTwo,
+    race_pair: RacePair,
+    redis_server: EmbeddedRedis,
 ) -> None:
     proxy, processes = cluster_of_two
     host, guest = await race_pair(proxy.ws_url, proxy.ws_url)
@@ -38,6 +40,7 @@ async def test_sigterm_mid_race_moves_players_elsewhere_without_losing_a_move(
 
     playing = asyncio.create_task(keep_playing())
     await three_in.wait()
+    assert leaving.process is not None
     signalled = time.monotonic()
     leaving.process.send_signal(signal.SIGTERM)  # moves are still in flight
     code = await asyncio.to_thread(leaving.process.wait, 10)
@@ -56,5 +59,5 @@ async def test_sigterm_mid_race_moves_players_elsewhere_without_losing_a_move(
         stored = store.lrange(keys.log(guest.room or "", guest.player_id or ""), 0, -1)
     finally:
         store.close()
-    assert [m.decode() for m in stored] == line
+    assert [decoded(m) for m in stored] == line
     await until_leaderboard(host, lambda rows: rows["Bob"].moves == len(line))

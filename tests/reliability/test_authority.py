@@ -11,16 +11,22 @@ live and an unknown room, so answers reveal no more than a guess.
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import websockets
 from canfield_server.ops.config import Settings
 from canfield_server.room.rules import CODE_ALPHABET, CODE_LENGTH
 from canfield_server.storage import keys
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 from redis.asyncio import Redis
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import DEAL, FAST_ENV, Recorder, seat_snapshot
 
-REFUSED_IN_LOBBY = [  # (sender, message, code)
+#: (sender, message, code)
+Refusals = list[tuple[str, dict[str, Any], str]]
+
+REFUSED_IN_LOBBY: Refusals = [
     ("bob", {"type": "start"}, "not-host"),
     ("bob", {"type": "settings", "draw": 1}, "not-host"),
     ("bob", {"type": "add_bot"}, "not-host"),
@@ -30,7 +36,7 @@ REFUSED_IN_LOBBY = [  # (sender, message, code)
     ("eve", {"type": "start"}, "not-host"),
     ("eve", {"type": "move", "seq": 1, "move": "S"}, "not-player"),
 ]
-REFUSED_IN_RACE = [
+REFUSED_IN_RACE: Refusals = [
     ("eve", {"type": "move", "seq": 1, "move": "S"}, "not-player"),
     ("eve", {"type": "tap", "seq": 1, "card": "AS"}, "not-player"),
     ("eve", {"type": "undo", "seq": 1}, "not-player"),
@@ -43,7 +49,9 @@ REFUSED_IN_RACE = [
 ]
 
 
-async def refuse_all(url: str, room: str, ann: Recorder, who: dict[str, Recorder], cases) -> None:  # noqa: ANN001
+async def refuse_all(
+    url: str, room: str, ann: Recorder, who: dict[str, Recorder], cases: Refusals
+) -> None:
     """Each message is refused with its code and the host's seat sees no change."""
     before = await seat_snapshot(url, room, ann.joined["token"])
     for sender, msg, code in cases:
@@ -53,8 +61,8 @@ async def refuse_all(url: str, room: str, ann: Recorder, who: dict[str, Recorder
 
 
 async def test_only_the_right_member_acts_and_tokens_stay_with_their_owner(
-    redis_server,
-    server_factory,  # noqa: ANN001
+    redis_server: EmbeddedRedis,
+    server_factory: ServerFactory,
 ) -> None:
     url = server_factory(env=FAST_ENV).ws_url
     ann, bob, eve = [await Recorder.open(url) for _ in range(3)]
@@ -138,7 +146,9 @@ async def test_only_the_right_member_acts_and_tokens_stay_with_their_owner(
     await probe.close()
 
 
-async def test_guessing_room_codes_is_rate_limited_per_address(server_factory) -> None:  # noqa: ANN001
+async def test_guessing_room_codes_is_rate_limited_per_address(
+    server_factory: ServerFactory,
+) -> None:
     url = server_factory(env=FAST_ENV).ws_url
     host = await Recorder.open(url)
     room = (await host.enter("create", name="Ann"))["room"]

@@ -11,7 +11,9 @@ import asyncio
 
 import websockets
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import OPEN_ENV, TIMEOUT, healthz, lobby
+from tests.server.conftest import Connect
 
 BAD_FRAMES = 50
 #: not UTF-8: a lone continuation byte, an over-long form, a truncated sequence
@@ -19,8 +21,8 @@ BAD = [b"\x80", b'{"type":"ping","t":1}\xc0\xaf', b"\xe2\x82", b"\xff\xfe\xfd"]
 
 
 async def test_invalid_utf8_closes_with_1007_and_logs_one_quiet_line(
-    server_factory,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     srv = server_factory(env=OPEN_ENV)
     room, (host, guest) = await lobby(connect, srv.ws_url, ["Ann", "Bob"])

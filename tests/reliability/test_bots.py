@@ -3,16 +3,22 @@ with a clear error and never a traceback."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, OPEN_ENV, lobby
+from tests.server.conftest import Connect
 
 BOUNDED = {**OPEN_ENV, "CANFIELD_MAX_BOTS_PER_ROOM": "3", "CANFIELD_BOT_PACE_S": "0.5"}
 
 
-def bots(msg: dict) -> int:
+def bots(msg: dict[str, Any]) -> int:
     return sum(m["bot"] for m in msg["members"])
 
 
-async def test_a_flood_of_add_bot_gets_room_full_and_no_traceback(server_factory, connect) -> None:  # noqa: ANN001
+async def test_a_flood_of_add_bot_gets_room_full_and_no_traceback(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     server = server_factory(env=BOUNDED)
     room, (ann,) = await lobby(connect, server.ws_url, ["Ann"])
     for _ in range(3):
@@ -33,8 +39,8 @@ async def test_a_flood_of_add_bot_gets_room_full_and_no_traceback(server_factory
 
 
 async def test_bots_are_paced_like_people_and_bot_names_never_run_out(
-    server_factory,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     server = server_factory(env={**FAST_ENV, "CANFIELD_BOT_PACE_S": "0.5"})
     room, (ann,) = await lobby(connect, server.ws_url, ["Ann"])

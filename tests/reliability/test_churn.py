@@ -7,10 +7,13 @@ the per-address join cap does not stand in the way of the test's crowd.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import websockets
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, TIMEOUT, Client, lobby
+from tests.server.conftest import Connect
 
 CROWD = 150
 #: spectators per source address (below the default join burst of 30)
@@ -22,11 +25,13 @@ async def open_from(url: str, n: int) -> websockets.ClientConnection:
     return await websockets.connect(url, open_timeout=TIMEOUT, local_addr=(address, 0))
 
 
-def members(msg: dict) -> int:
+def members(msg: dict[str, Any]) -> int:
     return len(msg["members"])
 
 
-async def test_150_spectators_closing_at_once_are_all_recorded(server_factory, connect) -> None:  # noqa: ANN001
+async def test_150_spectators_closing_at_once_are_all_recorded(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     server = server_factory(env=FAST_ENV)
     room, (ann,) = await lobby(connect, server.ws_url, ["Ann"])
     sockets = []
@@ -52,7 +57,9 @@ async def test_150_spectators_closing_at_once_are_all_recorded(server_factory, c
     assert "Traceback" not in log
 
 
-async def test_join_leave_churn_is_announced_coalesced(server_factory, connect) -> None:  # noqa: ANN001
+async def test_join_leave_churn_is_announced_coalesced(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     """Eight connections joining and leaving together, round after round, reach a
     watcher as a few room announcements a second, not one per join and leave."""
     server = server_factory(env={**FAST_ENV, "CANFIELD_ROOM_UPDATES_HZ": "4"})

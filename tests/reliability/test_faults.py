@@ -22,8 +22,11 @@ import msgspec
 import websockets
 from canfield import Game, Move
 from canfield_client.client import RaceClient
+from canfield_client.processes import ServerProcess
 from canfield_protocol import RoomSettings
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import (
     DEAL,
     FAST_ENV,
@@ -35,6 +38,7 @@ from tests.reliability.conftest import (
     same_board,
     start,
 )
+from tests.server.conftest import Connect
 
 #: moves a streaming player may send before the fault
 LINE = line_of_play(DEAL, 120)
@@ -76,7 +80,7 @@ async def fault_mid_stream(client: Client, acked: list[str], after: int, fault: 
     await asyncio.wait_for(task, 30)
 
 
-async def resumed(url: str, room: str, token: str) -> tuple[Client, dict, dict]:
+async def resumed(url: str, room: str, token: str) -> tuple[Client, dict[str, Any], dict[str, Any]]:
     client = Client(await websockets.connect(url, open_timeout=10))
     joined = await client.resume(room, token)
     assert joined["type"] == "joined", joined
@@ -84,7 +88,7 @@ async def resumed(url: str, room: str, token: str) -> tuple[Client, dict, dict]:
     return client, joined, board
 
 
-def check_nothing_lost(acked: list[str], last_seq: int, board: dict) -> None:
+def check_nothing_lost(acked: list[str], last_seq: int, board: dict[str, Any]) -> None:
     """Every ack is stored; beyond them at most the one move in flight."""
     assert acked == LINE[: len(acked)]
     assert len(acked) <= last_seq <= len(acked) + 1, (len(acked), last_seq)
@@ -92,8 +96,8 @@ def check_nothing_lost(acked: list[str], last_seq: int, board: dict) -> None:
 
 
 async def test_server_sigkill_with_moves_in_flight_keeps_moves_clock_and_leaderboard(
-    server_factory,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     srv = server_factory(env=FAST_ENV)
     host = await connect(srv.ws_url)
@@ -129,9 +133,9 @@ async def test_server_sigkill_with_moves_in_flight_keeps_moves_clock_and_leaderb
 
 
 async def test_redis_sigkill_and_restart_on_its_data_loses_no_acknowledged_move(
-    redis_server,
-    server_factory,
-    connect,  # noqa: ANN001
+    redis_server: EmbeddedRedis,
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     assert redis_server.appendfsync == "always"  # the embedded default
     srv = server_factory(env=FAST_ENV)
@@ -154,9 +158,9 @@ async def test_redis_sigkill_and_restart_on_its_data_loses_no_acknowledged_move(
 
 
 async def test_redis_down_for_a_while_then_back_across_two_processes(
-    redis_server,
-    server_factory,
-    connect,  # noqa: ANN001
+    redis_server: EmbeddedRedis,
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     one, two = server_factory(env=FAST_ENV), server_factory(env=FAST_ENV)
     ann = await connect(one.ws_url)
@@ -196,8 +200,8 @@ async def test_redis_down_for_a_while_then_back_across_two_processes(
 
 
 async def test_a_socket_cut_mid_move_applies_it_once_or_not_and_says_which(
-    fast_server,
-    connect,  # noqa: ANN001
+    fast_server: ServerProcess,
+    connect: Connect,
 ) -> None:
     room, (ann,) = await lobby(connect, fast_server.ws_url, ["Ann"])
     await start([ann])
@@ -243,7 +247,9 @@ async def test_a_socket_cut_mid_move_applies_it_once_or_not_and_says_which(
     await final.close()
 
 
-async def test_players_of_a_killed_process_continue_on_the_other(server_factory) -> None:  # noqa: ANN001
+async def test_players_of_a_killed_process_continue_on_the_other(
+    server_factory: ServerFactory,
+) -> None:
     one, two = server_factory(env=FAST_ENV), server_factory(env=FAST_ENV)
     async with RaceClient(one.ws_url) as ann, RaceClient(two.ws_url) as bob:
         await ann.create("Ann", RoomSettings(deal=DEAL))

@@ -29,6 +29,7 @@ from canfield_protocol import (
 )
 from canfield_server.room.rules import normalize_room_code
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import (
     OPEN_ENV,
     Client,
@@ -40,6 +41,7 @@ from tests.reliability.conftest import (
     start,
 )
 from tests.reliability.fuzz_frames import frame
+from tests.server.conftest import Connect
 
 TOTAL = int(os.environ.get("CANFIELD_FUZZ_MESSAGES", "100000"))
 SEED = int(os.environ.get("CANFIELD_FUZZ_SEED", "0")) or random.SystemRandom().randrange(1, 2**31)
@@ -143,7 +145,9 @@ async def closed_with(url: str, data: str | bytes, *, text: bool = False) -> int
     return closed.value.rcvd.code
 
 
-async def test_a_hundred_thousand_hostile_frames_break_nothing(server_factory, connect) -> None:  # noqa: ANN001
+async def test_a_hundred_thousand_hostile_frames_break_nothing(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     srv = server_factory(env=OPEN_ENV)
     url = srv.ws_url
     print(f"\nfuzz seed {SEED} (CANFIELD_FUZZ_SEED={SEED} repeats this run)")

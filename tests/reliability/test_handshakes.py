@@ -18,7 +18,8 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from tests.deploy.conftest import BEHIND_NGINX
+from tests.conftest import ServerFactory
+from tests.deploy.conftest import BEHIND_NGINX, NginxFactory
 from tests.deploy.conftest import nginx_factory as nginx_factory  # noqa: F401 - fixture
 from tests.reliability.conftest import FAST_ENV, TIMEOUT
 
@@ -40,7 +41,9 @@ async def opened(url: str, address: str, count: int) -> tuple[int, list[int]]:
     return len(sockets), refused
 
 
-async def test_connections_past_the_burst_are_held_then_refused(server_factory) -> None:  # noqa: ANN001
+async def test_connections_past_the_burst_are_held_then_refused(
+    server_factory: ServerFactory,
+) -> None:
     server = server_factory(
         env={
             **FAST_ENV,
@@ -62,8 +65,8 @@ async def test_connections_past_the_burst_are_held_then_refused(server_factory) 
 
 
 async def test_behind_the_proxy_the_forwarded_address_has_the_budget(
-    server_factory,  # noqa: ANN001
-    nginx_factory,  # noqa: ANN001, F811
+    server_factory: ServerFactory,
+    nginx_factory: NginxFactory,  # noqa: F811
 ) -> None:
     """The proxy's own connections are not counted (it is trusted); its clients'
     WebSockets are, by the address it forwards: refused before the upgrade (403)."""
@@ -78,8 +81,8 @@ async def test_behind_the_proxy_the_forwarded_address_has_the_budget(
 
 @pytest.mark.usefixtures("nginx_factory")
 async def test_the_proxy_refuses_a_churning_address_at_the_edge(
-    server_factory,  # noqa: ANN001
-    nginx_factory,  # noqa: ANN001, F811
+    server_factory: ServerFactory,
+    nginx_factory: NginxFactory,  # noqa: F811
 ) -> None:
     # the server's own budget set wide: what is measured is nginx's, at the edge
     server = server_factory(

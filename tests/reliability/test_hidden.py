@@ -22,6 +22,7 @@ from canfield import Game, Move
 from canfield.cards import DECK, card_text
 from canfield_client.board import game_from_view
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, Recorder
 
 ACTIONS = 45
@@ -100,7 +101,9 @@ def check_player(frames: list[str], deal: str, player_id: str) -> int:
     raise AssertionError("no finished message")
 
 
-async def test_no_face_down_card_and_no_deal_code_reach_any_client(server_factory) -> None:  # noqa: ANN001
+async def test_no_face_down_card_and_no_deal_code_reach_any_client(
+    server_factory: ServerFactory,
+) -> None:
     srv = server_factory(env=FAST_ENV)
     ann, bob, cy, eve = [await Recorder.open(srv.ws_url) for _ in range(4)]
     room = (await ann.enter("create", name="Ann"))["room"]

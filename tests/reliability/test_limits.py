@@ -12,8 +12,11 @@ import json
 
 import pytest
 import websockets
+from canfield_client.processes import ServerProcess
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, OPEN_ENV, Client, seat_snapshot
+from tests.server.conftest import Connect
 
 SMALL_ENV = {
     **OPEN_ENV,
@@ -26,7 +29,7 @@ STRICT_ENV = {**FAST_ENV, "CANFIELD_RATE_PER_S": "5", "CANFIELD_RATE_BURST": "10
 
 
 @pytest.fixture
-def small_server(server_factory):  # noqa: ANN001, ANN201
+def small_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env=SMALL_ENV)
 
 
@@ -36,7 +39,9 @@ def ping_of(size: int) -> str:
     return head + " " * (size - len(head) - len(tail)) + tail
 
 
-async def test_the_frame_cap_is_counted_in_bytes(small_server, connect) -> None:  # noqa: ANN001
+async def test_the_frame_cap_is_counted_in_bytes(
+    small_server: ServerProcess, connect: Connect
+) -> None:
     client = await connect(small_server.ws_url)
     await client.ws.send(ping_of(512))
     assert (await client.expect("pong"))["t"] == 5
@@ -49,7 +54,9 @@ async def test_the_frame_cap_is_counted_in_bytes(small_server, connect) -> None:
     assert (await client.request("pong", type="ping", t=6))["t"] == 6  # the connection lives
 
 
-async def test_a_flood_gets_rate_limited_then_closed_with_1008(server_factory) -> None:  # noqa: ANN001
+async def test_a_flood_gets_rate_limited_then_closed_with_1008(
+    server_factory: ServerFactory,
+) -> None:
     srv = server_factory(env=STRICT_ENV)
     async with websockets.connect(srv.ws_url, open_timeout=10) as ws:
         for _ in range(300):
@@ -73,7 +80,9 @@ async def test_a_flood_gets_rate_limited_then_closed_with_1008(server_factory) -
             assert (await polite.request("pong", type="ping", t=t))["type"] == "pong"
 
 
-async def test_rooms_per_address_players_and_spectators_per_room(small_server, connect) -> None:  # noqa: ANN001
+async def test_rooms_per_address_players_and_spectators_per_room(
+    small_server: ServerProcess, connect: Connect
+) -> None:
     url = small_server.ws_url
     hosts = [await connect(url) for _ in range(4)]
     rooms = [(await hosts[i].create(f"Host{i}"))["room"] for i in range(3)]
@@ -118,7 +127,9 @@ REFUSED = [
 ]
 
 
-async def test_display_names_are_limited_in_length_and_characters(server_factory, connect) -> None:  # noqa: ANN001
+async def test_display_names_are_limited_in_length_and_characters(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     url = server_factory(env=OPEN_ENV).ws_url
     for name, shown in ACCEPTED:
         joined = await (await connect(url)).create(name)

@@ -14,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import msgspec
 import redis
 import websockets
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, TIMEOUT, Client
 from tests.reliability.test_slow_clients import enough_descriptors  # noqa: F401 - fixture
 
@@ -56,25 +59,27 @@ async def open_room(urls: list[str], index: int) -> list[Client]:
     return clients
 
 
-def rooms_in(db: redis.Redis) -> dict[str, tuple[dict, bytes | None]]:
-    found = {}
+def rooms_in(db: redis.Redis) -> dict[str, tuple[dict[str, Any], bytes | None]]:
+    found: dict[str, tuple[dict[str, Any], bytes | None]] = {}
     for key in db.scan_iter(match="cf:{*}:room", count=1000):
         state, final = db.hmget(key, "state", "final")
+        # a client without decode_responses: every stored value is bytes
+        assert isinstance(state, bytes) and isinstance(final, bytes | None)
         found[key.decode()] = (json.loads(state), final or None)
     return found
 
 
 async def test_a_thousand_players_dropping_at_once_leave_no_ghost(
-    enough_descriptors,  # noqa: ANN001, F811
-    redis_server,  # noqa: ANN001
-    server_factory,  # noqa: ANN001
+    enough_descriptors: None,  # noqa: F811
+    redis_server: EmbeddedRedis,
+    server_factory: ServerFactory,
 ) -> None:
     servers = [server_factory(env=ENV) for _ in range(2)]
     urls = [s.ws_url for s in servers]
     everyone: list[Client] = []
     for start in range(0, ROOMS, 10):  # ten rooms at a time
-        rooms = await asyncio.gather(*(open_room(urls, i) for i in range(start, start + 10)))
-        everyone += [client for room in rooms for client in room]
+        opened = await asyncio.gather(*(open_room(urls, i) for i in range(start, start + 10)))
+        everyone += [client for room in opened for client in room]
     assert len(everyone) == ROOMS * PER_ROOM
 
     dropped = time.monotonic()
@@ -95,6 +100,7 @@ async def test_a_thousand_players_dropping_at_once_leave_no_ghost(
     assert len(ended) == ROOMS
     assert ghosts == 0
     for state, final in rooms.values():
+        assert final is not None
         standings = msgspec.json.decode(final)["standings"]
         assert len(standings) == PER_ROOM
         assert {row["status"] for row in standings} == {"left"}

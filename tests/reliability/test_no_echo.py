@@ -18,7 +18,9 @@ from typing import Any
 import msgspec
 from canfield_protocol import ECHO_LIMIT
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import OPEN_ENV, lobby, start
+from tests.server.conftest import Connect
 from tests.shared.test_protocol_strict import LONG, MESSAGES, minimal
 
 #: an error reply longer than this is an echo (or close to one)
@@ -51,7 +53,7 @@ async def replies(ws: Any, frame: dict[str, Any], marker: float) -> list[str]:
     """Every frame the server answered ``frame`` with (up to the ping marker)."""
     await ws.send(json.dumps(frame))
     await ws.send(json.dumps({"type": "ping", "t": marker}))
-    answers = []
+    answers: list[str] = []
     async with asyncio.timeout(30):
         while True:
             text = await ws.recv()
@@ -62,7 +64,9 @@ async def replies(ws: Any, frame: dict[str, Any], marker: float) -> list[str]:
                 answers.append(text)
 
 
-async def test_no_reply_echoes_a_long_field_of_any_message(server_factory, connect) -> None:  # noqa: ANN001
+async def test_no_reply_echoes_a_long_field_of_any_message(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     srv = server_factory(env=ENV)
     url = srv.ws_url
     room, (host,) = await lobby(connect, url, ["Host"])

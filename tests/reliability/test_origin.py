@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import pytest
 import websockets
+from canfield_client.processes import ServerProcess
+from websockets.typing import Origin
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, Client
+from tests.server.conftest import Connect
 
 ALLOWED = ("https://cards.example", "http://localhost:8000")
 ENV = {**FAST_ENV, "CANFIELD_ALLOWED_ORIGINS": ",".join(ALLOWED)}
 
 
 @pytest.fixture
-def guarded(server_factory):  # noqa: ANN001, ANN201
+def guarded(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env=ENV)
 
 
@@ -31,16 +35,18 @@ REFUSED = [
 ]
 
 
-async def test_an_origin_not_listed_is_refused(guarded) -> None:  # noqa: ANN001
+async def test_an_origin_not_listed_is_refused(guarded: ServerProcess) -> None:
     for origin in REFUSED:
         with pytest.raises(websockets.InvalidStatus) as refused:
-            await websockets.connect(guarded.ws_url, origin=origin, open_timeout=10)
+            await websockets.connect(guarded.ws_url, origin=Origin(origin), open_timeout=10)
         assert refused.value.response.status_code == 403, origin
 
 
-async def test_listed_origins_and_non_browser_clients_are_accepted(guarded, connect) -> None:  # noqa: ANN001
+async def test_listed_origins_and_non_browser_clients_are_accepted(
+    guarded: ServerProcess, connect: Connect
+) -> None:
     for origin in ALLOWED:
-        async with websockets.connect(guarded.ws_url, origin=origin, open_timeout=10) as ws:
+        async with websockets.connect(guarded.ws_url, origin=Origin(origin), open_timeout=10) as ws:
             assert (await Client(ws).request("pong", type="ping", t=1))["t"] == 1
     host = await connect(guarded.ws_url)  # no Origin header at all
     await host.create("Ann")

@@ -233,7 +233,7 @@ async def resumed_board(url: str, room: str, token: str) -> tuple[Client, int, d
 
 
 async def test_redis_sigkill_mid_race_is_restarted_and_no_acked_move_is_lost(
-    embedded_server,  # noqa: ANN001
+    embedded_server: Callable[..., EmbeddedServer],
 ) -> None:
     srv = embedded_server(CANFIELD_RATE_PER_S="100000", CANFIELD_RATE_BURST="100000")
     ann = await opened(srv.ws_url)
@@ -302,7 +302,9 @@ async def test_redis_sigkill_mid_race_is_restarted_and_no_acked_move_is_lost(
     print(f"\nredis SIGKILL -> /healthz ok: {', '.join(f'{s:.2f} s' for s in recoveries)}")
 
 
-async def test_server_sigkill_leaves_no_process_of_its_own(embedded_server) -> None:  # noqa: ANN001
+async def test_server_sigkill_leaves_no_process_of_its_own(
+    embedded_server: Callable[..., EmbeddedServer],
+) -> None:
     # a deal pool to fill: the server starts a solver worker (and the resource tracker)
     srv = embedded_server(CANFIELD_POOL_TARGET="1")
     assert srv.pid is not None
@@ -326,7 +328,9 @@ async def test_server_sigkill_leaves_no_process_of_its_own(embedded_server) -> N
                 os.kill(proc[0], signal.SIGKILL)
 
 
-async def test_sigterm_stops_everything_and_restarts_nothing(embedded_server) -> None:  # noqa: ANN001
+async def test_sigterm_stops_everything_and_restarts_nothing(
+    embedded_server: Callable[..., EmbeddedServer],
+) -> None:
     srv = embedded_server(CANFIELD_POOL_TARGET="1")
     assert srv.pid is not None
     procs = wait_until(lambda: with_helpers(srv), HELPERS_WHAT)

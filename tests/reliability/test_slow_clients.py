@@ -29,9 +29,12 @@ import websockets
 from canfield_client.processes import free_port
 from canfield_server.ops.config import Settings
 from canfield_server.transport.guard import ConnectionGuard, uvicorn_protocols
+from starlette.types import Receive, Scope, Send
 from websockets.exceptions import InvalidStatus
 
+from tests.conftest import ServerFactory
 from tests.deploy import conftest as deploy_conftest
+from tests.deploy.conftest import NginxFactory
 from tests.reliability.conftest import DEAL, FAST_ENV, TIMEOUT, Client, play, start
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,7 +86,7 @@ async def answer(reader: asyncio.StreamReader) -> str:
 
 
 async def test_400_half_open_sockets_are_closed_and_a_player_elsewhere_races(
-    server_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
 ) -> None:
     """The attack as found: 400 sockets that never finish their headers, against a
     process allowed 200 descriptors (then 174 of them locked every client out).
@@ -128,7 +131,7 @@ async def test_400_half_open_sockets_are_closed_and_a_player_elsewhere_races(
 
 
 async def test_past_the_cap_an_address_is_refused_and_others_get_in(
-    server_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
 ) -> None:
     """Eight WebSockets from 127.0.0.3 fill its cap: the ninth is answered 503
     (a plain socket reads the 503; a websockets client is refused the upgrade)
@@ -157,7 +160,7 @@ async def test_past_the_cap_an_address_is_refused_and_others_get_in(
         await client.close()
 
 
-async def test_a_trusted_proxy_address_is_not_capped(server_factory) -> None:  # noqa: ANN001
+async def test_a_trusted_proxy_address_is_not_capped(server_factory: ServerFactory) -> None:
     """Every client behind a proxy shares its address; the proxy caps per client
     (nginx ``limit_conn``), so the addresses in CANFIELD_TRUSTED_PROXIES are not capped."""
     server = server_factory(
@@ -173,7 +176,7 @@ async def test_a_trusted_proxy_address_is_not_capped(server_factory) -> None:  #
 
 
 async def test_an_idle_websocket_is_closed_and_one_that_pings_stays(
-    server_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
 ) -> None:
     """With a 1 s idle limit: a socket that sends nothing is closed with 1008 and a
     reason after about 1 s; one that pings every 0.3 s is open after 3 s, and so
@@ -199,6 +202,7 @@ async def test_an_idle_websocket_is_closed_and_one_that_pings_stays(
         await silent.ws.wait_closed()
     idle_s = time.monotonic() - opened
     assert silent.ws.close_code == 1008
+    assert silent.ws.close_reason is not None
     assert silent.ws.close_reason.startswith("idle"), silent.ws.close_reason
     assert 1.0 <= idle_s < 3.0, idle_s
     pongs = await pinging
@@ -213,7 +217,7 @@ async def test_an_idle_websocket_is_closed_and_one_that_pings_stays(
 
 
 async def test_a_silent_member_is_closed_when_members_have_a_limit(
-    server_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
 ) -> None:
     """``CANFIELD_WS_IDLE_MEMBER_S`` covers connections in a room."""
     server = server_factory(env=guarded_env(CANFIELD_WS_IDLE_S="0", CANFIELD_WS_IDLE_MEMBER_S="1"))
@@ -231,7 +235,8 @@ async def test_a_silent_member_is_closed_when_members_have_a_limit(
 # ---------------------------------------------------------------- in process
 
 
-async def _echo(scope, receive, send) -> None:  # noqa: ANN001 - a raw ASGI app
+async def _echo(scope: Scope, receive: Receive, send: Send) -> None:
+    """A raw ASGI app: echoes WebSocket text, answers HTTP with ``ok``."""
     if scope["type"] == "websocket":
         await receive()
         await send({"type": "websocket.accept"})
@@ -320,8 +325,8 @@ async def test_an_unfinished_websocket_handshake_is_closed_and_a_whole_one_works
 
 
 async def test_nginx_in_front_has_the_same_limits(
-    server_factory,  # noqa: ANN001
-    nginx_factory,  # noqa: ANN001
+    server_factory: ServerFactory,
+    nginx_factory: NginxFactory,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:

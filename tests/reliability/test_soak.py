@@ -23,6 +23,7 @@ from canfield_client.client import RaceClient
 from canfield_client.strategy import Strategy
 from canfield_protocol import Rematch, encode
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV
 
 SOAK_S = float(os.environ.get("CANFIELD_SOAK_S", "40"))
@@ -104,7 +105,9 @@ def gauge(http_url: str, name: str) -> float | None:
 
 
 @pytest.mark.timeout(SOAK_S * 2 + 120)  # a long soak outlives the suite's default timeout
-async def test_bots_in_many_rooms_for_a_while_zero_errors_and_flat_memory(server_factory) -> None:  # noqa: ANN001
+async def test_bots_in_many_rooms_for_a_while_zero_errors_and_flat_memory(
+    server_factory: ServerFactory,
+) -> None:
     srv = server_factory(env=SOAK_ENV)
     rss_start = srv.rss_mb()
     totals = Totals()

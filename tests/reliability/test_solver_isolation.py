@@ -16,11 +16,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import pytest
 from canfield import Game, Move
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, Client
+from tests.server.conftest import Connect
 
 #: the solver wins this one in milliseconds; it does not decide HARD quickly
 EASY = "CF1-D3-AAADKOH"
@@ -40,7 +43,7 @@ ABUSERS = 12
 
 
 async def practice_room(
-    connect,  # noqa: ANN001
+    connect: Connect,
     url: str,
     deal: str,
     players: int,
@@ -60,7 +63,7 @@ async def practice_room(
     return clients
 
 
-async def timed_hint(client: Client, timeout: float = 120) -> tuple[float, dict]:
+async def timed_hint(client: Client, timeout: float = 120) -> tuple[float, dict[str, Any]]:
     """The reply to a hint (the hint, or the error refusing it) and how long it
     took (a generous wait: the solver's limit is processor time, so on a loaded
     machine a capped job takes longer on the clock)."""
@@ -85,8 +88,8 @@ LAYOUTS = {
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 async def test_abusers_cannot_starve_another_rooms_hint_or_par(
-    server_factory,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
     layout: str,
 ) -> None:
     server = server_factory(env=ENV)
@@ -103,7 +106,7 @@ async def test_abusers_cannot_starve_another_rooms_hint_or_par(
     for n in range(rooms):
         address = "127.0.0.2" if one_address else f"127.0.0.{2 + n}"
         abusers += await practice_room(connect, server.ws_url, HARD, per_room, address)
-    replies: list[tuple[float, dict]] = []
+    replies: list[tuple[float, dict[str, Any]]] = []
     stop = asyncio.Event()
 
     async def hammer(client: Client) -> None:
@@ -149,14 +152,16 @@ async def test_abusers_cannot_starve_another_rooms_hint_or_par(
     assert max(during) <= max(alone) + one_job * 1.5 + 1.0, (alone, during, one_job)
 
 
-async def test_a_move_sent_after_a_hint_is_not_kept_waiting(server_factory, connect) -> None:  # noqa: ANN001
+async def test_a_move_sent_after_a_hint_is_not_kept_waiting(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     """A hint is answered off the connection's path: the move sent right after it
     is acknowledged first, while the solver still works on the hint."""
     server = server_factory(env=ENV)
     (player,) = await practice_room(connect, server.ws_url, HARD, 1)
     await player.send(type="hint")
     await player.send(type="move", seq=1, move="S")
-    order = []
+    order: list[str] = []
     async with asyncio.timeout(120):
         while len(order) < 2:
             reply = json.loads(await player.ws.recv())

@@ -24,7 +24,9 @@ from canfield_server.room.rules import CODE_ALPHABET, NAME_MAX, clean_name, norm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import ServerFactory
 from tests.reliability.conftest import OPEN_ENV, Client, healthz, lobby, start
+from tests.server.conftest import Connect
 from tests.shared.test_text_inputs import (
     CARD_TEXTS,
     DEAL_TEXTS,
@@ -161,8 +163,8 @@ class Place:
 
 
 async def test_a_real_server_answers_unicode_texts_with_documented_errors(
-    server_factory,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     srv = server_factory(env=ENV)
     url = srv.ws_url
@@ -187,7 +189,7 @@ async def test_a_real_server_answers_unicode_texts_with_documented_errors(
         answer = await place.send({"type": "move", "seq": seq, "move": text}, "ack")
         seq += answer is not None and answer["type"] == "ack"
     for text in cards:
-        msg = {"type": "tap", "seq": seq, "card": text, "double_click": False}
+        msg: dict[str, Any] = {"type": "tap", "seq": seq, "card": text, "double_click": False}
         answer = await place.send(msg, "ack")
         seq += answer is not None and answer["type"] == "ack"
     in_race = place
@@ -211,7 +213,7 @@ async def test_a_real_server_answers_unicode_texts_with_documented_errors(
         await outsider.send({"type": "join", "room": text, "name": "Zed"}, "joined")
     for n, text in enumerate(names):
         kind = "create" if n % 2 else "join"
-        msg: dict[str, Any] = {"type": kind, "name": text}
+        msg = {"type": kind, "name": text}
         if kind == "join":
             msg |= {"room": lobby_room, "role": "spectator"}
         answer = await outsider.send(msg, "joined")

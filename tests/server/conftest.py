@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol
 
 import pytest
 import websockets
 from canfield import Game, Move
+from canfield_client.processes import ServerProcess
 from canfield_server.ops.config import Settings
 
+from tests.conftest import ServerFactory
 from tests.server.inprocess import Rooms
 
-__all__ = ["Client", "line_of_play"]
+__all__ = ["AnyClient", "Client", "Connect", "MakeRooms", "LineOfPlay", "SameBoard", "line_of_play"]
 
 #: a short countdown keeps race tests quick
 FAST_ENV = {"CANFIELD_COUNTDOWN_S": "0.3"}
@@ -76,14 +78,50 @@ class Client:
         await self.ws.close()
 
 
+class AnyClient(Protocol):
+    """What tests do with a client: the real ``Client`` here, or ``inprocess.HubClient``."""
+
+    log: list[dict[str, Any]]
+    joined: dict[str, Any]
+
+    async def send(self, **msg: Any) -> None: ...
+
+    async def expect(
+        self,
+        kind: str,
+        where: Callable[[dict[str, Any]], bool] = ...,
+        timeout: float = ...,
+    ) -> dict[str, Any]: ...
+
+    async def request(self, kind: str, **msg: Any) -> dict[str, Any]: ...
+
+    async def create(self, name: str, **settings: Any) -> dict[str, Any]: ...
+
+    async def join(self, room: str, name: str, role: str = ...) -> dict[str, Any]: ...
+
+    async def resume(self, room: str, token: str) -> dict[str, Any]: ...
+
+    async def close(self) -> None: ...
+
+
+#: the ``connect`` fixture: ``await connect(url, address=None)`` -> a ``Client``
+Connect = Callable[..., Awaitable[Client]]
+#: the ``rooms`` fixture: ``await rooms(processes=1, **settings)`` -> ``Rooms``
+MakeRooms = Callable[..., Awaitable[Rooms]]
+#: the ``line_of_play`` fixture: ``line_of_play(deal, length)``
+LineOfPlay = Callable[[str, int], list[str]]
+#: the ``same_board`` fixture: ``same_board(server_board, game)``
+SameBoard = Callable[[dict[str, Any], Game], bool]
+
+
 @pytest.fixture
-async def connect():  # noqa: ANN201
+async def connect() -> AsyncIterator[Connect]:
     """``await connect(url)`` -> a Client; every one is closed at teardown.
     ``connect(url, "127.0.0.2")``: from another loopback address (another client)."""
     opened: list[Client] = []
 
     async def open_client(url: str, address: str | None = None) -> Client:
-        local = {"local_addr": (address, 0)} if address else {}
+        local: dict[str, Any] = {"local_addr": (address, 0)} if address else {}
         client = Client(await websockets.connect(url, open_timeout=TIMEOUT, **local))
         opened.append(client)
         return client
@@ -94,7 +132,7 @@ async def connect():  # noqa: ANN201
 
 
 @pytest.fixture
-async def rooms():  # noqa: ANN201
+async def rooms() -> AsyncIterator[MakeRooms]:
     """``await rooms(processes=1, **settings)`` -> ``inprocess.Rooms``: hubs over the
     in-memory adapters on a manual clock; closed at teardown."""
     made: list[Rooms] = []
@@ -109,7 +147,7 @@ async def rooms():  # noqa: ANN201
 
 
 @pytest.fixture
-def fast_server(server_factory):  # noqa: ANN001, ANN201
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
     """A real server process whose races start after a 0.3 s countdown."""
     return server_factory(env=FAST_ENV)
 
@@ -134,7 +172,7 @@ def line_of_play(deal: str, length: int) -> list[str]:
 
 
 @pytest.fixture(name="line_of_play")
-def line_of_play_fixture():  # noqa: ANN201
+def line_of_play_fixture() -> LineOfPlay:
     return line_of_play
 
 
@@ -145,5 +183,5 @@ def same_board(server_board: dict[str, Any], game: Game) -> bool:
 
 
 @pytest.fixture(name="same_board")
-def same_board_fixture():  # noqa: ANN201
+def same_board_fixture() -> SameBoard:
     return same_board

@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from canfield_protocol import ProtocolError, decode_client, encode, error
+from canfield_protocol import ProtocolError, Role, decode_client, encode, error
 from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
@@ -49,7 +49,7 @@ class MemoryPeer:
     def __init__(self, ip: str | None = None) -> None:
         self.room: str | None = None
         self.member_id: str | None = None
-        self.role: str | None = None
+        self.role: Role | None = None
         self.ip = ip
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.seen: list[dict[str, Any]] = []

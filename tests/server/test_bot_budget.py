@@ -11,22 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Coroutine
 from typing import Any
 
 from canfield_protocol import AddBot, Create
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
 
-from tests.server.conftest import FAST_ENV
+from tests.conftest import ServerFactory
+from tests.server.conftest import FAST_ENV, Connect
 from tests.server.test_hub import MemoryPeer
 
 TIMEOUT = 30.0
 
 
-async def test_bots_of_two_rooms_all_join_on_a_tiny_join_budget(server_factory, connect) -> None:  # noqa: ANN001
+async def test_bots_of_two_rooms_all_join_on_a_tiny_join_budget(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     server = server_factory(
         env={
             **FAST_ENV,
@@ -64,10 +69,10 @@ class RefusedSeat(Exception):
         self.code = code
 
 
-async def test_a_host_is_told_when_a_bot_cannot_take_its_seat(redis_server) -> None:  # noqa: ANN001
+async def test_a_host_is_told_when_a_bot_cannot_take_its_seat(redis_server: EmbeddedRedis) -> None:
     started = asyncio.Event()
 
-    def bots(room: str, name: str, **options: Any):  # noqa: ANN202
+    def bots(room_code: str, name: str, **options: Any) -> Coroutine[Any, Any, int]:
         async def run() -> int:
             started.set()
             raise RefusedSeat("room-full")

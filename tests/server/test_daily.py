@@ -16,8 +16,10 @@ from typing import Any
 import redis
 from canfield import Game
 from canfield.solver import WINNABLE, solve
+from canfield_client.processes import ServerProcess
 
-from tests.server.conftest import Client
+from tests.conftest import ServerFactory, decoded
+from tests.server.conftest import Client, Connect
 
 DAY = "2031-03-14"
 NEXT = "2031-03-15"
@@ -37,14 +39,14 @@ def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str,
         return exc.code, json.loads(exc.read())
 
 
-async def identified(connect, url: str) -> tuple[Client, str]:  # noqa: ANN001
+async def identified(connect: Connect, url: str) -> tuple[Client, str]:
     client = await connect(url)
     reply = await client.request("identity", type="identify")
     assert reply["type"] == "identity" and reply["new"], reply
     return client, reply["token"]
 
 
-def redis_client(server) -> redis.Redis:  # noqa: ANN001
+def redis_client(server: ServerProcess) -> redis.Redis:
     return redis.Redis.from_url(server.redis_url)
 
 
@@ -52,7 +54,9 @@ def frames_text(client: Client) -> str:
     return json.dumps(client.log)
 
 
-async def test_two_processes_serve_one_daily_deal_and_one_standing(server_factory, connect) -> None:  # noqa: ANN001
+async def test_two_processes_serve_one_daily_deal_and_one_standing(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     a = server_factory(env=env(DAY))
     b = server_factory(env=env(DAY))
     ann, _ = await identified(connect, a.ws_url)
@@ -69,7 +73,7 @@ async def test_two_processes_serve_one_daily_deal_and_one_standing(server_factor
     store = redis_client(a)
     codes = store.keys("cf:{dly:" + DAY + ":3}:code")
     assert len(codes) == 1
-    code = store.get(codes[0]).decode()
+    code = decoded(store.get(codes[0]))
     assert code.startswith("CF2-D3-")
     assert solve(code, 10).result == WINNABLE
     assert Game.deal(code).view() == {
@@ -109,7 +113,9 @@ async def test_two_processes_serve_one_daily_deal_and_one_standing(server_factor
         assert code not in frames_text(client)
 
 
-async def test_today_and_tomorrow_are_proven_before_anyone_asks(server_factory, connect) -> None:  # noqa: ANN001
+async def test_today_and_tomorrow_are_proven_before_anyone_asks(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     a = server_factory(env={**env(DAY), "CANFIELD_DAILY_AHEAD_EVERY_S": "3600"})
     store = redis_client(a)
     wanted = [f"cf:{{dly:{date}:{draw}}}:code" for date in (DAY, NEXT) for draw in (1, 3)]
@@ -120,14 +126,16 @@ async def test_today_and_tomorrow_are_proven_before_anyone_asks(server_factory, 
     b = server_factory(env=env(NEXT))
     ann, _ = await identified(connect, b.ws_url)
     started = await ann.request("daily_started", type="daily", name="Ann", draw=1)
-    code = store.get(f"cf:{{dly:{NEXT}:1}}:code").decode()
+    code = decoded(store.get(f"cf:{{dly:{NEXT}:1}}:code"))
     assert Game.deal(code).view() == {
         k: v for k, v in started["board"].items() if k != "useful_move"
     }
     assert code not in frames_text(ann)
 
 
-async def test_resume_and_second_attempt_across_processes(server_factory, connect) -> None:  # noqa: ANN001
+async def test_resume_and_second_attempt_across_processes(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     a = server_factory(env=env(DAY))
     b = server_factory(env=env(DAY))
     ann, token = await identified(connect, a.ws_url)
@@ -146,7 +154,9 @@ async def test_resume_and_second_attempt_across_processes(server_factory, connec
     assert standing["players"] == 1 and standing["me"]["moves"] == 1
 
 
-async def test_the_code_and_replays_show_only_once_the_day_is_over(server_factory, connect) -> None:  # noqa: ANN001
+async def test_the_code_and_replays_show_only_once_the_day_is_over(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     today = server_factory(env=env(DAY))
     ann, token = await identified(connect, today.ws_url)
     await ann.request("daily_started", type="daily", name="Ann", draw=1)
@@ -176,7 +186,7 @@ async def test_the_code_and_replays_show_only_once_the_day_is_over(server_factor
     arabic = urllib.parse.quote("d-\u0662\u0660\u0662\u0666-\u0661\u0662-\u0660\u0661")
     for bad in ("d-2020-13-45-1-0123abcd", f"d-{DAY}-1-0123abcd%0A", f"{arabic}-1-0123abcd"):
         assert get(today.http_url + "/replay/" + bad)[0] == 404
-    code = redis_client(today).get("cf:{dly:" + DAY + ":1}:code").decode()
+    code = decoded(redis_client(today).get("cf:{dly:" + DAY + ":1}:code"))
     assert code not in frames_text(ann)
     today.stop()
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import redis
+from canfield_client.processes import ServerProcess
 
-from tests.server.conftest import FAST_ENV
+from tests.conftest import ServerFactory
+from tests.server.conftest import FAST_ENV, Client, Connect
 from tests.server.test_daily import get
 
 DEAL = "CF1-D3-AAAAACL"
 
 
-async def race_once(client, name: str) -> dict:  # noqa: ANN001
+async def race_once(client: Client, name: str) -> dict[str, Any]:
     """A one-player room race on ``DEAL``: a draw, then give up."""
     joined = await client.create(name, deal=DEAL)
     assert joined["type"] == "joined", joined
@@ -23,7 +26,9 @@ async def race_once(client, name: str) -> dict:  # noqa: ANN001
     return await client.expect("finished")
 
 
-async def test_history_after_races_download_and_delete(server_factory, connect) -> None:  # noqa: ANN001
+async def test_history_after_races_download_and_delete(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     server = server_factory(
         env={**FAST_ENV, "CANFIELD_DAILY_DATE": "2031-06-01", "CANFIELD_DAILY_SECRET": "history"}
     )
@@ -90,7 +95,7 @@ async def test_history_after_races_download_and_delete(server_factory, connect) 
     assert status == 200 and download["races"] == [] and download["stats"] == []
 
 
-async def test_forged_identities_are_refused(server, connect) -> None:  # noqa: ANN001
+async def test_forged_identities_are_refused(server: ServerProcess, connect: Connect) -> None:
     client = await connect(server.ws_url)
     # well-formed but never issued
     forged = await client.request("identity", type="identify", token="q0vS1d3Xo9kVvV7n5mJ8bQ7c")

@@ -12,13 +12,14 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from canfield_protocol import Create, Join, MoveMsg, Rematch, SettingsMsg, Start
+from canfield_protocol import Create, Join, MoveMsg, Rematch, Role, SettingsMsg, Start
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
@@ -33,7 +34,7 @@ class MemoryPeer:
     def __init__(self) -> None:
         self.room: str | None = None
         self.member_id: str | None = None
-        self.role: str | None = None
+        self.role: Role | None = None
         self.ip: str | None = None
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.seen: list[dict[str, Any]] = []
@@ -45,7 +46,12 @@ class MemoryPeer:
     def close(self, code: int, reason: str) -> None:
         self.closed = (code, reason)
 
-    async def expect(self, kind: str, where=lambda m: True, timeout: float = 5.0) -> dict:  # noqa: ANN001
+    async def expect(
+        self,
+        kind: str,
+        where: Callable[[dict[str, Any]], bool] = lambda m: True,
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
             while True:
                 msg = await self.inbox.get()
@@ -80,12 +86,14 @@ async def hubs_on(url: str, settings: Settings) -> AsyncIterator[list[Hub]]:
 
 
 @pytest.fixture
-async def hubs(redis_server):  # noqa: ANN001, ANN201
+async def hubs(redis_server: EmbeddedRedis) -> AsyncIterator[list[Hub]]:
     async with hubs_on(redis_server.url, Settings(countdown_s=0.05, leaderboard_hz=4.0)) as two:
         yield two
 
 
-async def race_in_two_hubs(hubs, settings: SettingsMsg | None = None):  # noqa: ANN001, ANN201
+async def race_in_two_hubs(
+    hubs: list[Hub], settings: SettingsMsg | None = None
+) -> tuple[str, MemoryPeer, MemoryPeer]:
     one, two = hubs
     host, guest = MemoryPeer(), MemoryPeer()
     await one.handle(host, Create(name="Ann"))
@@ -100,7 +108,9 @@ async def race_in_two_hubs(hubs, settings: SettingsMsg | None = None):  # noqa: 
     return room, host, guest
 
 
-async def test_the_time_limit_ends_the_race_once_however_many_processes_try(hubs) -> None:  # noqa: ANN001
+async def test_the_time_limit_ends_the_race_once_however_many_processes_try(
+    hubs: list[Hub],
+) -> None:
     one, two = hubs
     room, host, guest = await race_in_two_hubs(hubs)
     await two.handle(guest, MoveMsg(seq=1, move="S"))
@@ -124,7 +134,7 @@ async def test_the_time_limit_ends_the_race_once_however_many_processes_try(hubs
         assert [m["type"] for m in peer.seen].count("finished") == 1
 
 
-async def test_leaderboard_broadcasts_are_coalesced_per_room(hubs) -> None:  # noqa: ANN001
+async def test_leaderboard_broadcasts_are_coalesced_per_room(hubs: list[Hub]) -> None:
     one, two = hubs
     room, host, guest = await race_in_two_hubs(hubs)
     while not host.inbox.empty():  # forget what came before the moves

@@ -6,9 +6,14 @@ or two hubs' worth; a bot's seat is taken by a real bot on a real server.
 
 from __future__ import annotations
 
-from canfield_protocol import CLOSE_KICKED, Kick, Leave, decode_client
+from collections.abc import Callable
+from typing import Any
+
+from canfield_client.processes import ServerProcess
+from canfield_protocol import CLOSE_KICKED, Kick, Leave, Role, decode_client
 from canfield_server.room import rules as R
 
+from tests.server.conftest import Connect, MakeRooms
 from tests.server.test_race_live import DEAL, lobby, play, start
 from tests.server.test_room_logic import code_of
 
@@ -16,9 +21,9 @@ from tests.server.test_room_logic import code_of
 def room() -> R.RoomState:
     """Ann hosts; Bob and Cy play (Bob a bot), Eve watches: in join order Eve, Bob, Cy."""
     state = R.create_room("ABCDEF", "ann", "Ann")
-    state = R.add_member(state, "eve", "Eve", "spectator")
-    state = R.add_member(state, "bob", "Bob", "player", bot=True)
-    return R.add_member(state, "cy", "Cy", "player")
+    state = R.add_member(state, "eve", "Eve", Role.SPECTATOR)
+    state = R.add_member(state, "bob", "Bob", Role.PLAYER, bot=True)
+    return R.add_member(state, "cy", "Cy", Role.PLAYER)
 
 
 # ---------------------------------------------------------------- the rules
@@ -33,7 +38,7 @@ def test_leaving_removes_the_seat_of_a_player_or_a_spectator() -> None:
     assert without_eve.host_id == "ann"
     assert len(state.members) == 4  # the input state is never changed
     # the name is free again
-    assert R.member(R.add_member(without_cy, "cy2", "cy", "player"), "cy2") is not None
+    assert R.member(R.add_member(without_cy, "cy2", "cy", Role.PLAYER), "cy2") is not None
 
 
 def test_a_leaving_host_hands_over_to_a_person_here_a_player_first_never_a_bot() -> None:
@@ -81,11 +86,13 @@ def test_leave_and_kick_messages_decode_with_their_schema() -> None:
 # ---------------------------------------------------------------- real races
 
 
-def members(msg: dict) -> set[str]:
+def members(msg: dict[str, Any]) -> set[str]:
     return {m["name"] for m in msg["members"]}
 
 
-async def test_a_race_without_time_limit_ends_once_a_gone_player_is_kicked(rooms) -> None:  # noqa: ANN001
+async def test_a_race_without_time_limit_ends_once_a_gone_player_is_kicked(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(countdown_s=0.3)
     code, (ann, bob, cy) = await lobby(world.open, 0, ["Ann", "Bob", "Cy"])
     assert ann.joined["state"]["settings"]["time_limit_s"] is None
@@ -94,7 +101,7 @@ async def test_a_race_without_time_limit_ends_once_a_gone_player_is_kicked(rooms
     bob_id, bob_token = bob.joined["player_id"], bob.joined["token"]
     await bob.close()  # gone for good, the seat left behind
 
-    def bob_is(status: str):  # noqa: ANN202
+    def bob_is(status: str) -> Callable[[dict[str, Any]], bool]:
         return lambda m: any(r["id"] == bob_id and r["status"] == status for r in m["rows"])
 
     await ann.expect("leaderboard", bob_is("disconnected"))
@@ -120,7 +127,9 @@ async def test_a_race_without_time_limit_ends_once_a_gone_player_is_kicked(rooms
     assert (await again.resume(code, bob_token))["code"] == "bad-token"
 
 
-async def test_leaving_mid_race_gives_up_and_the_race_ends_with_the_others(rooms) -> None:  # noqa: ANN001
+async def test_leaving_mid_race_gives_up_and_the_race_ends_with_the_others(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(countdown_s=0.3)
     code, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     await start([ann, bob])
@@ -133,7 +142,9 @@ async def test_leaving_mid_race_gives_up_and_the_race_ends_with_the_others(rooms
     assert [r["status"] for r in final["standings"]] == ["gave_up", "gave_up"]
 
 
-async def test_leaving_the_lobby_frees_the_seat_and_the_token_stops_working(rooms) -> None:  # noqa: ANN001
+async def test_leaving_the_lobby_frees_the_seat_and_the_token_stops_working(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(countdown_s=0.3)
     code, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     eve = await world.open()
@@ -155,7 +166,9 @@ async def test_leaving_the_lobby_frees_the_seat_and_the_token_stops_working(room
     assert members(await ann.expect("room", lambda m: "Bob" in members(m))) == {"Ann", "Bob"}
 
 
-async def test_the_host_kicks_across_processes_and_the_kicked_connection_closes(rooms) -> None:  # noqa: ANN001
+async def test_the_host_kicks_across_processes_and_the_kicked_connection_closes(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(processes=2, countdown_s=0.3)
     ann = await world.open(0)
     code = (await ann.create("Ann", deal=DEAL))["room"]
@@ -178,7 +191,9 @@ async def test_the_host_kicks_across_processes_and_the_kicked_connection_closes(
         assert (await again.resume(code, cy.joined["token"]))["code"] == "bad-token"
 
 
-async def test_a_leaving_host_hands_the_room_to_the_earliest_joined_player(rooms) -> None:  # noqa: ANN001
+async def test_a_leaving_host_hands_the_room_to_the_earliest_joined_player(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(countdown_s=0.3)
     _, (ann, bob, cy) = await lobby(world.open, 0, ["Ann", "Bob", "Cy"])
     bob_id = bob.joined["player_id"]
@@ -193,8 +208,8 @@ async def test_a_leaving_host_hands_the_room_to_the_earliest_joined_player(rooms
 
 
 async def test_the_host_removes_a_bot_it_added(
-    fast_server,
-    connect,  # noqa: ANN001
+    fast_server: ServerProcess,
+    connect: Connect,
 ) -> None:
     ann = await connect(fast_server.ws_url)
     code = (await ann.create("Ann", deal=DEAL))["room"]
@@ -206,6 +221,6 @@ async def test_the_host_removes_a_bot_it_added(
     assert (await ann.request("pong", type="ping", t=1))["type"] == "pong"
     log = fast_server.log_path.read_text(errors="replace")
     # a connection that took the seat was let go; one still taking it was refused
-    seated = f"member.joined room={code} player={bot['id']}" in log
-    assert not seated or f"member.unseated room={code} player={bot['id']}" in log
+    took_seat = f"member.joined room={code} player={bot['id']}" in log
+    assert not took_seat or f"member.unseated room={code} player={bot['id']}" in log
     assert "handler failed" not in log

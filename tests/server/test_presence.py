@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
@@ -19,7 +20,10 @@ from canfield_protocol import Create, Join, Leave, Role, Start
 from canfield_server.ops.clock import now_ms
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
+from canfield_server.room.ports import RoomRecord
 from canfield_server.storage import keys
+from canfield_server.storage.embedded_redis import EmbeddedRedis
+from canfield_server.storage.store import RedisStore
 
 from tests.server.test_hub import DEAL, MemoryPeer, hubs_on
 
@@ -28,7 +32,7 @@ TIMEOUT = 20.0
 
 
 @pytest.fixture
-async def two_hubs(redis_server):  # noqa: ANN001, ANN201
+async def two_hubs(redis_server: EmbeddedRedis) -> AsyncIterator[list[Hub]]:
     """Two hubs on one redis-server; heartbeat and grace both 0.1 s, sweeps by hand."""
     settings = Settings(
         countdown_s=0.05, presence_s=0.1, away_grace_s=0.1, room_updates_hz=0, timer_sweep_s=0
@@ -37,13 +41,13 @@ async def two_hubs(redis_server):  # noqa: ANN001, ANN201
         yield two
 
 
-async def stored(hub: Hub, code: str):  # noqa: ANN201
+async def stored(hub: Hub, code: str) -> RoomRecord:
     record = await hub.store.load_room(code)
     assert record is not None
     return record
 
 
-async def test_a_heartbeat_never_finds_a_new_member_away(two_hubs) -> None:  # noqa: ANN001
+async def test_a_heartbeat_never_finds_a_new_member_away(two_hubs: list[Hub]) -> None:
     one, two = two_hubs
     host = MemoryPeer()
     await one.handle(host, Create(name="Ann"))
@@ -93,7 +97,7 @@ async def sweep_until_finished(hub: Hub, room: str) -> None:
             await asyncio.sleep(0.05)  # the sweep is a clock: run it again
 
 
-async def test_a_race_nobody_is_connected_to_ends_after_the_grace(two_hubs) -> None:  # noqa: ANN001
+async def test_a_race_nobody_is_connected_to_ends_after_the_grace(two_hubs: list[Hub]) -> None:
     one, two = two_hubs
     room, host, guest = await start_race(one)
     for peer in (host, guest):  # every connection goes: the room is served nowhere
@@ -104,6 +108,7 @@ async def test_a_race_nobody_is_connected_to_ends_after_the_grace(two_hubs) -> N
     # the other process, which never served the room, settles it from Redis
     await sweep_until_finished(two, room)
     record = await stored(two, room)
+    assert record.final is not None
     standings = msgspec.json.decode(record.final)["standings"]
     assert {r["status"] for r in standings} == {"left"}
     assert record.state.members == []  # no ghost keeps a seat
@@ -111,7 +116,7 @@ async def test_a_race_nobody_is_connected_to_ends_after_the_grace(two_hubs) -> N
     assert room not in two.sessions  # settled, then let go
 
 
-async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs) -> None:  # noqa: ANN001
+async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs: list[Hub]) -> None:
     one, two = two_hubs
     room, host, guest = await start_race(one)
     # the clock of the race runs out while both are still connected to process one
@@ -120,7 +125,9 @@ async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs) -> Non
     assert await one.store.save_room(record.ver, ended) is not None
     await one.store.schedule(room, ended.ends_at)
     await sweep_until_finished(two, room)
-    final = msgspec.json.decode((await stored(two, room)).final)
+    finished_record = await stored(two, room)
+    assert finished_record.final is not None
+    final = msgspec.json.decode(finished_record.final)
     assert {r["status"] for r in final["standings"]} == {"timed_out"}
     for peer in (host, guest):  # the players, on the other process, are told
         finished = await peer.expect("finished")
@@ -128,10 +135,12 @@ async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs) -> Non
     assert DEAL  # the same helpers as test_hub
 
 
-async def test_a_crowd_passing_through_leaves_the_presence_table_small(two_hubs) -> None:  # noqa: ANN001
+async def test_a_crowd_passing_through_leaves_the_presence_table_small(two_hubs: list[Hub]) -> None:
     """A count back at 0 goes at once: each arrival's and departure's read of
     the room's presence stays the size of who is there, not of who ever was."""
     one, _ = two_hubs
+    store = one.store
+    assert isinstance(store, RedisStore)  # hubs_on: the hubs keep rooms in Redis
     host = MemoryPeer()
     await one.handle(host, Create(name="Ann"))
     room = (await host.expect("joined"))["room"]
@@ -143,11 +152,13 @@ async def test_a_crowd_passing_through_leaves_the_presence_table_small(two_hubs)
         await fan.expect("left")
 
     async def counted() -> list[bytes]:
-        table = await one.store.redis.hgetall(keys.presence(room))
-        return [field for field in table if not field.startswith(b"@")]
+        table = await store.redis.hgetall(keys.presence(room))
+        fields = [field for field in table if isinstance(field, bytes)]
+        assert len(fields) == len(table), "a client without decode_responses reads bytes"
+        return [field for field in fields if not field.startswith(b"@")]
 
     # the last departure is counted out just after its "left"
     deadline = asyncio.get_running_loop().time() + TIMEOUT
     while len(await counted()) > 1 and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.01)
-    assert await counted() == [f"{host.member_id}|{one.store.origin.decode()}".encode()]
+    assert await counted() == [f"{host.member_id}|{store.origin.decode()}".encode()]

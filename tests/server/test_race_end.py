@@ -6,8 +6,11 @@ Hubs over the in-memory adapters on a manual clock: a grace time or a
 
 from __future__ import annotations
 
+from typing import Any
+
 from canfield import Game
 
+from tests.server.conftest import MakeRooms, SameBoard
 from tests.server.inprocess import HubClient
 from tests.server.test_race_live import DEAL, lobby, play
 
@@ -15,13 +18,20 @@ from tests.server.test_race_live import DEAL, lobby, play
 FAST = {"countdown_s": 0.2, "away_grace_s": 1.0}
 
 
-def row(msg: dict, name: str) -> dict:
+def row(msg: dict[str, Any], name: str) -> dict[str, Any]:
     return next(r for r in msg.get("rows", msg.get("standings", [])) if r["name"] == name)
 
 
-def member(msg: dict, name: str) -> dict | None:
+def member(msg: dict[str, Any], name: str) -> dict[str, Any] | None:
     state = msg.get("state", msg)
     return next((m for m in state["members"] if m["name"] == name), None)
+
+
+def seated(msg: dict[str, Any], name: str) -> dict[str, Any]:
+    """The member called ``name``, who must be in the room."""
+    found = member(msg, name)
+    assert found is not None, f"{name} is not in the room"
+    return found
 
 
 async def start(clients: list[HubClient], force: bool = True) -> None:
@@ -30,17 +40,19 @@ async def start(clients: list[HubClient], force: bool = True) -> None:
         await client.expect("started")
 
 
-async def test_a_host_who_drops_mid_race_hands_over_and_the_race_ends_without_them(rooms) -> None:  # noqa: ANN001
+async def test_a_host_who_drops_mid_race_hands_over_and_the_race_ends_without_them(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(**FAST)
     room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     await start([ann, bob])
     await play(ann, ["S"])
     await ann.close()  # the host's tab is closed
 
-    away = await bob.expect("room", lambda m: (member(m, "Ann") or {}).get("away_until"))
-    assert member(away, "Ann")["connected"] is False
-    assert away["host_id"] == member(away, "Ann")["id"]  # still host within the grace time
-    assert 0 < member(away, "Ann")["away_until"] - away["server_time"] <= 1000
+    away = await bob.expect("room", lambda m: bool((member(m, "Ann") or {}).get("away_until")))
+    assert seated(away, "Ann")["connected"] is False
+    assert away["host_id"] == seated(away, "Ann")["id"]  # still host within the grace time
+    assert 0 < seated(away, "Ann")["away_until"] - away["server_time"] <= 1000
     handed = await bob.expect("room", lambda m: member(m, "Ann") is None)
     assert handed["host_id"] == bob.joined["player_id"]  # the person still here hosts now
 
@@ -48,11 +60,11 @@ async def test_a_host_who_drops_mid_race_hands_over_and_the_race_ends_without_th
     finished = await bob.expect("finished")  # at once: nobody left to wait for
     assert row(finished, "Ann")["status"] == "left" and row(finished, "Ann")["on_foundations"] >= 0
     assert row(finished, "Bob")["status"] == "gave_up"
-    assert finished["replays"][member(away, "Ann")["id"]] == ["S", "G"]
+    assert finished["replays"][seated(away, "Ann")["id"]] == ["S", "G"]
 
 
 async def test_a_guest_away_past_the_grace_time_is_out_and_results_come_when_the_rest_finish(
-    rooms,  # noqa: ANN001
+    rooms: MakeRooms,
 ) -> None:
     world = await rooms(**FAST)
     room, (ann, bob, cy) = await lobby(world.open, 0, ["Ann", "Bob", "Cy"])
@@ -80,26 +92,26 @@ async def test_a_guest_away_past_the_grace_time_is_out_and_results_come_when_the
 
 
 async def test_back_within_the_grace_time_the_board_is_as_it_was(
-    rooms,
-    same_board,  # noqa: ANN001
+    rooms: MakeRooms,
+    same_board: SameBoard,
 ) -> None:
     world = await rooms(**{**FAST, "away_grace_s": 30.0})
     room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     await start([ann, bob])
     acks = await play(bob, ["S", "S", "S"])
     await bob.close()
-    await ann.expect("room", lambda m: (member(m, "Bob") or {}).get("away_until"))
+    await ann.expect("room", lambda m: bool((member(m, "Bob") or {}).get("away_until")))
     again = await world.open()
     joined = await again.resume(room, bob.joined["token"])
     assert joined["last_seq"] == 3
     board = (await again.expect("board"))["board"]
     assert board == acks[-1]["board"]
     assert same_board(board, Game.replay(DEAL, ["S", "S", "S"]))
-    here = await ann.expect("room", lambda m: member(m, "Bob")["connected"])
-    assert member(here, "Bob")["away_until"] is None
+    here = await ann.expect("room", lambda m: seated(m, "Bob")["connected"])
+    assert seated(here, "Bob")["away_until"] is None
 
 
-async def test_the_host_ends_the_race_early_with_the_standings_so_far(rooms) -> None:  # noqa: ANN001
+async def test_the_host_ends_the_race_early_with_the_standings_so_far(rooms: MakeRooms) -> None:
     world = await rooms(**FAST)
     room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     assert (await bob.request("error", type="end_race"))["code"] == "not-host"
@@ -115,13 +127,13 @@ async def test_the_host_ends_the_race_early_with_the_standings_so_far(rooms) -> 
     assert late["code"] == "wrong-phase"
 
 
-async def test_bots_leave_with_the_last_person_and_never_host(rooms) -> None:  # noqa: ANN001
+async def test_bots_leave_with_the_last_person_and_never_host(rooms: MakeRooms) -> None:
     world = await rooms(**FAST)
     ann = await world.open()
     room = (await ann.create("Ann", deal=DEAL))["room"]
     robot = await world.open()
     joined = await robot.request("joined", type="join", room=room, name="Robo", bot=True)
-    assert member(joined, "Robo")["bot"] is True
+    assert seated(joined, "Robo")["bot"] is True
     # a bot is always ready: the host starts without being asked to confirm
     await ann.send(type="start")
     await ann.expect("started")
@@ -136,13 +148,13 @@ async def test_bots_leave_with_the_last_person_and_never_host(rooms) -> None:  #
     assert reply["state"]["host_id"] == reply["player_id"]  # a person hosts, not a bot
 
 
-async def test_start_waits_for_ready_players_unless_the_host_confirms(rooms) -> None:  # noqa: ANN001
+async def test_start_waits_for_ready_players_unless_the_host_confirms(rooms: MakeRooms) -> None:
     world = await rooms(**FAST)
     room, (ann, bob, cy) = await lobby(world.open, 0, ["Ann", "Bob", "Cy"])
     refused = await ann.request("countdown", type="start")
     assert refused["code"] == "not-ready" and refused["params"]["names"] == ["Bob", "Cy"]
     await bob.send(type="ready", ready=True)
-    await ann.expect("room", lambda m: member(m, "Bob")["ready"])
+    await ann.expect("room", lambda m: seated(m, "Bob")["ready"])
     refused = await ann.request("countdown", type="start")
     assert refused["params"]["names"] == ["Cy"]
     assert (await ann.request("countdown", type="start", force=True))["type"] == "countdown"
@@ -150,29 +162,31 @@ async def test_start_waits_for_ready_players_unless_the_host_confirms(rooms) -> 
         await client.expect("started")
 
 
-async def test_a_late_joiner_watches_then_races_from_the_rematch(rooms) -> None:  # noqa: ANN001
+async def test_a_late_joiner_watches_then_races_from_the_rematch(rooms: MakeRooms) -> None:
     world = await rooms(**FAST)
     room, (ann,) = await lobby(world.open, 0, ["Ann"])
     await start([ann])
     zed = await world.open()
     joined = await zed.join(room, "Zed")
-    assert joined["role"] == "spectator" and member(joined, "Zed")["waiting"] is True
+    assert joined["role"] == "spectator" and seated(joined, "Zed")["waiting"] is True
     assert (await zed.request("ack", type="move", seq=1, move="S"))["code"] == "not-player"
     await ann.send(type="give_up", seq=1)
     await zed.expect("finished")
     await ann.send(type="rematch")
     lobby_again = await zed.expect("room", lambda m: m["phase"] == "lobby")
-    assert member(lobby_again, "Zed")["role"] == "player"
-    assert member(lobby_again, "Zed")["waiting"] is False
+    assert seated(lobby_again, "Zed")["role"] == "player"
+    assert seated(lobby_again, "Zed")["waiting"] is False
     await zed.send(type="ready", ready=True)
-    await ann.expect("room", lambda m: member(m, "Zed")["ready"])
+    await ann.expect("room", lambda m: seated(m, "Zed")["ready"])
     await ann.send(type="start")
     board = (await zed.expect("started"))["board"]
     assert board is not None  # Zed races this time
     assert (await zed.request("ack", type="move", seq=1, move="S"))["type"] == "ack"
 
 
-async def test_racers_cut_off_by_the_clock_are_timed_out_with_the_race_length(rooms) -> None:  # noqa: ANN001
+async def test_racers_cut_off_by_the_clock_are_timed_out_with_the_race_length(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(**FAST)
     ann = await world.open()
     room = (await ann.create("Ann", deal=DEAL, time_limit_s=30))["room"]
@@ -189,8 +203,8 @@ async def test_racers_cut_off_by_the_clock_are_timed_out_with_the_race_length(ro
 
 
 async def test_a_random_race_reveals_a_code_that_reproduces_every_board(
-    rooms,
-    same_board,  # noqa: ANN001
+    rooms: MakeRooms,
+    same_board: SameBoard,
 ) -> None:
     world = await rooms(**FAST)
     ann = await world.open()
@@ -212,7 +226,7 @@ async def test_a_random_race_reveals_a_code_that_reproduces_every_board(
     assert same_board(acks[-1]["board"], Game.replay(code, finished["replays"][ann_id][:2]))
 
 
-async def test_look_alike_names_are_refused_and_names_are_normalised(rooms) -> None:  # noqa: ANN001
+async def test_look_alike_names_are_refused_and_names_are_normalised(rooms: MakeRooms) -> None:
     world = await rooms(**FAST)
     room, _ = await lobby(world.open, 0, ["Host"])
     for name in ("Ноst", "Ｈｏｓｔ", "HOST", "H0st"):  # Cyrillic, full-width, case, zero
@@ -224,7 +238,7 @@ async def test_look_alike_names_are_refused_and_names_are_normalised(rooms) -> N
     assert member(joined, "Bob") is not None  # stored in its plain form
 
 
-async def test_spectator_churn_from_one_address_cannot_fill_a_room(rooms) -> None:  # noqa: ANN001
+async def test_spectator_churn_from_one_address_cannot_fill_a_room(rooms: MakeRooms) -> None:
     world = await rooms(**FAST, max_spectators_per_room=10)
     room, (ann,) = await lobby(world.open, 0, ["Ann"])
     refused = 0
@@ -245,7 +259,9 @@ async def test_spectator_churn_from_one_address_cannot_fill_a_room(rooms) -> Non
     await real.close()
 
 
-async def test_the_room_limit_counts_rooms_made_and_says_when_the_next_can_be(rooms) -> None:  # noqa: ANN001
+async def test_the_room_limit_counts_rooms_made_and_says_when_the_next_can_be(
+    rooms: MakeRooms,
+) -> None:
     world = await rooms(**FAST, max_rooms_per_ip=2)
     client = await world.open()
     for _ in range(2):

@@ -9,14 +9,27 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.request
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 import pytest
 from canfield import Game, Move
+from canfield_client.processes import ServerProcess
+from canfield_server.storage.embedded_redis import EmbeddedRedis
+
+from tests.conftest import ServerFactory
+from tests.server.conftest import AnyClient, Connect, LineOfPlay, MakeRooms, SameBoard
 
 DEAL = "CF1-D3-AAAAACL"
 
+#: ``lobby`` opens clients of either kind: ``connect(url)`` or ``rooms.open(process)``
+C = TypeVar("C", bound=AnyClient)
+Where = TypeVar("Where")
 
-async def lobby(connect, url: str, names: list[str], deal: str = DEAL):  # noqa: ANN001, ANN201
+
+async def lobby(
+    connect: Callable[[Where], Awaitable[C]], url: Where, names: list[str], deal: str = DEAL
+) -> tuple[str, list[C]]:
     """A host (first name) and players, in one room with a typed-in deal."""
     host = await connect(url)
     joined = await host.create(names[0], deal=deal)
@@ -31,14 +44,14 @@ async def lobby(connect, url: str, names: list[str], deal: str = DEAL):  # noqa:
     return room, [host, *others]
 
 
-async def start(clients) -> dict:  # noqa: ANN001
+async def start(clients: Sequence[AnyClient]) -> dict[str, Any]:
     """The host starts; every client sees the countdown, then the start."""
     await clients[0].send(type="start", force=True)
     started = [await c.expect("started") for c in clients]
     return started[0]
 
 
-async def play(client, moves: list[str], first_seq: int = 1) -> list[dict]:  # noqa: ANN001
+async def play(client: AnyClient, moves: list[str], first_seq: int = 1) -> list[dict[str, Any]]:
     acks = []
     for seq, move in enumerate(moves, start=first_seq):
         reply = await client.request("ack", type="move", seq=seq, move=move)
@@ -48,10 +61,10 @@ async def play(client, moves: list[str], first_seq: int = 1) -> list[dict]:  # n
 
 
 async def test_a_whole_race_of_three_players_watched_by_a_spectator(
-    fast_server,
-    connect,
-    line_of_play,
-    same_board,  # noqa: ANN001
+    fast_server: ServerProcess,
+    connect: Connect,
+    line_of_play: LineOfPlay,
+    same_board: SameBoard,
 ) -> None:
     room, (ann, bob, cy) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob", "Cy"])
     eve = await connect(fast_server.ws_url)
@@ -73,7 +86,7 @@ async def test_a_whole_race_of_three_players_watched_by_a_spectator(
         assert ack["move"] == move and same_board(ack["board"], game)
     await play(bob, ["S"])
 
-    def ann_at_the_end(msg: dict) -> bool:
+    def ann_at_the_end(msg: dict[str, Any]) -> bool:
         rows = {r["name"]: r for r in msg["rows"]}
         return rows["Ann"]["moves"] == len(line) and rows["Bob"]["moves"] == 1
 
@@ -111,8 +124,8 @@ async def test_a_whole_race_of_three_players_watched_by_a_spectator(
 
 
 async def test_illegal_moves_duplicates_and_gaps_change_nothing(
-    rooms,
-    same_board,  # noqa: ANN001
+    rooms: MakeRooms,
+    same_board: SameBoard,
 ) -> None:
     world = await rooms(countdown_s=0.3)
     _, (ann,) = await lobby(world.open, 0, ["Ann"])
@@ -133,7 +146,9 @@ async def test_illegal_moves_duplicates_and_gaps_change_nothing(
     assert gap["code"] == "seq-gap" and gap["last_seq"] == 1
 
     tap = await ann.request("ack", type="tap", seq=2, card="6H")
-    assert tap["move"] == game.tap_move(Game.deal(DEAL).tableau[3][0]).text()
+    tapped = game.tap_move(Game.deal(DEAL).tableau[3][0])
+    assert tapped is not None
+    assert tap["move"] == tapped.text()
     game.push(Move.parse(tap["move"]))
     assert same_board(tap["board"], game)
     undo = await ann.request("ack", type="undo", seq=3)
@@ -146,7 +161,9 @@ async def test_illegal_moves_duplicates_and_gaps_change_nothing(
     assert list(final["replays"].values()) == [["S", tap["move"], "U", "G"]]
 
 
-async def test_bad_frames_get_errors_and_the_connection_lives_on(fast_server, connect) -> None:  # noqa: ANN001
+async def test_bad_frames_get_errors_and_the_connection_lives_on(
+    fast_server: ServerProcess, connect: Connect
+) -> None:
     client = await connect(fast_server.ws_url)
     cases = [
         ("{not json", "bad-json"),
@@ -168,9 +185,9 @@ async def test_bad_frames_get_errors_and_the_connection_lives_on(fast_server, co
 
 
 async def test_resume_with_the_token_restores_board_score_and_seat(
-    rooms,
-    line_of_play,
-    same_board,  # noqa: ANN001
+    rooms: MakeRooms,
+    line_of_play: LineOfPlay,
+    same_board: SameBoard,
 ) -> None:
     world = await rooms(countdown_s=0.3)
     room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
@@ -180,7 +197,7 @@ async def test_resume_with_the_token_restores_board_score_and_seat(
     token, bob_id = bob.joined["token"], bob.joined["player_id"]
     await bob.close()
 
-    def bob_is(status: str):  # noqa: ANN202
+    def bob_is(status: str) -> Callable[[dict[str, Any]], bool]:
         return lambda m: any(r["id"] == bob_id and r["status"] == status for r in m["rows"])
 
     await ann.expect("leaderboard", bob_is("disconnected"))
@@ -210,9 +227,9 @@ def healthz(url: str) -> int:
 
 
 async def test_two_processes_share_rooms_and_one_board_never_forks(
-    server_factory,
-    connect,
-    same_board,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
+    same_board: SameBoard,
 ) -> None:
     one = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
     two = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
@@ -240,8 +257,12 @@ async def test_two_processes_share_rooms_and_one_board_never_forks(
         await asyncio.gather(
             far.send(type="move", seq=seq, move="S"), twin.send(type="move", seq=seq, move="S")
         )
-    acks_far = [await far.expect("ack", lambda m, s=s: m["seq"] == s) for s in range(3, 23)]
-    acks_twin = [await twin.expect("ack", lambda m, s=s: m["seq"] == s) for s in range(3, 23)]
+
+    def seq_is(seq: int) -> Callable[[dict[str, Any]], bool]:
+        return lambda m: m["seq"] == seq
+
+    acks_far = [await far.expect("ack", seq_is(s)) for s in range(3, 23)]
+    acks_twin = [await twin.expect("ack", seq_is(s)) for s in range(3, 23)]
     for a, b in zip(acks_far, acks_twin, strict=True):
         assert [a["duplicate"], b["duplicate"]].count(False) == 1  # applied exactly once
     game = Game.deal(DEAL)
@@ -253,10 +274,10 @@ async def test_two_processes_share_rooms_and_one_board_never_forks(
 
 
 async def test_a_killed_server_restarts_with_every_acknowledged_move(
-    server_factory,
-    connect,
-    line_of_play,
-    same_board,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
+    line_of_play: LineOfPlay,
+    same_board: SameBoard,
 ) -> None:
     srv = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
     room, (ann, bob) = await lobby(connect, srv.ws_url, ["Ann", "Bob"])
@@ -281,10 +302,10 @@ async def test_a_killed_server_restarts_with_every_acknowledged_move(
 
 
 async def test_redis_down_means_unavailable_and_nothing_applied(
-    redis_server,
-    server_factory,
-    connect,
-    same_board,  # noqa: ANN001
+    redis_server: EmbeddedRedis,
+    server_factory: ServerFactory,
+    connect: Connect,
+    same_board: SameBoard,
 ) -> None:
     srv = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
     _, (ann,) = await lobby(connect, srv.ws_url, ["Ann"])
@@ -304,13 +325,13 @@ async def test_redis_down_means_unavailable_and_nothing_applied(
 
 
 @pytest.mark.parametrize("path", ["/", "/r/ABC234"])
-def test_the_web_page_and_share_links_are_served(fast_server, path: str) -> None:  # noqa: ANN001
+def test_the_web_page_and_share_links_are_served(fast_server: ServerProcess, path: str) -> None:
     with urllib.request.urlopen(fast_server.http_url + path, timeout=5) as resp:
         assert resp.status == 200
         assert b"<html" in resp.read().lower()
 
 
-async def test_out_of_place_messages_are_refused_and_change_nothing(rooms) -> None:  # noqa: ANN001
+async def test_out_of_place_messages_are_refused_and_change_nothing(rooms: MakeRooms) -> None:
     world = await rooms(countdown_s=0.3)
     room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"])
     eve = await world.open()
@@ -335,8 +356,8 @@ async def test_out_of_place_messages_are_refused_and_change_nothing(rooms) -> No
 
 
 async def test_players_of_a_crashed_process_show_disconnected_elsewhere(
-    server_factory,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     env = {"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_PRESENCE_S": "0.2"}
     one, two = server_factory(env=env), server_factory(env=env)
@@ -349,7 +370,7 @@ async def test_players_of_a_crashed_process_show_disconnected_elsewhere(
     bob_id = bob.joined["player_id"]
     two.kill()  # SIGKILL: Bob's process never says goodbye
 
-    def bob_is(status: str):  # noqa: ANN202
+    def bob_is(status: str) -> Callable[[dict[str, Any]], bool]:
         return lambda m: any(r["id"] == bob_id and r["status"] == status for r in m["rows"])
 
     await ann.expect("leaderboard", bob_is("disconnected"))
@@ -358,7 +379,9 @@ async def test_players_of_a_crashed_process_show_disconnected_elsewhere(
     await ann.expect("leaderboard", bob_is("playing"))
 
 
-async def test_the_host_adds_a_bot_that_joins_and_races(fast_server, connect) -> None:  # noqa: ANN001
+async def test_the_host_adds_a_bot_that_joins_and_races(
+    fast_server: ServerProcess, connect: Connect
+) -> None:
     ann = await connect(fast_server.ws_url)
     await ann.create("Ann", deal=DEAL)
     await ann.send(type="add_bot", pace_s=0.05, strength="easy")

@@ -11,11 +11,14 @@ import asyncio
 
 import pytest
 from canfield_server.storage.cluster import redis_client
+from canfield_server.storage.embedded_redis import EmbeddedRedis
+from redis.asyncio import Redis
 from redis.exceptions import MaxConnectionsError
 
 
-async def test_calls_past_the_pool_size_wait_their_turn(redis_server) -> None:  # noqa: ANN001
+async def test_calls_past_the_pool_size_wait_their_turn(redis_server: EmbeddedRedis) -> None:
     redis = redis_client(redis_server.url, pool_wait_s=10, max_connections=2)
+    assert isinstance(redis, Redis)  # a single redis-server: one pool
     try:
         # each call holds a connection for 0.1 s: 12 of them on 2 connections
         results = await asyncio.gather(*(redis.blpop([f"nothing{n}"], 0.1) for n in range(12)))
@@ -25,8 +28,9 @@ async def test_calls_past_the_pool_size_wait_their_turn(redis_server) -> None:  
         await redis.aclose()
 
 
-async def test_past_the_wait_a_call_fails_clearly(redis_server) -> None:  # noqa: ANN001
+async def test_past_the_wait_a_call_fails_clearly(redis_server: EmbeddedRedis) -> None:
     redis = redis_client(redis_server.url, pool_wait_s=0.05, max_connections=1)
+    assert isinstance(redis, Redis)  # a single redis-server: one pool
     try:
         holder = asyncio.ensure_future(redis.blpop(["nothing"], 2))
         async with asyncio.timeout(10):  # until the one connection is taken

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 import pytest
 from canfield import Game
 from canfield_protocol import (
     GiveUp,
+    Member,
+    MemberStatus,
     MoveMsg,
     ProtocolError,
+    Role,
     RoomSettings,
     SettingsMsg,
     Tap,
@@ -17,6 +22,7 @@ from canfield_protocol import (
 )
 from canfield_server.room import rules as R
 from canfield_server.room.leaderboard import rank_key, ranked
+from canfield_server.room.ports import StoredRow
 from canfield_server.room.race import PlayerRace, replay
 
 DEAL = "CF1-D3-AAAAACL"
@@ -24,10 +30,17 @@ DEAL = "CF1-D3-AAAAACL"
 
 def lobby() -> R.RoomState:
     state = R.create_room("ABCDEF", "host", "Ann")
-    return R.add_member(state, "bob", "Bob", "player")
+    return R.add_member(state, "bob", "Bob", Role.PLAYER)
 
 
-def code_of(call) -> str:  # noqa: ANN001
+def member(state: R.RoomState, member_id: str) -> Member:
+    """The member, who must be in the room."""
+    found = R.member(state, member_id)
+    assert found is not None, f"{member_id} is not in the room"
+    return found
+
+
+def code_of(call: Callable[[], object]) -> str:
     with pytest.raises(ProtocolError) as info:
         call()
     return info.value.code
@@ -63,21 +76,21 @@ def test_bad_names_are_refused_with_a_reason(name: str) -> None:
 def test_names_are_trimmed_and_must_be_unique_in_a_room() -> None:
     assert R.clean_name("  Ann   Lee ") == "Ann Lee"
     state = lobby()
-    assert code_of(lambda: R.add_member(state, "x", "bob", "spectator")) == "bad-name"
+    assert code_of(lambda: R.add_member(state, "x", "bob", Role.SPECTATOR)) == "bad-name"
 
 
 def test_players_join_in_the_lobby_spectators_any_time_and_rooms_fill() -> None:
     state = lobby()
     racing, _ = R.start_race(state, "host", 1_000, 3.0, force=True)
-    late = R.add_member(racing, "c", "Cy", "player")  # mid-race: watches, races next time
-    assert (R.member(late, "c").role, R.member(late, "c").waiting) == ("spectator", True)
+    late = R.add_member(racing, "c", "Cy", Role.PLAYER)  # mid-race: watches, races next time
+    assert (member(late, "c").role, member(late, "c").waiting) == ("spectator", True)
     rematch = R.rematch(R.finish_race(late), "host")
-    assert (R.member(rematch, "c").role, R.member(rematch, "c").waiting) == ("player", False)
-    watched = R.add_member(racing, "c", "Cy", "spectator")
-    assert R.member(watched, "c").role == "spectator"
+    assert (member(rematch, "c").role, member(rematch, "c").waiting) == ("player", False)
+    watched = R.add_member(racing, "c", "Cy", Role.SPECTATOR)
+    assert member(watched, "c").role == "spectator"
     small = R.Limits(max_players=2, max_spectators=0)
-    assert code_of(lambda: R.add_member(state, "c", "Cy", "player", small)) == "room-full"
-    assert code_of(lambda: R.add_member(state, "c", "Cy", "spectator", small)) == "room-full"
+    assert code_of(lambda: R.add_member(state, "c", "Cy", Role.PLAYER, small)) == "room-full"
+    assert code_of(lambda: R.add_member(state, "c", "Cy", Role.SPECTATOR, small)) == "room-full"
 
 
 def test_settings_are_host_only_validated_and_partial() -> None:
@@ -88,9 +101,9 @@ def test_settings_are_host_only_validated_and_partial() -> None:
     assert new.settings == RoomSettings(draw=1, deal="random", time_limit_s=120)
     again = R.update_settings(new, "host", SettingsMsg(winnable_only=True))
     assert again.settings.time_limit_s == 120 and again.settings.winnable_only
-    cleared = R.update_settings(
-        again, "host", decode_client(b'{"type":"settings","time_limit_s":null}')
-    )
+    clear = decode_client(b'{"type":"settings","time_limit_s":null}')
+    assert isinstance(clear, SettingsMsg)
+    cleared = R.update_settings(again, "host", clear)
     assert cleared.settings.time_limit_s is None
     assert state.settings == RoomSettings()  # the input state is never changed
 
@@ -123,12 +136,14 @@ def test_start_fixes_the_deal_countdown_and_time_limit() -> None:
 
 
 def test_bots_are_ready_from_the_start_and_after_a_rematch() -> None:
-    state = R.add_member(R.create_room("ROOM42", "host", "Ann"), "b1", "Bot 1", "player", bot=True)
-    state = R.add_member(state, "bob", "Bob", "player")
+    state = R.add_member(
+        R.create_room("ROOM42", "host", "Ann"), "b1", "Bot 1", Role.PLAYER, bot=True
+    )
+    state = R.add_member(state, "bob", "Bob", Role.PLAYER)
     bot = R.member(state, "b1")
     assert bot is not None and bot.ready and bot.bot
     assert [m.id for m in R.not_ready(state)] == ["bob"]
-    assert R.member(R.set_ready(state, "b1", False), "b1").ready  # a bot cannot be unready
+    assert member(R.set_ready(state, "b1", False), "b1").ready  # a bot cannot be unready
     racing, _ = R.start_race(state, "host", 0, 0, force=True)
     again = R.rematch(R.finish_race(racing), "host")
     assert [m.ready for m in again.members] == [False, True, False]
@@ -149,7 +164,7 @@ def test_presence_changes_only_when_it_changes() -> None:
     state = lobby()
     assert R.set_connected(state, "bob", True) is state
     gone = R.set_connected(state, "bob", False)
-    assert not R.member(gone, "bob").connected
+    assert not member(gone, "bob").connected
 
 
 # ---------------------------------------------------------------- a player's race
@@ -223,8 +238,7 @@ def farm_layout() -> Game:
 
 
 def test_won_games_rank_first_by_finish_time_then_cards_then_who_got_there_first() -> None:
-    def row(pid: str, status: str, cards: int, at: int):  # noqa: ANN202
-        from canfield_server.room.ports import StoredRow
+    def row(pid: str, status: str, cards: int, at: int) -> StoredRow:
 
         return StoredRow(
             id=pid,
@@ -232,7 +246,7 @@ def test_won_games_rank_first_by_finish_time_then_cards_then_who_got_there_first
             score=cards * 5,
             on_foundations=cards,
             moves=1,
-            status=status,
+            status=MemberStatus(status),
             time_ms=at,
             at=at,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 from canfield_server.solving.scheduler import POOL, Busy, FairScheduler
@@ -17,7 +18,7 @@ class Jobs:
         self.running = 0
         self.most = 0
 
-    def job(self, name: str):  # noqa: ANN201
+    def job(self, name: str) -> Callable[[], Awaitable[str]]:
         gate = self.gates[name] = asyncio.Event()
 
         async def run() -> str:

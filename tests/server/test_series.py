@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from canfield_protocol import Row, SettingsMsg
+from typing import Literal
+
+from canfield_protocol import MemberStatus, Role, Row, Series, SettingsMsg
 from canfield_server.room import rules as R
 
+from tests.server.conftest import MakeRooms
 from tests.server.test_race_live import DEAL, lobby
 
 
@@ -15,14 +18,14 @@ def row(member_id: str) -> Row:
         score=0,
         on_foundations=0,
         moves=0,
-        status="gave_up",
+        status=MemberStatus.GAVE_UP,
         time_ms=0,
     )
 
 
-def series_room(best_of: int) -> R.RoomState:
+def series_room(best_of: Literal[1, 3, 5, 7]) -> R.RoomState:
     state = R.create_room("ABCDEF", "ann", "Ann")
-    state = R.add_member(state, "bob", "Bob", "player")
+    state = R.add_member(state, "bob", "Bob", Role.PLAYER)
     return R.update_settings(state, "ann", SettingsMsg(best_of=best_of))
 
 
@@ -38,29 +41,34 @@ def wins(state: R.RoomState) -> dict[str, int]:
     return {s.id: s.wins for s in state.series.scores}
 
 
+def series(state: R.RoomState) -> Series:
+    assert state.series is not None
+    return state.series
+
+
 def test_a_series_ends_as_soon_as_nobody_can_catch_the_leader() -> None:
     state = race(series_room(5), "ann", "bob")
-    assert wins(state) == {"ann": 1, "bob": 0} and state.series.winner_id is None
+    assert wins(state) == {"ann": 1, "bob": 0} and series(state).winner_id is None
     state = race(R.rematch(state, "ann"), "ann", "bob")
     state = race(R.rematch(state, "ann"), "bob", "ann")
-    assert state.series.races == 3 and state.series.winner_id is None  # 2-1, two to go
+    assert series(state).races == 3 and series(state).winner_id is None  # 2-1, two to go
     state = race(R.rematch(state, "ann"), "ann", "bob")
     assert wins(state) == {"ann": 3, "bob": 1}
-    assert state.series.winner_id == "ann"  # 3 of 5: Bob cannot catch up
+    assert series(state).winner_id == "ann"  # 3 of 5: Bob cannot catch up
     fresh = R.rematch(state, "ann")
     assert fresh.series is None  # the next race starts a new series
-    assert race(fresh, "bob", "ann").series.races == 1
+    assert series(race(fresh, "bob", "ann")).races == 1
 
 
 def test_a_tie_after_the_last_race_goes_to_the_better_place_in_it() -> None:
     state = R.create_room("ABCDEF", "ann", "Ann")
     for member_id in ("bob", "cy"):
-        state = R.add_member(state, member_id, member_id.title(), "player")
+        state = R.add_member(state, member_id, member_id.title(), Role.PLAYER)
     state = R.update_settings(state, "ann", SettingsMsg(best_of=3))
     state = race(state, "ann", "bob", "cy")
     state = race(R.rematch(state, "ann"), "bob", "cy", "ann")
     state = race(R.rematch(state, "ann"), "cy", "bob", "ann")  # 1-1-1
-    assert state.series.races == 3 and state.series.winner_id == "cy"
+    assert series(state).races == 3 and series(state).winner_id == "cy"
 
 
 def test_single_races_keep_no_series_and_a_new_setting_starts_over() -> None:
@@ -76,12 +84,12 @@ def test_a_racer_who_leaves_keeps_their_score_in_the_tally() -> None:
     state = race(series_room(3), "bob", "ann")
     without_bob = R.remove_member(R.rematch(state, "ann"), "bob")
     state = race(without_bob, "ann")
-    assert wins(state) == {"bob": 1, "ann": 1} and state.series.winner_id is None
+    assert wins(state) == {"bob": 1, "ann": 1} and series(state).winner_id is None
     state = race(R.rematch(state, "ann"), "ann")
-    assert state.series.winner_id == "ann"
+    assert series(state).winner_id == "ann"
 
 
-async def test_a_best_of_three_to_its_end(rooms) -> None:  # noqa: ANN001
+async def test_a_best_of_three_to_its_end(rooms: MakeRooms) -> None:
     world = await rooms(countdown_s=0.3)
     room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"], deal=DEAL)
     await ann.send(type="settings", best_of=3)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import gzip
 import urllib.request
 
+from canfield_client.processes import ServerProcess
+
 
 def get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers=headers)
@@ -20,7 +22,7 @@ def get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
         return exc.code, {k.lower(): v for k, v in exc.headers.items()}, b""
 
 
-def test_static_files_come_gzipped_with_an_etag_and_revalidate(server) -> None:  # noqa: ANN001
+def test_static_files_come_gzipped_with_an_etag_and_revalidate(server: ServerProcess) -> None:
     base = server.http_url
     for path in ("/", "/app.css", "/js/main.js"):
         status, headers, body = get(base + path, **{"Accept-Encoding": "gzip"})
@@ -34,5 +36,5 @@ def test_static_files_come_gzipped_with_an_etag_and_revalidate(server) -> None: 
         assert (status, body) == (304, b""), path  # unchanged: nothing sent again
 
 
-def test_serve_prints_the_address_to_open(server) -> None:  # noqa: ANN001
+def test_serve_prints_the_address_to_open(server: ServerProcess) -> None:
     assert f"open http://127.0.0.1:{server.port}" in server.log()

@@ -8,7 +8,8 @@ Whatever the server calls winnable is checked here with the solver itself
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import pytest
 import redis
@@ -20,6 +21,10 @@ from canfield_server.ops.config import Settings
 from canfield_server.room import rules as R
 from canfield_server.solving.deal_pool import DealPool, Proven
 from canfield_server.storage import keys
+from canfield_server.storage.embedded_redis import EmbeddedRedis
+
+from tests.conftest import ServerFactory
+from tests.server.conftest import Connect, SameBoard
 
 #: a short countdown, a tiny pool: quick tests
 ENV = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "2"}
@@ -73,7 +78,7 @@ def test_practice_is_a_setting_the_host_turns_on() -> None:
 
 
 @pytest.fixture
-async def pool(redis_server):  # noqa: ANN001, ANN201
+async def pool(redis_server: EmbeddedRedis) -> AsyncIterator[DealPool]:
     client = aioredis.from_url(redis_server.url)
     deal_pool = DealPool(client, POOL_SETTINGS)
     yield deal_pool
@@ -81,7 +86,7 @@ async def pool(redis_server):  # noqa: ANN001, ANN201
     await client.aclose()
 
 
-async def test_refill_fills_each_mode_to_its_target_with_winnable_codes(pool) -> None:  # noqa: ANN001
+async def test_refill_fills_each_mode_to_its_target_with_winnable_codes(pool: DealPool) -> None:
     for draw in (3, 1):
         assert await pool.refill(draw) == 3
         entries = await pool.entries(draw)
@@ -92,7 +97,9 @@ async def test_refill_fills_each_mode_to_its_target_with_winnable_codes(pool) ->
         assert await pool.refill(draw) == 0  # full: nothing more
 
 
-async def test_refills_racing_for_one_mode_do_not_overfill(pool, redis_server) -> None:  # noqa: ANN001
+async def test_refills_racing_for_one_mode_do_not_overfill(
+    pool: DealPool, redis_server: EmbeddedRedis
+) -> None:
     client = aioredis.from_url(redis_server.url)
     other = DealPool(client, POOL_SETTINGS)
     try:
@@ -104,13 +111,13 @@ async def test_refills_racing_for_one_mode_do_not_overfill(pool, redis_server) -
         await client.aclose()
 
 
-async def test_a_held_lock_leaves_the_filling_to_its_holder(pool) -> None:  # noqa: ANN001
+async def test_a_held_lock_leaves_the_filling_to_its_holder(pool: DealPool) -> None:
     await pool.redis.set(keys.pool_lock(3), "another-process", ex=30)
     assert await pool.refill(3) == 0
     assert await pool.size(3) == 0
 
 
-async def test_take_empties_the_pool_then_solves_on_demand(pool) -> None:  # noqa: ANN001
+async def test_take_empties_the_pool_then_solves_on_demand(pool: DealPool) -> None:
     await pool.refill(3)
     pooled = set(await pool.entries(3))
     taken = [await pool.take(3, "ROOM") for _ in range(4)]
@@ -120,15 +127,18 @@ async def test_take_empties_the_pool_then_solves_on_demand(pool) -> None:  # noq
         assert await pool.par(proven.code, "ROOM") == proven.par  # remembered for the finish
 
 
-async def test_par_is_solved_once_remembered_and_null_when_unknown(pool) -> None:  # noqa: ANN001
+async def test_par_is_solved_once_remembered_and_null_when_unknown(pool: DealPool) -> None:
     solving = pool.solve_par(EASY_DRAW3, "ROOM")  # as at the start of a race
+    assert solving is not None
     assert pool.solve_par(EASY_DRAW3, "ROOM") is solving  # one solve per deal at a time
     par = await solving
     assert_proven(EASY_DRAW3, par)
     assert (await pool.redis.get(keys.par(EASY_DRAW3))).decode() == str(par)
     assert await pool.par(EASY_DRAW3, "ROOM") == par  # the end of the race reads it
     pool.par_timeout_s = 0.05
-    assert await pool.solve_par(HARD_DRAW3, "ROOM") is None
+    hard = pool.solve_par(HARD_DRAW3, "ROOM")
+    assert hard is not None
+    assert await hard is None
     assert await pool.redis.get(keys.par(HARD_DRAW3)) == b""  # unknown: not solved again
     assert await pool.par(HARD_DRAW3, "ROOM") is None
 
@@ -144,11 +154,11 @@ async def poll(done: Callable[[], Awaitable[bool]], timeout_s: float = 30.0) -> 
 
 
 async def race_to_the_end(
-    connect,  # noqa: ANN001
+    connect: Connect,
     url: str,
     until: Callable[[], Awaitable[bool]] | None = None,
     **settings: object,
-) -> tuple[dict, dict]:
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """A host alone starts a race, sees the deal, (waits ``until``,) gives up:
     (started, finished)."""
     host = await connect(url)
@@ -164,11 +174,11 @@ async def race_to_the_end(
 
 @pytest.mark.parametrize("env", [ENV, EMPTY_POOL_ENV], ids=["from-the-pool", "solved-on-demand"])
 async def test_a_winnable_only_room_races_on_a_proven_deal_and_shows_par(
-    server_factory,
-    redis_server,
-    connect,
-    same_board,
-    env,  # noqa: ANN001
+    server_factory: ServerFactory,
+    redis_server: EmbeddedRedis,
+    connect: Connect,
+    same_board: SameBoard,
+    env: dict[str, str],
 ) -> None:
     server = server_factory(env=env)
     pooled: set[Proven] = set()
@@ -190,16 +200,18 @@ async def test_a_winnable_only_room_races_on_a_proven_deal_and_shows_par(
         assert Proven(code, finished["par"]) in pooled
 
 
-async def test_a_typed_in_code_ignores_winnable_only(server_factory, connect) -> None:  # noqa: ANN001
+async def test_a_typed_in_code_ignores_winnable_only(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
     server = server_factory(env=EMPTY_POOL_ENV)
     _, finished = await race_to_the_end(connect, server.ws_url, deal=HARD_DRAW3, winnable_only=True)
     assert finished["deal"] == HARD_DRAW3
 
 
 async def test_a_typed_in_winnable_deal_gets_its_par(
-    server_factory,
-    redis_server,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    redis_server: EmbeddedRedis,
+    connect: Connect,
 ) -> None:
     server = server_factory(env=EMPTY_POOL_ENV)
     sync = redis.Redis.from_url(redis_server.url)
@@ -212,8 +224,8 @@ async def test_a_typed_in_winnable_deal_gets_its_par(
 
 
 async def test_a_hint_in_a_practice_room_is_a_legal_move_for_my_board(
-    server_factory,
-    connect,  # noqa: ANN001
+    server_factory: ServerFactory,
+    connect: Connect,
 ) -> None:
     server = server_factory(env=EMPTY_POOL_ENV)
     ann = await connect(server.ws_url)
@@ -236,7 +248,7 @@ async def test_a_hint_in_a_practice_room_is_a_legal_move_for_my_board(
         assert ack["type"] == "ack", ack
 
 
-async def test_hints_are_refused_in_races(server_factory, connect) -> None:  # noqa: ANN001
+async def test_hints_are_refused_in_races(server_factory: ServerFactory, connect: Connect) -> None:
     server = server_factory(env=EMPTY_POOL_ENV)
     ann = await connect(server.ws_url)
     await ann.create("Ann", deal=EASY_DRAW3)
@@ -248,8 +260,10 @@ async def test_hints_are_refused_in_races(server_factory, connect) -> None:  # n
     assert ack["type"] == "ack" and ack["seq"] == 1  # nothing else changed
 
 
-async def test_a_dead_worker_is_replaced(pool) -> None:  # noqa: ANN001
-    await pool.solve_par(EASY_DRAW3, "ROOM")  # a worker is running now
+async def test_a_dead_worker_is_replaced(pool: DealPool) -> None:
+    solving = pool.solve_par(EASY_DRAW3, "ROOM")
+    assert solving is not None
+    await solving  # a worker is running now
     for process in list(pool.executor._processes.values()):
         process.kill()
         process.join()

@@ -8,6 +8,8 @@ players and the server rely on after every step.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from canfield import DRAW, POINTS_PER_CARD, UNDO_LIMIT, DealCode, Game, Move, card_text
 from canfield.dealcode import SEED_SPACE
@@ -33,7 +35,7 @@ def all_cards(game: Game) -> list[int]:
     return [card for pile in piles for card in pile]
 
 
-def view_cards(view: dict) -> list[str]:
+def view_cards(view: dict[str, Any]) -> list[str]:
     """Every card text anywhere in a player view."""
     found = []
 
@@ -51,7 +53,9 @@ def view_cards(view: dict) -> list[str]:
     return found
 
 
-def random_play(code: DealCode, picks: list[int], check) -> tuple[Game, list[str]]:
+def random_play(
+    code: DealCode, picks: list[int], check: Callable[[Game, list[Move]], None]
+) -> tuple[Game, list[str]]:
     """Play ``picks`` on ``code``; call ``check(game, done)`` after each step."""
     game = Game.deal(code)
     texts: list[str] = []

@@ -22,7 +22,7 @@ LONG = "echo" * 750  # 3,000 characters
 ECHO_RUN = LONG[: ECHO_LIMIT + 1]
 
 
-def structs_in(tp: Any, seen: set[type] | None = None) -> set[type]:
+def structs_in(tp: Any, seen: set[type[msgspec.Struct]] | None = None) -> set[type[msgspec.Struct]]:
     """Every msgspec Struct type reachable from the annotation ``tp``."""
     seen = set() if seen is None else seen
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
@@ -42,7 +42,7 @@ MESSAGES = list(typing.get_args(ClientMessage))
 ALL_STRUCTS = sorted(structs_in(ClientMessage), key=lambda t: t.__name__)
 
 
-def minimal(tp: type) -> dict[str, Any]:
+def minimal(tp: type[msgspec.Struct]) -> dict[str, Any]:
     """A valid instance of ``tp`` as JSON data: its tag and required fields."""
     hints = typing.get_type_hints(tp, include_extras=True)
     data: dict[str, Any] = {}
@@ -77,7 +77,7 @@ def test_the_walk_finds_every_message_and_the_nested_settings() -> None:
 
 
 @pytest.mark.parametrize("tp", ALL_STRUCTS, ids=lambda t: t.__name__)
-def test_every_client_struct_refuses_an_unknown_field(tp: type) -> None:
+def test_every_client_struct_refuses_an_unknown_field(tp: type[msgspec.Struct]) -> None:
     assert tp.__struct_config__.forbid_unknown_fields, f"{tp.__name__} ignores unknown fields"
     # and on the wire: the struct itself, or nested where a message holds it
     frames = []

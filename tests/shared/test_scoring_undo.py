@@ -31,7 +31,7 @@ def easy_deck() -> list[int]:
 
 def play_out(game: Game, limit: int = 2000) -> list[Move]:
     """Greedy: any foundation play, else the stock. Returns the moves made."""
-    made = []
+    made: list[Move] = []
     while not game.is_won and len(made) < limit:
         move = next(m for m in game.legal_moves() if m.dst == "F" or m.src == "S")
         game.push(move)

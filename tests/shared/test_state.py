@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from canfield import CanfieldError, Game, InvalidCardError, parse_card
@@ -53,7 +54,7 @@ def test_hand_built_layout_without_base_card_knows_its_base_suit_only_if_told() 
         {"tableau": [["7X"], [], [], []], "base_rank": "7"},  # not a card
     ],
 )
-def test_bad_layouts_are_refused(kwargs: dict) -> None:
+def test_bad_layouts_are_refused(kwargs: dict[str, Any]) -> None:
     with pytest.raises(InvalidCardError):
         Game.from_layout(**kwargs)
 

@@ -18,6 +18,7 @@ import io
 import string
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,9 @@ def test_a_deal_code_with_a_long_s_is_refused_not_read_as_another_deal() -> None
     ],
 )
 @pytest.mark.parametrize("size", [100, 100_000, 20_000_000])
-def test_a_huge_text_is_quoted_by_a_short_prefix_and_its_length(parse, error, size: int) -> None:  # noqa: ANN001
+def test_a_huge_text_is_quoted_by_a_short_prefix_and_its_length(
+    parse: Callable[[str], object], error: type[Exception], size: int
+) -> None:
     with pytest.raises(error) as info:
         parse("A" * size)
     message = str(info.value)

@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from canfield import Game, Move
 from canfield.cards import card_text, parse_card
@@ -150,9 +151,9 @@ def confirm_box(page: Page) -> Locator:
     return page.locator("dialog#confirm")
 
 
-def record_frames(page: Page) -> list[dict]:
+def record_frames(page: Page) -> list[dict[str, Any]]:
     """Every JSON frame the page receives from the server, in order (filled as they come)."""
-    frames: list[dict] = []
+    frames: list[dict[str, Any]] = []
 
     def on_socket(ws: WebSocket) -> None:
         def on_frame(payload: str | bytes) -> None:

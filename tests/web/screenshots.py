@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from canfield import Game
 from canfield_client.processes import ServerProcess
@@ -32,7 +34,7 @@ from pages import (
     tap_or_draw,
     wait_board,
 )
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 DEAL = "CF1-D3-AAAAACL"
 
@@ -45,10 +47,14 @@ def autoplay(page: Page, name: str, actions: int) -> None:
         expect(leaderboard_row(page, name).locator("td.c-moves")).to_have_text(str(done))
 
 
+#: saves a screenshot of the page under the name
+Save = Callable[[Page, str], None]
+
+
 def shoot(base_url: str, out: Path) -> list[Path]:
     saved: list[Path] = []
 
-    def save(page, name: str) -> None:  # noqa: ANN001
+    def save(page: Page, name: str) -> None:
         path = out / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
         saved.append(path)
@@ -109,7 +115,9 @@ SIZES = {
 }
 
 
-def shoot_story(browser, base_url: str, lang: str, size: str, options: dict, save) -> None:  # noqa: ANN001
+def shoot_story(
+    browser: Browser, base_url: str, lang: str, size: str, options: dict[str, Any], save: Save
+) -> None:
     """One best-of-3 room seen in one language and size: lobby, race, results, rules."""
     locale = {"en": "en-US", "hr": "hr-HR"}[lang]
     host = new_page(browser, locale=locale, **options)
@@ -155,14 +163,14 @@ BOARD_SIZES = {
 }
 
 
-def shoot_boards(browser, base_url: str, lang: str, save) -> None:  # noqa: ANN001
+def shoot_boards(browser: Browser, base_url: str, lang: str, save: Save) -> None:
     """The race board at each size (phones as phones) mid-race: board-<lang>-<size>;
     a phone's lobby (Start in view), a card lifted by keyboard, the four-colour deck."""
     locale = {"en": "en-US", "hr": "hr-HR"}[lang]
     still = "() => document.getAnimations().every((a) => a.playState !== 'running')"
     for size, (width, height) in BOARD_SIZES.items():
         phone = width < 500
-        options: dict = {"viewport": {"width": width, "height": height}}
+        options: dict[str, Any] = {"viewport": {"width": width, "height": height}}
         if phone:
             options.update(has_touch=True, is_mobile=True)
         page = new_page(browser, locale=locale, **options)

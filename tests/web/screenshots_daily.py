@@ -20,6 +20,7 @@ import asyncio
 import json
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import redis
@@ -44,11 +45,9 @@ def env(date: str) -> dict[str, str]:
 
 
 def code_of(server: ServerProcess, date: str, draw: int) -> str:
-    return (
-        redis.Redis.from_url(server.redis_url)
-        .get("cf:{dly:" + f"{date}:{draw}" + "}:code")
-        .decode()
-    )
+    code = redis.Redis.from_url(server.redis_url).get("cf:{dly:" + f"{date}:{draw}" + "}:code")
+    assert isinstance(code, bytes), f"no daily deal stored for {date} draw {draw}"
+    return code.decode()
 
 
 async def winner(server: ServerProcess, date: str, name: str, token: str | None) -> str:
@@ -77,7 +76,7 @@ async def greedy(
         return client.identity_token or ""
 
 
-def fill_day(server: ServerProcess, date: str, tokens: dict[str, str | None]) -> dict[str, str]:
+def fill_day(server: ServerProcess, date: str, tokens: Mapping[str, str | None]) -> dict[str, str]:
     """Everyone in `tokens` plays the day's draw-3 deal (Petra wins); returns their tokens."""
 
     async def run() -> dict[str, str]:

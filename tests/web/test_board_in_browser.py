@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 import pytest
 from canfield import DealCode, Game, Move
 from canfield.cards import card_text
-from playwright.sync_api import Page, WebSocketRoute, expect
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import (
     card,
     create_room,
@@ -65,7 +68,7 @@ SETTLE = """() => new Promise((done) =>
 
 
 @pytest.fixture
-def fast_server(server_factory):  # noqa: ANN001, ANN201
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.2"})
 
 
@@ -79,7 +82,7 @@ def solo_race(page: Page, base: str, deal: str = DEAL, name: str = "Ana") -> str
     return room
 
 
-def overlaps(a: dict, b: dict) -> bool:
+def overlaps(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return (
         a["left"] < b["right"] - 1
         and b["left"] < a["right"] - 1
@@ -88,7 +91,9 @@ def overlaps(a: dict, b: dict) -> bool:
     )
 
 
-def test_the_board_fits_the_window_in_both_languages(browser, fast_server) -> None:  # noqa: ANN001
+def test_the_board_fits_the_window_in_both_languages(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     page = new_page(browser)
     solo_race(page, fast_server.http_url)
     page.click("#board .stock")  # a waste fan to measure too
@@ -126,7 +131,9 @@ def test_the_board_fits_the_window_in_both_languages(browser, fast_server) -> No
                 assert max(p["bottom"] for p in piles) <= height, where
 
 
-def test_moves_animate_and_reduced_motion_turns_it_off(browser, fast_server) -> None:  # noqa: ANN001
+def test_moves_animate_and_reduced_motion_turns_it_off(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     page = new_page(browser)
     solo_race(page, base, name="Ana")
@@ -196,7 +203,7 @@ def press_until(page: Page, key: str, test: str, limit: int = 80) -> None:
     raise AssertionError(f"{key} x{limit} never reached {test}")
 
 
-def test_a_whole_race_by_keyboard_alone(browser, fast_server) -> None:  # noqa: ANN001
+def test_a_whole_race_by_keyboard_alone(browser: Browser, fast_server: ServerProcess) -> None:
     code, moves = keyboard_deal()
     page = new_page(browser)
     room = solo_race(page, fast_server.http_url, code, "Ana")
@@ -264,7 +271,7 @@ def test_a_whole_race_by_keyboard_alone(browser, fast_server) -> None:  # noqa: 
     expect(page).to_have_title(f"Results - {room} - Canfield Race")
 
 
-def test_a_double_click_is_one_move(browser, fast_server) -> None:  # noqa: ANN001
+def test_a_double_click_is_one_move(browser: Browser, fast_server: ServerProcess) -> None:
     code = None
     for seed in range(2000):  # a card that a tap sends somewhere
         candidate = str(DealCode.from_seed(seed, 3))
@@ -284,7 +291,9 @@ def test_a_double_click_is_one_move(browser, fast_server) -> None:  # noqa: ANN0
     expect(page.locator("#toast")).to_be_hidden()
 
 
-def test_a_dead_link_shows_within_seconds_and_small_fixes(browser, fast_server) -> None:  # noqa: ANN001
+def test_a_dead_link_shows_within_seconds_and_small_fixes(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     page = new_page(browser)
     dead = {"on": False}
 

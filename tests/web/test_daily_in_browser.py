@@ -16,8 +16,9 @@ import json
 
 import redis
 from canfield import Game, Move
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Dialog, Page, expect
 
+from tests.conftest import ServerFactory, decoded
 from tests.web.pages import create_room, new_page, tap_or_draw, wait_board
 
 DAY = "2031-03-14"
@@ -51,13 +52,18 @@ def play_a_little(page: Page, game: Game) -> list[str]:
     return sent
 
 
-def test_daily_race_history_and_replay(browser, server_factory) -> None:  # noqa: ANN001
+def test_daily_race_history_and_replay(browser: Browser, server_factory: ServerFactory) -> None:
     today = server_factory(env=daily_env(DAY))
     base = today.http_url
     page = new_page(browser)
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on("dialog", lambda d: (problems.append(d.message), d.dismiss()))
+
+    def note(dialog: Dialog) -> None:
+        problems.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", note)
 
     # /daily: nobody has played yet; Ana plays draw 3
     page.goto(base + "/daily")
@@ -78,7 +84,7 @@ def test_daily_race_history_and_replay(browser, server_factory) -> None:  # noqa
     expect(page.locator("#daily-board .board")).to_be_visible()
     expect(page.locator("#daily-start")).to_be_hidden()
     expect(page.locator("#streak")).to_have_text("Days in a row: 1")
-    code = redis.Redis.from_url(today.redis_url).get("cf:{dly:" + DAY + ":3}:code").decode()
+    code = decoded(redis.Redis.from_url(today.redis_url).get("cf:{dly:" + DAY + ":3}:code"))
     game = Game.deal(code)
     assert code not in page.content()  # the deal code stays hidden while the day is on
     sent = play_a_little(page, game)
@@ -186,7 +192,9 @@ def test_daily_race_history_and_replay(browser, server_factory) -> None:  # noqa
     page.context.close()
 
 
-def test_the_race_page_identifies_and_its_races_reach_my_races(browser, server_factory) -> None:  # noqa: ANN001
+def test_the_race_page_identifies_and_its_races_reach_my_races(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
     """The home page keeps the same identity: a room race lands in /me with a replay link."""
     server = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
     page = new_page(browser)

@@ -10,8 +10,10 @@ import re
 import pytest
 from canfield import Game, Move
 from canfield.cards import parse_card
-from playwright.sync_api import WebSocket, expect
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, WebSocket, expect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import (
     create_room,
     drag,
@@ -27,11 +29,13 @@ EASY_DRAW3 = "CF1-D3-AAADKOH"
 
 
 @pytest.fixture
-def fast_server(server_factory):  # noqa: ANN001, ANN201
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.2"})
 
 
-def test_a_hint_lights_up_a_move_the_player_can_make(browser, fast_server) -> None:  # noqa: ANN001
+def test_a_hint_lights_up_a_move_the_player_can_make(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     host, watcher = new_page(browser), new_page(browser)
     hints: list[str | None] = []
@@ -95,7 +99,7 @@ def engine_reading(text: str) -> list | None:
     return [move.src, move.src_index, move.count, dst]
 
 
-def test_the_page_reads_move_texts_as_the_engine_does(browser, static_url) -> None:  # noqa: ANN001
+def test_the_page_reads_move_texts_as_the_engine_does(browser: Browser, static_url: str) -> None:
     sources = ["S", "R", "W", *(f"F{i}" for i in range(1, 5))]
     sources += [f"{i}:{n}" for i in range(1, 5) for n in (2, 3, 13)] + ["1", "4"]
     texts = ["S", " w-f ", "2:3-4", *(f"{s}-{t}" for s in sources for t in "F1234")]

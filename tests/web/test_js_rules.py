@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from canfield import DealCode, Game, Move
 from canfield.cards import SUITS, card_text
 from canfield.dealcode import SEED_SPACE_V2, v2_block
+from playwright.sync_api import Browser, Page
 
 SEEDS = [0, 1, 26**7 - 1, *random.Random(7).sample(range(26**7), 9)]
 _RNG_V2 = random.Random(8)
@@ -55,14 +58,14 @@ IN_BROWSER = """async ([code, texts, positions]) => {
 
 
 @pytest.fixture
-def page(browser, static_url):  # noqa: ANN001, ANN201
+def page(browser: Browser, static_url: str) -> Iterator[Page]:
     page = browser.new_page()
     page.goto(static_url + "/app.css")  # any page of the same origin, to import modules
     yield page
     page.close()
 
 
-def test_deal_codes_deal_the_same_cards_in_the_browser(page) -> None:  # noqa: ANN001
+def test_deal_codes_deal_the_same_cards_in_the_browser(page: Page) -> None:
     letters = [DealCode.from_seed(seed).letters for seed in SEEDS]
     decks = page.evaluate(
         """async (all) => {
@@ -74,7 +77,7 @@ def test_deal_codes_deal_the_same_cards_in_the_browser(page) -> None:  # noqa: A
     assert decks == [[card_text(c) for c in DealCode(text).deck()] for text in letters]
 
 
-def test_cf2_codes_deal_the_same_cards_in_the_browser(page) -> None:  # noqa: ANN001
+def test_cf2_codes_deal_the_same_cards_in_the_browser(page: Page) -> None:
     codes = [str(DealCode.from_seed(seed, 3, 2)) for seed in SEEDS_V2] + [
         str(DealCode.random(1)) for _ in range(6)
     ]
@@ -94,7 +97,7 @@ def test_cf2_codes_deal_the_same_cards_in_the_browser(page) -> None:  # noqa: AN
         assert deck == expected, code
 
 
-def test_cf2_stream_and_sha256_match_hashlib(page) -> None:  # noqa: ANN001
+def test_cf2_stream_and_sha256_match_hashlib(page: Page) -> None:
     """The page's SHA-256 on every padding edge, and the CF2 blocks themselves."""
     rng = random.Random(3)
     lengths = (0, 1, 44, 55, 56, 63, 64, 65, 119, 120, 200)
@@ -116,7 +119,7 @@ def test_cf2_stream_and_sha256_match_hashlib(page) -> None:  # noqa: ANN001
     assert got["blocks"][0] == "d6077ae6adc9060e85aa1fd810eb2939b17b266b6b9799d14fa71ce53b4a4481"
 
 
-def test_deal_codes_parse_as_the_engine_reads_them(page) -> None:  # noqa: ANN001
+def test_deal_codes_parse_as_the_engine_reads_them(page: Page) -> None:
     texts = [
         " cf1-d1-abcdefg ",
         "CF2-D3-7ZK3Q-M9XJ2-BWPHT-4VGN6-YRCF8D",
@@ -139,7 +142,7 @@ def test_deal_codes_parse_as_the_engine_reads_them(page) -> None:  # noqa: ANN00
         }""",
         texts,
     )
-    expected = []
+    expected: list[str | None] = []
     for text in texts:
         try:
             expected.append(str(DealCode.parse(text)))
@@ -173,7 +176,9 @@ def legal_texts(game: Game) -> list[str]:
     return sorted(found)
 
 
-def random_game(code: str, rng: random.Random) -> tuple[list[str], list[dict], list[list]]:
+def random_game(
+    code: str, rng: random.Random
+) -> tuple[list[str], list[dict[str, Any]], list[list]]:
     """Play ACTIONS random actions (some undos); the views and legal moves along the way."""
     game = Game.deal(code)
     base_suit = SUITS[game.base_suit]
@@ -195,7 +200,7 @@ def random_game(code: str, rng: random.Random) -> tuple[list[str], list[dict], l
     return texts, views, positions
 
 
-def test_replays_and_legal_targets_match_the_engine(page) -> None:  # noqa: ANN001
+def test_replays_and_legal_targets_match_the_engine(page: Page) -> None:
     rng = random.Random(2026)
     codes = [str(DealCode.from_seed(seed, rng.choice((1, 3)))) for seed in SEEDS[:GAMES]]
     codes += [str(DealCode.from_seed(seed, rng.choice((1, 3)), 2)) for seed in SEEDS_V2[:GAMES]]

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, expect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import create_room, join_by_link, leaderboard_row, new_page, wait_board
 
 #: a name whose text means something in HTML: it must show as plain text
@@ -15,11 +17,13 @@ BO = "Bo &amp (2)"
 
 
 @pytest.fixture
-def fast_server(server_factory):  # noqa: ANN001, ANN201
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.5"})
 
 
-def test_the_host_removes_members_and_a_player_leaves(browser, fast_server) -> None:  # noqa: ANN001
+def test_the_host_removes_members_and_a_player_leaves(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     host, guest, racer = new_page(browser), new_page(browser), new_page(browser)
     room = create_room(host, base, "Ana")

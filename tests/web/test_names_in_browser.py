@@ -9,14 +9,17 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import create_room, new_page, record_frames, set_deal
 
 LOOK_ALIKE = "\u041d\u043est"  # Cyrillic En and o: "Ноst" passes for "Host"
 
 
-def test_look_alike_name_known_deal_and_room_limit_in_croatian(browser, server_factory) -> None:  # noqa: ANN001
+def test_look_alike_name_known_deal_and_room_limit_in_croatian(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
     server = server_factory(env={"CANFIELD_MAX_ROOMS_PER_IP": "1", "CANFIELD_AWAY_GRACE_S": "2"})
     base = server.http_url
     host = new_page(browser)

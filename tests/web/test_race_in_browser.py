@@ -14,8 +14,10 @@ import re
 import pytest
 from canfield import DealCode, Game, IllegalMoveError, Move
 from canfield.cards import card_text
-from playwright.sync_api import Page, expect
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, Dialog, Locator, Page, Position, expect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import (
     PHONE,
     board_text,
@@ -33,7 +35,7 @@ from tests.web.pages import (
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 TRICKY = "Mo &lt'b&gt (1)"
-TOP_STRIP = {"x": 12, "y": 8}  # the visible corner of a card in a fanned column
+TOP_STRIP: Position = {"x": 12, "y": 8}  # the visible corner of a card in a fanned column
 
 
 def pick_deal() -> tuple[str, Move, Move, Move]:
@@ -63,7 +65,7 @@ def card_label(text: str) -> str:
     return ("10" if text[0] == "T" else text[0]) + suits[text[1]]
 
 
-def target(page: Page, move: Move):  # noqa: ANN201
+def target(page: Page, move: Move) -> Locator:
     if move.dst == "F":
         return page.locator("#board .foundation").first
     return page.locator(f'#board .column[data-drop="T{move.dst_index}"]')
@@ -79,19 +81,26 @@ def expect_in_place(page: Page, game: Game, move: Move, text: str) -> None:
 
 
 @pytest.fixture
-def fast_server(server_factory):  # noqa: ANN001, ANN201
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "1"})
 
 
-def test_two_browsers_race_from_lobby_to_replay(browser, fast_server) -> None:  # noqa: ANN001
+def test_two_browsers_race_from_lobby_to_replay(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     code, first, second, bad = pick_deal()
     engine = Game.deal(code)
     base = fast_server.http_url
     host = new_page(browser)
     guest = new_page(browser, **PHONE)
     dialogs: list[str] = []
+
+    def note(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
     for page in (host, guest):
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("dialog", note)
 
     # lobby: create, join by the share link, pick the deal, see each other
     room = create_room(host, base, "Ana")

@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.solver import solve
-from playwright.sync_api import Page, WebSocketRoute, expect
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 from websockets.sync.client import ClientConnection, connect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import (
     confirm_box,
     create_room,
@@ -45,7 +48,7 @@ def card_label(text: str) -> str:
 
 
 @pytest.fixture
-def fast_server(server_factory):  # noqa: ANN001, ANN201
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
 
 
@@ -62,7 +65,7 @@ def play_home(page: Page) -> Game:
     return game
 
 
-def next_of(socket: ClientConnection, kind: str) -> dict:
+def next_of(socket: ClientConnection, kind: str) -> dict[str, Any]:
     """The next frame of type ``kind`` (or an error, which fails the test)."""
     while True:
         msg = json.loads(socket.recv(timeout=20))
@@ -95,7 +98,9 @@ def start_race(host: Page, guests: list[Page]) -> None:
         wait_board(guest)
 
 
-def test_finish_place_live_chart_winner_call_and_replay_chart(browser, fast_server) -> None:  # noqa: ANN001
+def test_finish_place_live_chart_winner_call_and_replay_chart(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     ana, bob, vi = new_page(browser), new_page(browser), new_page(browser, **BIG)
     room = create_room(ana, base, "Ana")
@@ -172,7 +177,7 @@ def test_finish_place_live_chart_winner_call_and_replay_chart(browser, fast_serv
     expect(ana.locator("#rp-words")).to_have_text(f"{card_label(first)} to a foundation")
 
 
-def test_best_of_three_series_tally(browser, fast_server) -> None:  # noqa: ANN001
+def test_best_of_three_series_tally(browser: Browser, fast_server: ServerProcess) -> None:
     base = fast_server.http_url
     ana, bob = new_page(browser), new_page(browser)
     room = create_room(ana, base, "Ana")
@@ -210,7 +215,7 @@ def test_best_of_three_series_tally(browser, fast_server) -> None:  # noqa: ANN0
 # ---------------------------------------------------------------- every refusal in Croatian
 
 
-def croatian_page(browser):  # noqa: ANN001, ANN201
+def croatian_page(browser: Browser) -> Page:
     page = new_page(browser, locale="hr-HR")
     page.add_init_script("localStorage.setItem('cfr.pref.lang', JSON.stringify('hr'))")
     return page
@@ -227,12 +232,12 @@ def socket_to_server(page: Page) -> list[WebSocketRoute]:
     return routes
 
 
-def server_messages(frames: list[dict]) -> list[str]:
+def server_messages(frames: list[dict[str, Any]]) -> list[str]:
     return [f["message"] for f in frames if f.get("type") == "error"]
 
 
 def expect_worded(
-    page: Page, selector: str, text: str | re.Pattern[str], frames: list[dict], code: str
+    page: Page, selector: str, text: str | re.Pattern[str], frames: list[dict[str, Any]], code: str
 ) -> None:
     """The page shows its own Croatian words for an error the server sent (in English)."""
     expect(page.locator(selector)).to_have_text(text)
@@ -243,7 +248,9 @@ def expect_worded(
         assert message not in shown, (code, message)
 
 
-def test_every_refusal_the_page_can_drive_is_worded_in_croatian(browser, server_factory) -> None:  # noqa: ANN001
+def test_every_refusal_the_page_can_drive_is_worded_in_croatian(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
     server = server_factory(
         env={
             "CANFIELD_COUNTDOWN_S": "0.3",
@@ -333,7 +340,9 @@ def test_every_refusal_the_page_can_drive_is_worded_in_croatian(browser, server_
     expect_worded(bob, "#toast", "To u ovoj sobi nije dopušteno.", frames["bob"], "not-allowed")
 
 
-def test_every_error_code_and_rule_has_words_in_both_languages(browser, static_url) -> None:  # noqa: ANN001
+def test_every_error_code_and_rule_has_words_in_both_languages(
+    browser: Browser, static_url: str
+) -> None:
     """Each code of docs/protocol.md's table is worded (English and Croatian); an
     unknown code falls back to the server's message."""
     doc = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
@@ -377,7 +386,7 @@ def test_every_error_code_and_rule_has_words_in_both_languages(browser, static_u
 # ---------------------------------------------------------------- how to play, accessibility
 
 
-def test_how_to_play_from_home_and_lobby(browser, fast_server) -> None:  # noqa: ANN001
+def test_how_to_play_from_home_and_lobby(browser: Browser, fast_server: ServerProcess) -> None:
     base = fast_server.http_url
     page = new_page(browser)
     page.goto(base + "/")
@@ -414,7 +423,7 @@ def serious(page: Page) -> list[str]:
     ]
 
 
-def test_axe_scan_home_lobby_board_results(browser, fast_server) -> None:  # noqa: ANN001
+def test_axe_scan_home_lobby_board_results(browser: Browser, fast_server: ServerProcess) -> None:
     base = fast_server.http_url
     ana, bob = new_page(browser), new_page(browser)
     ana.goto(base + "/")
@@ -441,7 +450,9 @@ def test_axe_scan_home_lobby_board_results(browser, fast_server) -> None:  # noq
     assert {page: issues for page, issues in found.items() if issues} == {}
 
 
-def test_a_52_card_win_gets_its_place_and_confetti(browser, server_factory) -> None:  # noqa: ANN001
+def test_a_52_card_win_gets_its_place_and_confetti(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
     """The winner moment for a real win: Ana's seat plays the solver's winning line
     from a second connection holding her seat (as a second tab of hers would), and
     her page shows her place, "You won!" and the confetti while Bob races on."""

@@ -5,8 +5,9 @@ with its stored token to the very same board."""
 from __future__ import annotations
 
 from canfield import DealCode, Game
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import (
     board_text,
     card,
@@ -29,7 +30,9 @@ def column_only_deal() -> tuple[str, str, int]:
     raise AssertionError("no such deal in 2000 seeds")
 
 
-def test_croatian_labels_and_reconnect_after_server_restart(browser, server_factory) -> None:  # noqa: ANN001
+def test_croatian_labels_and_reconnect_after_server_restart(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
     server = server_factory(env={"CANFIELD_COUNTDOWN_S": "1"})
     page = new_page(browser, locale="hr-HR", viewport={"width": 900, "height": 800})
     page.goto(server.http_url + "/r/ZZZZZ2")  # a link to a room that does not exist

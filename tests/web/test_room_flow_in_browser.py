@@ -11,8 +11,10 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import expect
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, expect
 
+from tests.conftest import ServerFactory
 from tests.web.pages import (
     confirm_box,
     create_room,
@@ -39,11 +41,13 @@ document.addEventListener('DOMContentLoaded', () => {
 
 
 @pytest.fixture
-def fast_server(server_factory):  # noqa: ANN001, ANN201
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_AWAY_GRACE_S": "3"})
 
 
-def test_start_anyway_away_countdown_end_race_and_host_handover(browser, fast_server) -> None:  # noqa: ANN001
+def test_start_anyway_away_countdown_end_race_and_host_handover(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     ana, bob, cy = new_page(browser), new_page(browser), new_page(browser)
     room = create_room(ana, base, "Ana")
@@ -104,7 +108,9 @@ def test_start_anyway_away_countdown_end_race_and_host_handover(browser, fast_se
     expect(bob_item.locator(".badge", has_text="host")).to_be_visible()
 
 
-def test_a_bot_shows_ready_and_start_does_not_wait_for_it(browser, fast_server) -> None:  # noqa: ANN001
+def test_a_bot_shows_ready_and_start_does_not_wait_for_it(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     ana, bob = new_page(browser), new_page(browser)
     room = create_room(ana, base, "Ana")
@@ -125,7 +131,9 @@ def test_a_bot_shows_ready_and_start_does_not_wait_for_it(browser, fast_server) 
         wait_board(page)
 
 
-def test_a_late_joiner_watches_then_races_after_the_rematch(browser, fast_server) -> None:  # noqa: ANN001
+def test_a_late_joiner_watches_then_races_after_the_rematch(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     ana, lu = new_page(browser), new_page(browser)
     room = create_room(ana, base, "Ana")
@@ -166,7 +174,9 @@ def test_a_late_joiner_watches_then_races_after_the_rematch(browser, fast_server
     expect(confirm_box(ana)).to_be_hidden()
 
 
-def test_a_spectator_whose_seat_went_rejoins_by_itself(browser, fast_server) -> None:  # noqa: ANN001
+def test_a_spectator_whose_seat_went_rejoins_by_itself(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
     base = fast_server.http_url
     ana, vi = new_page(browser), new_page(browser)
     frames = record_frames(vi)
