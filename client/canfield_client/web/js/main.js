@@ -14,7 +14,7 @@ import { Connection } from "./net.js";
 import { ACTION_ERRORS, ERR, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
-import { Actions, state } from "./state.js";
+import { Actions, state, subscribe, update } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
 
 // what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
@@ -86,8 +86,8 @@ function nameProblem(name) {
 
 function showView(name) {
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
-  state.view = name;
   document.body.dataset.view = name;
+  update({ view: name });
 }
 
 let toastTimer = null;
@@ -205,9 +205,19 @@ function pageTitle() {
   return parts.join(" - ");
 }
 
-function tickClock() {
+function showTitle() {
   const title = pageTitle();
   if (document.title !== title) document.title = title;
+}
+
+// what is on screen follows the state: every change through update() renders
+subscribe(() => {
+  if (state.view === "race") renderRace();
+  showTitle();
+});
+
+/** The clocks: the race's time, the time left, the countdown (time passes without messages). */
+function tickClock() {
   if (state.view === "race" && state.startedAt) {
     const now = conn.serverNow();
     $("#race-clock").textContent = clock(now - state.startedAt);
@@ -282,8 +292,7 @@ function applyRoom(room) {
     if (state.leaderboard) leaderboard.update(state.leaderboard, state.me?.id); // the host may have changed
     if (room.starts_at && !state.startedAt) state.startedAt = room.starts_at;
     if ("ends_at" in room) state.endsAt = room.ends_at;
-    showView("race");
-    renderRace();
+    showView("race"); // renders the race (the state's subscriber)
   } else if (room.phase === "finished" && state.finished) {
     showResults();
   }
@@ -312,6 +321,7 @@ function showResults() {
 
 conn.on("open", () => {
   $("#offline").hidden = true;
+  showTitle();
   const seat = state.room && getSeat(state.room);
   if (seat) request({ type: "resume", room: state.room, token: seat.token });
   else if (outbox) conn.send(outbox);
@@ -320,6 +330,7 @@ conn.on("open", () => {
 
 conn.on("close", () => {
   if (state.room) $("#offline").hidden = false;
+  showTitle();
   if (pending && pending.type !== "resume") outbox = pending; // asked, never answered: ask again
   board.snapBack();
 });
@@ -345,34 +356,33 @@ conn.on("joined", (msg) => {
 conn.on("room", (msg) => applyRoom(msg));
 
 conn.on("countdown", (msg) => {
-  if (state.roomState) state.roomState = { ...state.roomState, starts_at: msg.starts_at };
-  if (state.roomState?.phase === "lobby") state.roomState.phase = "countdown";
+  const room = state.roomState;
+  if (room) update({ roomState: { ...room, starts_at: msg.starts_at, phase: room.phase === "lobby" ? "countdown" : room.phase } });
   tickClock();
 });
 
 conn.on("started", (msg) => {
   actions.reset(0);
   if (!state.leaderboard || state.leaderboard.server_time < msg.started_at) leaderboard.clear();
-  state.board = msg.board;
-  state.startedAt = msg.started_at;
-  state.endsAt = msg.ends_at ?? null;
-  state.finished = null;
-  if (state.roomState) state.roomState = { ...state.roomState, phase: "racing" };
+  update({
+    board: msg.board,
+    startedAt: msg.started_at,
+    endsAt: msg.ends_at ?? null,
+    finished: null,
+    roomState: state.roomState && { ...state.roomState, phase: "racing" },
+  });
   showView("race");
-  renderRace();
   tickClock();
 });
 
 conn.on("board", (msg) => {
   if (typeof msg.last_seq === "number") actions.sync(msg.last_seq);
-  state.board = msg.board;
-  if (state.view === "race") renderRace();
+  update({ board: msg.board });
 });
 
 conn.on("ack", (msg) => {
   actions.ack(msg);
-  state.board = msg.board;
-  renderRace();
+  update({ board: msg.board });
 });
 
 conn.on("hint", (msg) => {
@@ -383,9 +393,8 @@ conn.on("hint", (msg) => {
 });
 
 conn.on("leaderboard", (msg) => {
-  state.leaderboard = msg;
   leaderboard.update(msg, state.me?.id);
-  if (state.view === "race") renderRace();
+  update({ leaderboard: msg });
 });
 
 // our place, said by the board's live region when it changes
@@ -478,7 +487,7 @@ function initSettings() {
     leaderboard.relabel();
     results.relabel();
     if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me);
-    if (state.view === "race") renderRace();
+    update();
     if (state.board && state.view === "race") board.render(state.board);
   });
   setLang(lang.value);

@@ -1,6 +1,7 @@
-// The client's memory of the race, and the numbered board actions (move, tap,
-// undo, give up). One action is in flight at a time; seq numbers follow the
-// protocol so a retry after a dropped link is never applied twice.
+// The client's memory of the race - a small store: change it with update(),
+// and what subscribe()d renders it again - and the numbered board actions
+// (move, tap, undo, give up). One action is in flight at a time; seq numbers
+// follow the protocol so a retry after a dropped link is never applied twice.
 
 import { ERR } from "./protocol.js";
 
@@ -15,6 +16,20 @@ export const state = {
   leaderboard: null,
   finished: null,
 };
+
+const watchers = new Set();
+
+/** Call `fn(changes)` after every change made through `update`: renders follow state. */
+export function subscribe(fn) {
+  watchers.add(fn);
+  return () => watchers.delete(fn);
+}
+
+/** Change the race's state (`changes`: the fields that change) and tell every subscriber. */
+export function update(changes = {}) {
+  Object.assign(state, changes);
+  for (const fn of watchers) fn(changes);
+}
 
 const MAX_QUEUED = 4;
 
