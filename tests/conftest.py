@@ -80,5 +80,7 @@ def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator[Serv
 
 @pytest.fixture
 def server(server_factory: ServerFactory) -> ServerProcess:
-    """One real server process on a free loopback port, with its own redis-server."""
-    return server_factory()
+    """One real server process on a free loopback port, with its own redis-server;
+    every setting as shipped but the countdown (0.3 s, not 3: a test waits for
+    the start of each race it runs)."""
+    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
