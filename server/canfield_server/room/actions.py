@@ -7,7 +7,7 @@ as in the daily race; here a board is stored with the room's move script.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 
 from canfield_protocol import ErrorCode as E
 from canfield_protocol import (
@@ -22,8 +22,8 @@ from canfield_protocol import (
 )
 
 from canfield_server.room import frames, rules
-from canfield_server.room.numbered import BOARD_ATTEMPTS, BoardAction, commit, numbered_action
-from canfield_server.room.ports import MoveRecord, Peer, SolverBusy, SolverService
+from canfield_server.room.numbered import BOARD_ATTEMPTS, BoardAction, numbered_action
+from canfield_server.room.ports import MoveRecord, Peer, SolverBusy, SolverService, StoredRow
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession, Slot
@@ -53,9 +53,7 @@ class BoardActions:
         slot = session.slot(member_id)
         async with slot.lock:
             board = _RoomBoard(self, session, member_id, slot)
-            ack = await numbered_action(
-                board, msg, lambda race: race.apply(msg, now - (session.state.starts_at or now))
-            )
+            ack = await numbered_action(board, msg, now - (state.starts_at or now))
             peer.send(frames.text(ack))
 
     async def give_up_for(
@@ -70,22 +68,21 @@ class BoardActions:
             for _ in range(BOARD_ATTEMPTS):
                 if session.state.phase != Phase.RACING:
                     return
-                race = await board.load()
+                race = board.confirmed() or await board.load()
                 if race.done:
                     return
                 now = self.rooms.clock.now_ms()
-
-                def give_up(race: PlayerRace, now: int = now) -> str:
-                    elapsed = now - (session.state.starts_at or now)
-                    return race.apply(GiveUp(seq=race.seq + 1), elapsed, quit_as)
-
+                elapsed = now - (session.state.starts_at or now)
                 try:
-                    if await commit(board, race, give_up) is not None:
-                        return
+                    give_up = GiveUp(seq=race.seq + 1)
+                    ack = await numbered_action(board, give_up, elapsed, quit_as)
                 except ProtocolError as exc:
                     if exc.code == E.WRONG_PHASE:
                         return  # the race ended meanwhile: nothing left to lock
                     raise
+                if not ack.duplicate:
+                    return
+                # another connection of theirs took that number first: look again
             raise ProtocolError(E.UNAVAILABLE, "that board is busy; try again")
 
     async def hint(self, peer: Peer, msg: Hint, shares: Sequence[str] = ()) -> None:
@@ -150,23 +147,30 @@ class _RoomBoard:
     """A racer's board in a room (``numbered.Board``): confirmed here in its slot,
     stored with the room's move script, which also ends the race with its last racer."""
 
+    __slots__ = ("actions", "session", "member_id", "slot", "row", "race_no")
+
     def __init__(
         self, actions: BoardActions, session: RoomSession, member_id: str, slot: Slot
     ) -> None:
         self.actions, self.session, self.member_id, self.slot = actions, session, member_id, slot
+        self.row: StoredRow | None = None
+        self.race_no = 0
+
+    def confirmed(self) -> PlayerRace | None:
+        return self.slot.race
 
     async def load(self) -> PlayerRace:
-        return self.slot.race or await self.actions._load(self.session, self.member_id, self.slot)
+        return await self.actions._load(self.session, self.member_id, self.slot)
 
     async def logged(self, seq: int) -> str:
         return await self.actions.store.log_entry(self.session.code, self.member_id, seq)
 
-    async def store(self, race: PlayerRace, base_seq: int, entry: str) -> bool:
-        session, member_id, rooms = self.session, self.member_id, self.actions.rooms
+    def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[tuple[int, object]]:
+        session, member_id = self.session, self.member_id
         state = session.state
         me = rules.member(state, member_id)
-        row = race.row(member_id, me.name if me else "?")
-        status, value = await self.actions.store.apply(
+        self.row, self.race_no = race.row(member_id, me.name if me else "?"), state.race
+        return self.actions.store.apply(
             MoveRecord(
                 room_code=session.code,
                 member_id=member_id,
@@ -174,18 +178,21 @@ class _RoomBoard:
                 base_seq=base_seq,
                 entry=entry,
                 snapshot=race.snapshot(),
-                row=row,
+                row=self.row,
                 done=race.done,
             )
         )
+
+    def saved(self, status: int, value: object) -> bool:
         if status == -1:
             raise ProtocolError(E.WRONG_PHASE, "this race is over")
-        if status != 1:
+        if status != 1 or self.row is None:
             return False
-        session.rows[member_id] = row
+        session, rooms = self.session, self.actions.rooms
+        session.rows[self.member_id] = self.row
         session.mark_dirty()
         if value == 1:  # this action ended the race: its results
-            rooms.spawn(rooms.owner.finalize(session.code, state.race))
+            rooms.spawn(rooms.owner.finalize(session.code, self.race_no))
         return True
 
     def trust(self, race: PlayerRace | None) -> None:

@@ -16,6 +16,7 @@ after it are refused.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 import msgspec
 from canfield_protocol import (
@@ -180,9 +181,7 @@ class DailyRaces:
             raise ProtocolError(E.WRONG_PHASE, f"the daily race of {play.date} is over")
         async with play.lock:
             board = _DailyBoard(self, store, play)
-            ack = await numbered_action(
-                board, msg, lambda race: race.apply(msg, self.clock.now_ms() - play.started_at)
-            )
+            ack = await numbered_action(board, msg, self.clock.now_ms() - play.started_at)
             peer.send(frames.text(ack))
             if board.done_row is not None:  # this action won or gave up
                 await self._finished(peer, store, play, board.done_row)
@@ -292,13 +291,20 @@ class _DailyBoard:
     """A player's board in the daily race (``numbered.Board``): confirmed here in
     the connection's play, stored with its standing score."""
 
+    __slots__ = ("races", "daily", "play", "row", "done", "done_row")
+
     def __init__(self, races: DailyRaces, store: DailyStore, play: _Play) -> None:
         self.races, self.daily, self.play = races, store, play
+        self.row: StoredRow | None = None
+        self.done = False
         #: the row of an action that won or gave up, once stored
         self.done_row: StoredRow | None = None
 
+    def confirmed(self) -> PlayerRace | None:
+        return self.play.race
+
     async def load(self) -> PlayerRace:
-        return self.play.race or await self.races._load(self.daily, self.play)
+        return await self.races._load(self.daily, self.play)
 
     async def logged(self, seq: int) -> str:
         play = self.play
@@ -306,10 +312,10 @@ class _DailyBoard:
         log = attempt.log if attempt else []
         return log[seq - 1] if seq - 1 < len(log) else ""
 
-    async def store(self, race: PlayerRace, base_seq: int, entry: str) -> bool:
+    def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[tuple[int, object]]:
         play = self.play
-        row = race.row(play.identity.id, play.name)
-        status, _ = await self.daily.apply(
+        self.row, self.done = race.row(play.identity.id, play.name), race.done
+        return self.daily.apply(
             DailyMove(
                 date=play.date,
                 draw=play.draw,
@@ -317,15 +323,17 @@ class _DailyBoard:
                 base_seq=base_seq,
                 entry=entry,
                 snapshot=race.snapshot(),
-                row=row,
-                score=standing_score(row),
+                row=self.row,
+                score=standing_score(self.row),
                 done=race.done,
             )
         )
+
+    def saved(self, status: int, value: object) -> bool:
         if status == -1:
             raise ProtocolError(E.WRONG_PHASE, "no daily race of yours is on")
-        if status == 1 and race.done:
-            self.done_row = row
+        if status == 1 and self.done:
+            self.done_row = self.row
         return status == 1
 
     def trust(self, race: PlayerRace | None) -> None:

@@ -19,38 +19,50 @@ stored, what a stored action sets off - is the ``Board`` they pass in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable
 from typing import Protocol
 
-from canfield_protocol import Ack, GiveUp, MoveMsg, ProtocolError, Tap, Undo
+from canfield_protocol import Ack, GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap, Undo
 from canfield_protocol import ErrorCode as E
 
 from canfield_server.room.race import PlayerRace
 
-__all__ = ["BOARD_ATTEMPTS", "BoardAction", "Board", "commit", "numbered_action"]
+__all__ = ["BOARD_ATTEMPTS", "BoardAction", "Board", "numbered_action"]
 
 #: tries of one action while other connections of the same player keep storing first
 BOARD_ATTEMPTS = 4
 
 BoardAction = MoveMsg | Tap | Undo | GiveUp
-#: applies the action to a board (the engine's check) and returns its log entry
-Apply = Callable[[PlayerRace], str]
 
 
 class Board(Protocol):
-    """One player's board where it is stored."""
+    """One player's board where it is stored.
+
+    The hot path (a move on a board confirmed here) makes no coroutine of its
+    own beyond the storage call: ``confirmed`` and ``saved`` are plain calls,
+    ``save`` hands back the storage call's awaitable.
+    """
+
+    def confirmed(self) -> PlayerRace | None:
+        """The board as last confirmed here (None: ``load`` it)."""
+        ...
 
     async def load(self) -> PlayerRace:
-        """The board as last confirmed here, else as stored."""
+        """The board as stored (and confirmed here from now on)."""
         ...
 
     async def logged(self, seq: int) -> str:
         """The action number ``seq`` applied."""
         ...
 
-    async def store(self, race: PlayerRace, base_seq: int, entry: str) -> bool:
-        """Store ``entry``, applied to ``race`` (which was at ``base_seq``): True when
-        kept, False when the stored board moved on (raises when its race is over)."""
+    def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[tuple[int, object]]:
+        """Store ``entry``, applied to ``race`` (which was at ``base_seq``): the
+        storage call, whose (status, value) ``saved`` reads."""
+        ...
+
+    def saved(self, status: int, value: object) -> bool:
+        """True when kept, False when the stored board moved on (raises when its
+        race is over)."""
         ...
 
     def trust(self, race: PlayerRace | None) -> None:
@@ -58,22 +70,17 @@ class Board(Protocol):
         ...
 
 
-async def commit(board: Board, race: PlayerRace, apply: Apply) -> str | None:
-    """Apply and store one action: its log entry, or None when another connection
-    of the player stored first (reload and look again)."""
-    base_seq = race.seq
-    entry = apply(race)
-    board.trust(None)  # until storage confirms, the local board is not trusted
-    if not await board.store(race, base_seq, entry):
-        return None
-    board.trust(race)
-    return entry
-
-
-async def numbered_action(board: Board, msg: BoardAction, apply: Apply) -> Ack:
-    """The ack for ``msg`` on ``board`` (``apply``: see ``Apply``)."""
+async def numbered_action(
+    board: Board,
+    msg: BoardAction,
+    elapsed_ms: int,
+    quit_as: MemberStatus = MemberStatus.GAVE_UP,
+) -> Ack:
+    """The ack for ``msg`` on ``board``, ``elapsed_ms`` into the race (``quit_as``:
+    what a give-up counts as). The engine checks the action first: an illegal one
+    raises with nothing changed."""
     for _ in range(BOARD_ATTEMPTS):
-        race = await board.load()
+        race = board.confirmed() or await board.load()
         if msg.seq <= race.seq:
             logged = await board.logged(msg.seq)
             return Ack(seq=msg.seq, move=logged, board=race.board(), duplicate=True)
@@ -81,7 +88,12 @@ async def numbered_action(board: Board, msg: BoardAction, apply: Apply) -> Ack:
             raise ProtocolError(
                 E.SEQ_GAP, f"expected seq {race.seq + 1}, got {msg.seq}", last_seq=race.seq
             )
-        entry = await commit(board, race, apply)
-        if entry is not None:
+        base_seq = race.seq
+        entry = race.apply(msg, elapsed_ms, quit_as)
+        board.trust(None)  # until storage confirms, the local board is not trusted
+        status, value = await board.save(race, base_seq, entry)
+        if board.saved(status, value):
+            board.trust(race)
             return Ack(seq=msg.seq, move=entry, board=race.board())
+        # another connection of this player stored first: reload and look again
     raise ProtocolError(E.UNAVAILABLE, "your board is busy; try again")
