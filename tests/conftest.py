@@ -34,6 +34,27 @@ os.environ.setdefault("CANFIELD_DAILY_AHEAD_EVERY_S", "0")
 os.environ.setdefault("CANFIELD_SOLVER_NICENESS", "0")
 
 
+#: files whose tests load the machine on purpose (a thousand sockets, a soak, the
+#: benches, solver abuse, fuzzing): they run one after another, on one worker
+HEAVY = {
+    "tests/reliability/test_mass_drop.py",
+    "tests/reliability/test_soak.py",
+    "tests/reliability/test_solver_isolation.py",
+    "tests/reliability/test_fuzz.py",
+    "tests/reliability/test_churn.py",
+    "tests/client/test_bench.py",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Test workers (``-n``, pytest-xdist ``loadgroup``) take a file's tests
+    together (they share its fixtures), and the heavy files as one group, so no
+    two of them load the machine at once."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group("heavy" if path in HEAVY else path))
+
+
 def need(condition: bool, reason: str) -> None:
     """Skip locally, fail in CI, when a required outside part is missing."""
     if condition:

@@ -1,4 +1,4 @@
-"""Fixtures for the browser tests: one headless Chromium per session, the page's files.
+"""Fixtures for the browser tests: one headless Chromium per test module, the page's files.
 
 Chromium is Debian's (/usr/bin/chromium, driven by Playwright); without
 it the tests skip with the reason locally and fail when ``CI=true``.
@@ -19,8 +19,11 @@ from tests.conftest import need
 from tests.web.pages import CHROMIUM, launch
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Per module, not per session: Playwright's sync API keeps an event loop
+    running while it is started, and an asyncio test run after it in the same
+    process (a test worker takes modules in any order) could not start its own."""
     need(CHROMIUM.exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     with sync_playwright() as playwright:
         instance = launch(playwright)
