@@ -174,7 +174,11 @@ class Rooms:
             bus = MemoryBus(self.backend)
             hub = Hub(
                 MemoryRoomStore(
-                    self.backend, self.settings.room_ttl_s, os.urandom(4).hex().encode(), self.clock
+                    self.backend,
+                    self.settings.room_ttl_s,
+                    os.urandom(4).hex().encode(),
+                    self.clock,
+                    presence_stale_ms=self.settings.presence_stale_ms,
                 ),
                 self.settings,
                 clock=self.clock,

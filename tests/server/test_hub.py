@@ -68,7 +68,13 @@ async def hubs_on(url: str, settings: Settings) -> AsyncIterator[list[Hub]]:
         redis = Redis.from_url(url)
         bus = RoomBus(redis)
         hub = Hub(
-            RedisStore(redis, url, 600, os.urandom(4).hex().encode()),
+            RedisStore(
+                redis,
+                url,
+                600,
+                os.urandom(4).hex().encode(),
+                presence_stale_ms=settings.presence_stale_ms,
+            ),
             settings,
             bus=bus,
             storage_errors=STORAGE_ERRORS,

@@ -153,6 +153,11 @@ class Settings:
     #: a server-process name for logs and metrics
     instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 
+    @property
+    def presence_stale_ms(self) -> int:
+        """A process silent this long (three heartbeats) counts as gone."""
+        return int(self.presence_s * 3 * 1000)
+
     def own_addresses(self) -> frozenset[str]:
         """Where this server's own bots connect from - the exempt addresses (this
         host) and the address it listens on - so no per-address budget counts them."""

@@ -66,8 +66,8 @@ class Presence:
         self.results = results
         settings = rooms.settings
         self.period_s = settings.presence_s
-        self.stale_ms = int(settings.presence_s * 3 * 1000)
-        self.store.presence_stale_ms = self.stale_ms
+        #: the store judges heartbeats stale by the same limit (given at its construction)
+        self.stale_ms = self.store.presence_stale_ms
         self.sweep_s = settings.timer_sweep_s
         self.heartbeat = Supervised("presence", self._beat_forever)
         self.sweeper = Supervised("timers", self._sweep_forever)

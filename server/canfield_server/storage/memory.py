@@ -115,13 +115,18 @@ class MemoryRoomStore:
     """``RoomStore`` over a ``MemoryBackend`` (``storage.store.RedisStore``'s twin)."""
 
     def __init__(
-        self, backend: MemoryBackend, ttl_s: int, origin: bytes, clock: Clock = SYSTEM
+        self,
+        backend: MemoryBackend,
+        ttl_s: int,
+        origin: bytes,
+        clock: Clock = SYSTEM,
+        presence_stale_ms: int = 15_000,
     ) -> None:
         self.backend = backend
         self.ttl_s = ttl_s
         self.origin = origin
         self.clock = clock
-        self.presence_stale_ms = 15_000
+        self.presence_stale_ms = presence_stale_ms
 
     async def close(self) -> None:
         pass

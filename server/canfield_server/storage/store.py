@@ -46,6 +46,7 @@ class RedisStore:
         ttl_s: int,
         origin: bytes,
         clock: Clock = SYSTEM,
+        presence_stale_ms: int = 15_000,
     ) -> None:
         """``redis`` is the client for ``url``; moves take their own way there
         (``move_script``). ``clock`` stamps the heartbeats and judges them stale."""
@@ -54,7 +55,7 @@ class RedisStore:
         self.ttl_s = ttl_s
         self.origin = origin
         #: a process whose heartbeat is older than this counts as gone
-        self.presence_stale_ms = 15_000
+        self.presence_stale_ms = presence_stale_ms
         self.scripts = Scripts.register(redis)
         self.move = move_script(redis, url, MOVE)
         #: presence counts of connections that come and go together share a round trip

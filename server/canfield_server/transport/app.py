@@ -106,7 +106,9 @@ def create_app(
             health_check_interval=30,
             pool_wait_s=settings.redis_pool_wait_s,
         )
-        store = RedisStore(redis, url, settings.room_ttl_s, origin)
+        store = RedisStore(
+            redis, url, settings.room_ttl_s, origin, presence_stale_ms=settings.presence_stale_ms
+        )
         pool = DealPool(redis, settings)
         daily = RedisDailyStore(redis, url, settings.daily_retention_days)
         identities = RedisIdentityStore(
