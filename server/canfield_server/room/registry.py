@@ -14,8 +14,8 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable, Coroutine
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol, TypeVar
 
 from canfield import DealCode
 from canfield_protocol import ErrorCode as E
@@ -44,6 +44,21 @@ async def retry_pause(attempt: int) -> None:
     a random moment, longer each time, so a crowd changing one room spreads out."""
     if attempt >= 3:
         await asyncio.sleep(random.uniform(0, 0.002 * attempt))
+
+
+T = TypeVar("T")
+
+
+async def compare_and_set(attempts: int, attempt: Callable[[int], Awaitable[T | None]]) -> T | None:
+    """The one retry loop of a compare-and-set of stored room data: ``attempt(n)``
+    reads, decides and saves if nobody saved first, returning its result, or
+    None when someone did (read again); None after ``attempts`` tries. (A
+    board's numbered actions have their own, allocation-free loop: ``numbered``.)"""
+    for n in range(attempts):
+        result = await attempt(n)
+        if result is not None:
+            return result
+    return None
 
 
 #: a room rule: the new state, or the new state and the race's deal
@@ -204,14 +219,17 @@ class Rooms:
         room here never races itself; after a conflict, from Redis."""
         session = self.sessions.get(code)
         async with session.changing if session else contextlib.nullcontext():
-            record = (
+            held = (
                 RoomRecord(session.state, session.ver, session.deal, session.final)
                 if session
                 else None
             )
-            for attempt in range(MUTATE_ATTEMPTS):
+
+            async def attempt(n: int) -> RoomRecord | None:
+                nonlocal held
+                record, held = held, None  # the state held here serves the first try only
                 if record is None:
-                    await retry_pause(attempt)
+                    await retry_pause(n)
                     record = await self.load(code)
                 result = change(record.state)
                 state, deal = result if isinstance(result, tuple) else (result, None)
@@ -228,16 +246,20 @@ class Rooms:
                     token=token,
                     present=present,
                 )
-                if ver is not None:
-                    if session is not None:
-                        session.adopt(ver, state, str(deal) if deal else None, kicked=kicked)
-                    due = rules.next_due(state)
-                    if due is not None and due != rules.next_due(record.state):
-                        # a new timer (a time limit, a grace): any process's sweep runs
-                        # it, should nobody be connected by then (room/presence.py)
-                        await self.store.schedule(code, due, earlier=True)
-                    return RoomRecord(state, ver, str(deal) if deal else record.deal, record.final)
-                record = None
+                if ver is None:
+                    return None
+                if session is not None:
+                    session.adopt(ver, state, str(deal) if deal else None, kicked=kicked)
+                due = rules.next_due(state)
+                if due is not None and due != rules.next_due(record.state):
+                    # a new timer (a time limit, a grace): any process's sweep runs
+                    # it, should nobody be connected by then (room/presence.py)
+                    await self.store.schedule(code, due, earlier=True)
+                return RoomRecord(state, ver, str(deal) if deal else record.deal, record.final)
+
+            saved = await compare_and_set(MUTATE_ATTEMPTS, attempt)
+            if saved is not None:
+                return saved
         raise ProtocolError(E.UNAVAILABLE, "the room is too busy; try again")
 
     async def set_connected(self, code: str, member_id: str, connected: bool) -> None:

@@ -21,7 +21,7 @@ from canfield_server.room.identity import new_replay_id
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.ports import SolverService, StoredRow
 from canfield_server.room.race import PlayerRace
-from canfield_server.room.registry import Rooms
+from canfield_server.room.registry import Rooms, compare_and_set
 
 __all__ = ["Results"]
 
@@ -82,10 +82,11 @@ class Results:
                 await self.clock.sleep(min(0.2 * 2**attempt, 5.0))  # back off: Redis is down
 
     async def _write(self, code: str, race_no: int) -> None:
-        for _ in range(SAVE_ATTEMPTS):
+        async def attempt(n: int) -> bool | None:
+            """True when written (or nothing to write), None when the room changed first."""
             record = await self.store.load_room(code)
             if record is None or record.state.race != race_no or record.final:
-                return
+                return True
             rows = await self.store.rows(code)
             # a racer who left mid-race has a row (their give up) but no seat
             racers = list(dict.fromkeys([*rows, *(m.id for m in rules.players(record.state))]))
@@ -105,11 +106,15 @@ class Results:
             final = encode(finished)
             state = rules.finish_race(record.state, finished.standings)
             ver = await self.store.save_room(record.ver, state, final=final)
-            if ver is not None:
-                if self.on_finished is not None:
-                    # the replay is kept before this process tells anyone its link
-                    await self.on_finished(code, finished)
-                session = self.rooms.get(code)
-                if session is not None:
-                    session.adopt(ver, state, None, final)
-                return
+            if ver is None:
+                return None
+            if self.on_finished is not None:
+                # the replay is kept before this process tells anyone its link
+                await self.on_finished(code, finished)
+            session = self.rooms.get(code)
+            if session is not None:
+                session.adopt(ver, state, None, final)
+            return True
+
+        if await compare_and_set(SAVE_ATTEMPTS, attempt) is None:
+            log.warning("results of %s not written: the room kept changing", code)
