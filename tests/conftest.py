@@ -35,8 +35,10 @@ os.environ.setdefault("CANFIELD_SOLVER_NICENESS", "0")
 
 
 #: files whose tests load the machine on purpose (a thousand sockets, a soak, the
-#: benches, solver abuse, fuzzing): they run one after another, on one worker
+#: benches, solver abuse, fuzzing, servers killed and restarted): they run one
+#: after another, on one worker
 HEAVY = {
+    "tests/reliability/test_processes.py",
     "tests/reliability/test_mass_drop.py",
     "tests/reliability/test_soak.py",
     "tests/reliability/test_solver_isolation.py",
