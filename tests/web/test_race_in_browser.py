@@ -71,6 +71,14 @@ def target(page: Page, move: Move) -> Locator:
     return page.locator(f'#board .column[data-drop="T{move.dst_index}"]')
 
 
+def settled(page: Page) -> None:
+    """Until the board's cards stop sliding (the last move's animation): a click
+    aimed at a card while its neighbours still move can land on another card."""
+    page.wait_for_function(
+        "() => !document.querySelector('#board').getAnimations({subtree: true}).length"
+    )
+
+
 def expect_in_place(page: Page, game: Game, move: Move, text: str) -> None:
     """After a move, the card lies where the engine put it."""
     if move.dst == "F":
@@ -141,7 +149,9 @@ def test_two_browsers_race_from_lobby_to_replay(
 
     # second move: the other way round
     text2 = picked_card(engine, second)
+    settled(host)
     card(host, text2).click(position=TOP_STRIP)
+    settled(guest)
     drag(guest, card(guest, text2), target(guest, second))
     engine.push(second)
     expect_in_place(host, engine, second, text2)
