@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from canfield_protocol import Create, Join, MoveMsg, Rematch, Role, SettingsMsg, Start
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
 from canfield_server.storage.embedded_redis import EmbeddedRedis
@@ -61,7 +62,7 @@ class MemoryPeer:
 
 
 @contextlib.asynccontextmanager
-async def hubs_on(url: str, settings: Settings) -> AsyncIterator[list[Hub]]:
+async def hubs_on(url: str, settings: Settings, clock: Clock = SYSTEM) -> AsyncIterator[list[Hub]]:
     """Two hubs sharing one redis-server, each with its own client and room bus."""
     made = []
     for _ in range(2):
@@ -73,9 +74,11 @@ async def hubs_on(url: str, settings: Settings) -> AsyncIterator[list[Hub]]:
                 url,
                 600,
                 os.urandom(4).hex().encode(),
+                clock,
                 presence_stale_ms=settings.presence_stale_ms,
             ),
             settings,
+            clock=clock,
             bus=bus,
             storage_errors=STORAGE_ERRORS,
         )

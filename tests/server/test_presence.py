@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 import msgspec
 import pytest
 from canfield_protocol import Create, Join, Leave, Role, Start
-from canfield_server.ops.clock import now_ms
+from canfield_server.ops.clock import ManualClock, now_ms
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import RoomRecord
@@ -41,14 +41,29 @@ async def two_hubs(redis_server: EmbeddedRedis) -> AsyncIterator[list[Hub]]:
         yield two
 
 
+@pytest.fixture
+async def held_hubs(redis_server: EmbeddedRedis) -> AsyncIterator[tuple[ManualClock, list[Hub]]]:
+    """``two_hubs`` on a clock that moves only when told: no heartbeat goes stale
+    because the machine paused, so a member judged away was judged by the race
+    between a join and a beat alone."""
+    clock = ManualClock()
+    settings = Settings(
+        countdown_s=0.05, presence_s=0.1, away_grace_s=0.1, room_updates_hz=0, timer_sweep_s=0
+    )
+    async with hubs_on(redis_server.url, settings, clock) as two:
+        yield clock, two
+
+
 async def stored(hub: Hub, code: str) -> RoomRecord:
     record = await hub.store.load_room(code)
     assert record is not None
     return record
 
 
-async def test_a_heartbeat_never_finds_a_new_member_away(two_hubs: list[Hub]) -> None:
-    one, two = two_hubs
+async def test_a_heartbeat_never_finds_a_new_member_away(
+    held_hubs: tuple[ManualClock, list[Hub]],
+) -> None:
+    clock, (one, two) = held_hubs
     host = MemoryPeer()
     await one.handle(host, Create(name="Ann"))
     room = (await host.expect("joined"))["room"]
@@ -70,7 +85,7 @@ async def test_a_heartbeat_never_finds_a_new_member_away(two_hubs: list[Hub]) ->
         await asyncio.gather(join(), beat(one), beat(two))
         assert (await peer.expect("joined"))["room"] == room
     await asyncio.gather(one.presence.beat(), two.presence.beat())
-    await asyncio.sleep(0.3)  # longer than the grace: a seat wrongly given up would be gone
+    await clock.advance(0.3)  # longer than the grace: a seat wrongly given up would be gone
     state = (await stored(one, room)).state
     assert len(state.members) == ROUNDS + 1
     assert [m.name for m in state.members if not m.connected] == []
