@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 import pytest
 import websockets
@@ -19,89 +19,46 @@ from canfield_client.processes import ServerProcess
 from canfield_server.ops.config import Settings
 
 from tests.conftest import ServerFactory
+from tests.server.client_api import TIMEOUT, ClientApi
 from tests.server.inprocess import Rooms
 
-__all__ = ["AnyClient", "Client", "Connect", "MakeRooms", "LineOfPlay", "SameBoard", "line_of_play"]
+__all__ = [
+    "TIMEOUT",
+    "AnyClient",
+    "Client",
+    "Connect",
+    "MakeRooms",
+    "LineOfPlay",
+    "SameBoard",
+    "line_of_play",
+]
 
 #: a short countdown keeps race tests quick
 FAST_ENV = {"CANFIELD_COUNTDOWN_S": "0.3"}
 
-TIMEOUT = 10.0
 
+class Client(ClientApi):
+    """A real ``websockets`` client of a server process."""
 
-class Client:
     def __init__(self, ws: websockets.ClientConnection) -> None:
+        super().__init__()
         self.ws = ws
-        self.log: list[dict[str, Any]] = []
-        self.joined: dict[str, Any] = {}
 
     async def send(self, **msg: Any) -> None:
         await self.ws.send(json.dumps(msg))
 
-    async def expect(
-        self,
-        kind: str,
-        where: Callable[[dict[str, Any]], bool] = lambda m: True,
-        timeout: float = TIMEOUT,
-    ) -> dict[str, Any]:
-        """The next message of type ``kind`` (matching ``where``); others are logged."""
-        async with asyncio.timeout(timeout):
-            while True:
-                msg = json.loads(await self.ws.recv())
-                self.log.append(msg)
-                if msg["type"] == kind and where(msg):
-                    return msg
-
-    async def request(self, kind: str, **msg: Any) -> dict[str, Any]:
-        """Send and await the reply: ``kind`` or an error, whichever comes first."""
-        await self.send(**msg)
-        async with asyncio.timeout(TIMEOUT):
-            while True:
-                reply = json.loads(await self.ws.recv())
-                self.log.append(reply)
-                if reply["type"] in (kind, "error"):
-                    return reply
-
-    async def create(self, name: str, **settings: Any) -> dict[str, Any]:
-        self.joined = await self.request("joined", type="create", name=name, settings=settings)
-        return self.joined
-
-    async def join(self, room: str, name: str, role: str = "player") -> dict[str, Any]:
-        self.joined = await self.request("joined", type="join", room=room, name=name, role=role)
-        return self.joined
-
-    async def resume(self, room: str, token: str) -> dict[str, Any]:
-        self.joined = await self.request("joined", type="resume", room=room, token=token)
-        return self.joined
+    async def _next(self, deadline: float) -> dict[str, Any]:
+        left = deadline - asyncio.get_running_loop().time()
+        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), max(left, 0.0)))
+        self.log.append(msg)
+        return msg
 
     async def close(self) -> None:
         await self.ws.close()
 
 
-class AnyClient(Protocol):
-    """What tests do with a client: the real ``Client`` here, or ``inprocess.HubClient``."""
-
-    log: list[dict[str, Any]]
-    joined: dict[str, Any]
-
-    async def send(self, **msg: Any) -> None: ...
-
-    async def expect(
-        self,
-        kind: str,
-        where: Callable[[dict[str, Any]], bool] = ...,
-        timeout: float = ...,
-    ) -> dict[str, Any]: ...
-
-    async def request(self, kind: str, **msg: Any) -> dict[str, Any]: ...
-
-    async def create(self, name: str, **settings: Any) -> dict[str, Any]: ...
-
-    async def join(self, room: str, name: str, role: str = ...) -> dict[str, Any]: ...
-
-    async def resume(self, room: str, token: str) -> dict[str, Any]: ...
-
-    async def close(self) -> None: ...
+#: what tests do with a client: the real ``Client`` here, or ``inprocess.HubClient``
+AnyClient = ClientApi
 
 
 #: the ``connect`` fixture: ``await connect(url, address=None)`` -> a ``Client``

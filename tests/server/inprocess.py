@@ -37,10 +37,9 @@ from canfield_server.storage.memory import (
     MemoryRoomStore,
 )
 
-__all__ = ["MemoryPeer", "HubClient", "Rooms", "TIMEOUT"]
+from tests.server.client_api import TIMEOUT, ClientApi
 
-#: real seconds a test waits for a message that is not coming
-TIMEOUT = 10.0
+__all__ = ["MemoryPeer", "HubClient", "Rooms", "TIMEOUT"]
 
 
 class MemoryPeer:
@@ -75,15 +74,14 @@ class MemoryPeer:
                     return msg
 
 
-class HubClient:
-    """A client of one hub, with the test ``Client``'s methods."""
+class HubClient(ClientApi):
+    """A client of one hub, with the test ``Client``'s methods (``ClientApi``)."""
 
     def __init__(self, hub: Hub, clock: ManualClock, ip: str | None = None) -> None:
+        super().__init__()
         self.hub = hub
         self.clock = clock
         self.peer = MemoryPeer(ip)
-        self.log: list[dict[str, Any]] = []
-        self.joined: dict[str, Any] = {}
         self.open = True
 
     async def send(self, **msg: Any) -> None:
@@ -118,40 +116,6 @@ class HubClient:
                     continue
                 self.log.append(msg)
                 return msg
-
-    async def expect(
-        self,
-        kind: str,
-        where: Callable[[dict[str, Any]], bool] = lambda m: True,
-        timeout: float = TIMEOUT,
-    ) -> dict[str, Any]:
-        """The next message of type ``kind`` (matching ``where``); others are logged."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        while True:
-            msg = await self._next(deadline)
-            if msg["type"] == kind and where(msg):
-                return msg
-
-    async def request(self, kind: str, **msg: Any) -> dict[str, Any]:
-        """Send and await the reply: ``kind`` or an error, whichever comes first."""
-        await self.send(**msg)
-        deadline = asyncio.get_running_loop().time() + TIMEOUT
-        while True:
-            reply = await self._next(deadline)
-            if reply["type"] in (kind, "error"):
-                return reply
-
-    async def create(self, name: str, **settings: Any) -> dict[str, Any]:
-        self.joined = await self.request("joined", type="create", name=name, settings=settings)
-        return self.joined
-
-    async def join(self, room: str, name: str, role: str = "player") -> dict[str, Any]:
-        self.joined = await self.request("joined", type="join", room=room, name=name, role=role)
-        return self.joined
-
-    async def resume(self, room: str, token: str) -> dict[str, Any]:
-        self.joined = await self.request("joined", type="resume", room=room, token=token)
-        return self.joined
 
     async def close(self) -> None:
         """The connection ends (a closed tab)."""

@@ -24,7 +24,7 @@ from redis.asyncio import Redis
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect
-from tests.server.test_hub import MemoryPeer
+from tests.server.inprocess import MemoryPeer
 
 TIMEOUT = 30.0
 

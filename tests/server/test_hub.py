@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
 
 import pytest
-from canfield_protocol import Create, Join, MoveMsg, Rematch, Role, SettingsMsg, Start
+from canfield_protocol import Create, Join, MoveMsg, Rematch, SettingsMsg, Start
 from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
@@ -26,39 +24,9 @@ from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
 
+from tests.server.inprocess import MemoryPeer
+
 DEAL = "CF1-D3-AAAAACL"
-
-
-class MemoryPeer:
-    """A connection that keeps what the hub sends it."""
-
-    def __init__(self) -> None:
-        self.room: str | None = None
-        self.member_id: str | None = None
-        self.role: Role | None = None
-        self.ip: str | None = None
-        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.seen: list[dict[str, Any]] = []
-        self.closed: tuple[int, str] | None = None
-
-    def send(self, text: str) -> None:
-        self.inbox.put_nowait(json.loads(text))
-
-    def close(self, code: int, reason: str) -> None:
-        self.closed = (code, reason)
-
-    async def expect(
-        self,
-        kind: str,
-        where: Callable[[dict[str, Any]], bool] = lambda m: True,
-        timeout: float = 5.0,
-    ) -> dict[str, Any]:
-        async with asyncio.timeout(timeout):
-            while True:
-                msg = await self.inbox.get()
-                self.seen.append(msg)
-                if msg["type"] == kind and where(msg):
-                    return msg
 
 
 @contextlib.asynccontextmanager
