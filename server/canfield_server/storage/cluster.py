@@ -57,24 +57,35 @@ class WaitingConnectionPool(ConnectionPool):
         super().__init__(*args, **kwargs)
         self.wait_s = wait_s
         self._returned = asyncio.Event()
+        #: calls waiting for a connection (a release wakes them only then)
+        self._waiting = 0
 
     async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().get_connection(*args, **kwargs)
+        except MaxConnectionsError:
+            pass
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.wait_s
-        while True:
-            self._returned.clear()  # a release from now on wakes the wait below
-            try:
-                return await super().get_connection(*args, **kwargs)
-            except MaxConnectionsError:
-                left = deadline - loop.time()
-                if left <= 0:
-                    raise
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._returned.wait(), left)
+        self._waiting += 1
+        try:
+            while True:
+                self._returned.clear()  # a release from now on wakes the wait below
+                try:
+                    return await super().get_connection(*args, **kwargs)
+                except MaxConnectionsError:
+                    left = deadline - loop.time()
+                    if left <= 0:
+                        raise
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._returned.wait(), left)
+        finally:
+            self._waiting -= 1
 
     async def release(self, connection: Any) -> None:
         await super().release(connection)
-        self._returned.set()
+        if self._waiting:
+            self._returned.set()
 
 
 def redis_client(url: str, pool_wait_s: float | None = None, **kwargs: Any) -> Redis | RedisCluster:

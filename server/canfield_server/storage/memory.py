@@ -238,7 +238,8 @@ class MemoryRoomStore:
             servers.pop(self.origin, None)
 
     async def beat(self, due: dict[str, int]) -> dict[str, set[str]]:
-        now, oldest = self.clock.now_ms(), self.clock.now_ms() - self.presence_stale_ms
+        now = self.clock.now_ms()
+        oldest = now - self.presence_stale_ms
         live: dict[str, set[str]] = {}
         for code, due_ms in due.items():
             table = self.backend.presence.setdefault(code, {})
