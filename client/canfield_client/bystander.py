@@ -84,11 +84,13 @@ async def _churn(url: str, room: str, clients: int, addresses: int, until: float
                     await ws.send(
                         f'{{"type":"join","room":"{room}","name":"C{n}-{seat}","role":"spectator"}}'
                     )
-                    reply = await asyncio.wait_for(ws.recv(), 5)
+                    async with asyncio.timeout(5):
+                        reply = await ws.recv()
                     if '"joined"' in str(reply):
                         tally["joined"] += 1
                         await ws.send('{"type":"leave"}')
-                        await asyncio.wait_for(ws.recv(), 5)
+                        async with asyncio.timeout(5):
+                            await ws.recv()
             except (OSError, TimeoutError, websockets.WebSocketException):
                 tally["refused"] += 1
 

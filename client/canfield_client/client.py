@@ -250,8 +250,9 @@ class RaceClient:
         if self.ws is not None:
             await self.ws.close()
         if self._reader is not None:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+            await asyncio.wait({self._reader})  # its end, not its error: it is closed
+            if not self._reader.cancelled():
+                self._reader.exception()  # taken, so never reported as unretrieved
         self._end_subscriptions()
 
     async def __aenter__(self) -> RaceClient:
@@ -310,7 +311,8 @@ class RaceClient:
                 await self.connect()
                 joined = await self.resume()
                 if joined.state.phase == Phase.RACING:
-                    await asyncio.wait_for(board_seen.wait(), self.reply_timeout)
+                    async with asyncio.timeout(self.reply_timeout):
+                        await board_seen.wait()
                 return joined
             except ServerError:
                 self._give_up()  # the seat is gone (room expired, token refused)
@@ -399,7 +401,8 @@ class RaceClient:
             self._waiter = ((reply, Error) if isinstance(reply, type) else (*reply, Error), future)
             try:
                 await self._send(message)
-                answer = await asyncio.wait_for(future, self.reply_timeout)
+                async with asyncio.timeout(self.reply_timeout):
+                    answer = await future
             finally:
                 self._waiter = None
         if isinstance(answer, Error):
@@ -458,12 +461,14 @@ class RaceClient:
         return await self._request(Ping(t=t), Pong)
 
     async def wait_started(self, timeout: float | None = None) -> Started:
-        await asyncio.wait_for(self._started_event.wait(), timeout)
+        async with asyncio.timeout(timeout):
+            await self._started_event.wait()
         assert self.started is not None or self.board is not None
         return self.started  # type: ignore[return-value]
 
     async def wait_finished(self, timeout: float | None = None) -> Finished:
-        await asyncio.wait_for(self._finished_event.wait(), timeout)
+        async with asyncio.timeout(timeout):
+            await self._finished_event.wait()
         assert self.finished is not None
         return self.finished
 
@@ -475,7 +480,8 @@ class RaceClient:
                 await self._room_changed.wait_for(lambda: self.state and predicate(self.state))
             return self.state
 
-        return await asyncio.wait_for(until(), timeout)
+        async with asyncio.timeout(timeout):
+            return await until()
 
     # ------------------------------------------------------------ identity, history, daily
 
@@ -510,7 +516,8 @@ class RaceClient:
         return await self._request(query, DailyStanding)
 
     async def wait_daily_finished(self, timeout: float | None = None) -> DailyFinished:
-        await asyncio.wait_for(self._daily_done.wait(), timeout)
+        async with asyncio.timeout(timeout):
+            await self._daily_done.wait()
         assert self.daily_finished is not None
         return self.daily_finished
 
@@ -553,7 +560,8 @@ class RaceClient:
                 generation = self._generation
                 try:
                     await self._send(message)
-                    answer = await asyncio.wait_for(future, self.reply_timeout)
+                    async with asyncio.timeout(self.reply_timeout):
+                        answer = await future
                 except (ConnectionLost, TimeoutError):
                     self._pending.pop(seq, None)
                     if attempt == retries or self.token is None or not self.resume_attempts:

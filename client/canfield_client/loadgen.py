@@ -167,7 +167,8 @@ class _Player:
             t0 = time.perf_counter()
             try:
                 future = await self.client.send_action(partial(_move, move=text))
-                answer = await asyncio.wait_for(future, job.drain_s)
+                async with asyncio.timeout(job.drain_s):
+                    answer = await future
             except Exception as exc:  # noqa: BLE001 - every failure is an error figure
                 stats.error(f"{type(exc).__name__}: {exc}")
                 return

@@ -107,3 +107,21 @@ async def test_a_job_given_up_on_keeps_its_slot_until_its_worker_is_done() -> No
     worker.set_result(None)
     await jobs.finish("B0")
     assert await waiting == "B0" and scheduler.running == 0
+
+
+async def test_an_asker_who_stops_waiting_leaves_no_slot_taken() -> None:
+    """A hint asker whose task is cancelled (it left, the server stops) while it
+    waits for its turn: the turn is not handed to nobody, holding a worker."""
+    scheduler, jobs = FairScheduler(slots=1), Jobs()
+    holder = asyncio.ensure_future(scheduler.run("A", jobs.job("A0"), wait_s=60))
+    await asyncio.sleep(0)
+    gone = asyncio.ensure_future(scheduler.run("B", jobs.job("B0"), wait_s=60))
+    await asyncio.sleep(0)
+    gone.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await gone
+    await jobs.finish("A0")
+    await holder
+    assert scheduler.running == 0 and scheduler.waiting("B") == 0
+    assert await asyncio.wait_for(scheduler.run("C", _done, wait_s=1), 5) == "done"
+    assert "B0" not in jobs.started

@@ -242,6 +242,27 @@ async def test_the_deal_pool_refill_comes_back(monkeypatch: pytest.MonkeyPatch) 
     await pool.close()
 
 
+async def test_a_stop_that_lands_as_the_loop_wakes_still_stops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The refill loop is woken and stopped in the same tick (SIGTERM as a solve
+    ends): the stop must not be lost, or the server's shutdown waits forever."""
+    pool = DealPool(None, Settings(pool_poll_s=60, pool_target=1))
+    refilled = asyncio.Event()
+
+    async def refill(draw: int) -> None:
+        refilled.set()
+
+    monkeypatch.setattr(pool, "refill", refill)
+    pool.start()
+    await asyncio.wait_for(refilled.wait(), TIMEOUT)
+    await asyncio.sleep(0.01)  # into its wait for the next wake
+    pool._wake.set()
+    async with asyncio.timeout(TIMEOUT):  # close() runs now, in the wake's tick
+        await pool.close()
+    assert not pool.refiller.running
+
+
 async def test_the_daily_deals_ahead_come_back(monkeypatch: pytest.MonkeyPatch) -> None:
     dealer = DailyDealer(None, None, Settings(daily_ahead_every_s=0.01))  # type: ignore[arg-type]
     dealer.ahead.first_backoff_s = 0.01
@@ -263,3 +284,27 @@ async def test_the_daily_deals_ahead_come_back(monkeypatch: pytest.MonkeyPatch) 
     await asyncio.wait_for(proven.wait(), TIMEOUT)
     assert dealer.ahead.restarts == 1 and dealer.ahead.running
     await dealer.close()
+
+
+async def test_a_part_that_hangs_or_fails_at_shutdown_never_keeps_the_rest_open(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from canfield_server.transport import app
+
+    monkeypatch.setattr(app, "CLOSE_PART_S", 0.05)
+    closed: list[str] = []
+
+    async def hangs() -> None:
+        await asyncio.Event().wait()
+
+    async def fails() -> None:
+        raise RuntimeError("injected")
+
+    async def closes() -> None:
+        closed.append("store")
+
+    async with asyncio.timeout(TIMEOUT):
+        await app.close_in_turn(("the solver", hangs), ("the bus", fails), ("the store", closes))
+    assert closed == ["store"]
+    assert "the solver did not close within 0.05 s" in caplog.text
+    assert "closing the bus failed" in caplog.text

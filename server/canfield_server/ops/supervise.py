@@ -15,7 +15,6 @@ returns is restarted the same way: these loops are meant to run forever.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -59,8 +58,9 @@ class Supervised:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # wait for its end without taking its CancelledError for ours: a
+            # cancel of the caller (a shutdown deadline) still reaches the caller
+            await asyncio.wait({task})
 
     async def _supervise(self) -> None:
         loop = asyncio.get_running_loop()

@@ -176,7 +176,8 @@ class DealPool:
         try:
             future = loop.run_in_executor(self.executor, fn, *args)
             try:
-                result = await asyncio.wait_for(asyncio.shield(future), self._limit(timeout_s))
+                async with asyncio.timeout(self._limit(timeout_s)):
+                    result = await asyncio.shield(future)
             except TimeoutError:
                 self.scheduler.hold_until(future)  # the worker is still on it
                 raise
@@ -292,7 +293,8 @@ class DealPool:
         if task is None:
             return None
         try:
-            return await asyncio.wait_for(asyncio.shield(task), self.par_wait_s)
+            async with asyncio.timeout(self.par_wait_s):
+                return await asyncio.shield(task)
         except TimeoutError:
             return None
 
@@ -393,4 +395,5 @@ class DealPool:
                 except Exception:  # noqa: BLE001 - a broken worker must not end the server
                     log.exception("deal pool refill (draw %d) failed", draw)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll_s)
+                async with asyncio.timeout(self.poll_s):
+                    await self._wake.wait()

@@ -62,13 +62,16 @@ class FairScheduler:
         self._served.setdefault(owner, self._turns - 0.5)
         self._dispatch()
         try:
-            await asyncio.wait_for(asyncio.shield(turn), wait_s)
-        except TimeoutError:
+            async with asyncio.timeout(wait_s):
+                await asyncio.shield(turn)
+        except BaseException as exc:  # out of time, or the asker stopped (cancelled)
             if turn.done() and not turn.cancelled():
-                self._release()  # the turn came just as the wait ran out: give it back
+                self._release()  # the turn came just as the wait ended: give it back
             else:
-                self._forget(owner, turn)
-            raise Busy(f"the solver is busy; waited {wait_s:g} s") from None
+                self._forget(owner, turn)  # never dispatched to nobody, holding a slot
+            if isinstance(exc, TimeoutError):
+                raise Busy(f"the solver is busy; waited {wait_s:g} s") from None
+            raise
         try:
             return await job()
         finally:

@@ -78,7 +78,8 @@ class WaitingConnectionPool(ConnectionPool):
                     if left <= 0:
                         raise
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._returned.wait(), left)
+                        async with asyncio.timeout(left):
+                            await self._returned.wait()
         finally:
             self._waiting -= 1
 

@@ -100,7 +100,8 @@ class PipelinedScript:
         self._pending.append(future)
         writer.write(_pack(b"EVALSHA", self.sha, len(keys), *keys, *args))
         try:
-            reply = await asyncio.wait_for(future, self.timeout_s)
+            async with asyncio.timeout(self.timeout_s):
+                reply = await future
         except TimeoutError:
             self._fail(RedisTimeoutError("Redis did not answer in time"))
             raise RedisTimeoutError("Redis did not answer in time") from None
@@ -109,7 +110,8 @@ class PipelinedScript:
                 future = asyncio.get_running_loop().create_future()
                 self._pending.append(future)
                 writer.write(_pack(b"EVAL", self.body, len(keys), *keys, *args))
-                reply = await asyncio.wait_for(future, self.timeout_s)
+                async with asyncio.timeout(self.timeout_s):
+                    reply = await future
             if isinstance(reply, hiredis.ReplyError):
                 raise ResponseError(str(reply))
         return reply
@@ -124,19 +126,16 @@ class PipelinedScript:
             query = parse_qs(parts.query)
             try:
                 if parts.scheme == "unix":
-                    reader, writer = await asyncio.wait_for(
-                        asyncio.open_unix_connection(unquote(parts.path)), self.timeout_s
-                    )
+                    async with asyncio.timeout(self.timeout_s):
+                        reader, writer = await asyncio.open_unix_connection(unquote(parts.path))
                     db = query.get("db", ["0"])[0]
                 else:
-                    reader, writer = await asyncio.wait_for(
-                        asyncio.open_connection(
+                    async with asyncio.timeout(self.timeout_s):
+                        reader, writer = await asyncio.open_connection(
                             parts.hostname or "127.0.0.1",
                             parts.port or 6379,
                             ssl=_tls(parts.scheme, query),
-                        ),
-                        self.timeout_s,
-                    )
+                        )
                     db = (parts.path or "/0").lstrip("/") or query.get("db", ["0"])[0]
             except (TimeoutError, OSError) as exc:
                 raise RedisConnectionError(f"cannot reach Redis: {exc}") from None
@@ -155,7 +154,8 @@ class PipelinedScript:
                 future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
                 self._pending.append(future)
                 writer.write(command)
-                reply = await asyncio.wait_for(future, self.timeout_s)
+                async with asyncio.timeout(self.timeout_s):
+                    reply = await future
                 if isinstance(reply, hiredis.ReplyError):
                     self._fail(RedisConnectionError(str(reply)))
                     raise RedisConnectionError(str(reply))

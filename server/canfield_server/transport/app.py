@@ -11,10 +11,11 @@ this file's internals. ``/ws`` is served in front of Starlette
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib.metadata import entry_points
 
 from starlette.applications import Starlette
@@ -54,6 +55,23 @@ def bot_launcher(ws_url: str) -> BotLauncher | None:
         factory: Callable[[str], BotLauncher] = entry.load()
         return factory(ws_url)
     return None
+
+
+#: how long one part may take to close at shutdown before the next goes on
+CLOSE_PART_S = 5.0
+
+
+async def close_in_turn(*parts: tuple[str, Callable[[], Awaitable[object]]]) -> None:
+    """Close each part, each within ``CLOSE_PART_S``: one that hangs or fails is
+    logged by name and the rest still close, so a stop always ends."""
+    for name, close in parts:
+        try:
+            async with asyncio.timeout(CLOSE_PART_S):
+                await close()
+        except TimeoutError:
+            log.error("shutdown: %s did not close within %g s; going on", name, CLOSE_PART_S)
+        except Exception:  # noqa: BLE001 - the others must still close
+            log.exception("shutdown: closing %s failed; going on", name)
 
 
 class WebSocketFirst:
@@ -140,15 +158,17 @@ def create_app(
         try:
             yield
         finally:
-            await hub.shutdown()
-            await dealer.close()
-            await hub.presence.stop()
-            await pool.close()
-            await bus.stop()
-            await daily.close()
-            await identities.close()
-            await store.close()
-            await redis.aclose()
+            await close_in_turn(
+                ("the rooms", hub.shutdown),
+                ("the daily deals", dealer.close),
+                ("the presence heartbeat", hub.presence.stop),
+                ("the solver", pool.close),
+                ("the room bus", bus.stop),
+                ("the daily store", daily.close),
+                ("the identity store", identities.close),
+                ("the room store", store.close),
+                ("the Redis pool", redis.aclose),
+            )
 
     ws = WebSocketEndpoint(
         max_frame_bytes=settings.max_frame_bytes,

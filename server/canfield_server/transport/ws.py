@@ -289,6 +289,7 @@ class WebSocketEndpoint:
                 if not writer.done():
                     peer.close(1000, "bye")
                     try:
-                        await asyncio.wait_for(writer, 1.0)
+                        async with asyncio.timeout(1.0):
+                            await writer
                     except Exception:  # noqa: BLE001 - the socket is gone anyway
                         writer.cancel()
