@@ -39,3 +39,5 @@ class MemberStatus(StrEnum):
     LEFT = "left"
     #: still playing when the time limit hit; their time is the race's length
     TIMED_OUT = "timed_out"
+    #: still playing when the host ended the race; their time is the race's length then
+    STOPPED = "stopped"

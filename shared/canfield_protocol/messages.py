@@ -450,7 +450,9 @@ class RoomState(_RoomBody):
 
 class Row(msgspec.Struct, kw_only=True):
     """One leaderboard row. ``time_ms``: from the start to the finish (won or
-    gave up), else to the player's last accepted action."""
+    gave up), else to the player's last accepted action. ``rank`` is shared by
+    a true tie; ``reached_ms`` (when they won, or first had their number of
+    cards home) is the tie-break, so a page can say what decided a place."""
 
     rank: int = 0
     id: str
@@ -460,6 +462,7 @@ class Row(msgspec.Struct, kw_only=True):
     moves: int
     status: MemberStatus
     time_ms: int
+    reached_ms: int | None = None
 
 
 class _Server(msgspec.Struct, tag_field="type", kw_only=True):

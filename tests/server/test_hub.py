@@ -98,7 +98,7 @@ async def test_the_time_limit_ends_the_race_once_however_many_processes_try(
     assert finals[0] == finals[1] and finals[0]["deal"] == DEAL
     ids = {r["name"]: r["id"] for r in finals[0]["standings"]}
     assert finals[0]["replays"] == {ids["Ann"]: [], ids["Bob"]: ["S"]}
-    assert {r["status"] for r in finals[0]["standings"]} == {"playing"}
+    assert {r["status"] for r in finals[0]["standings"]} == {"stopped"}  # no time limit set
 
     await two.handle(guest, MoveMsg(seq=2, move="S"))
     late = await guest.expect("error")

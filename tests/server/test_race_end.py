@@ -121,8 +121,14 @@ async def test_the_host_ends_the_race_early_with_the_standings_so_far(rooms: Mak
     assert (await bob.request("error", type="end_race"))["code"] == "not-host"
     await ann.send(type="end_race")
     finished = await bob.expect("finished")
-    assert {r["status"] for r in finished["standings"]} == {"playing"}  # stopped mid-play
+    standings = finished["standings"]
+    assert {r["status"] for r in standings} == {"stopped"}  # stopped mid-play
     assert row(finished, "Bob")["moves"] == 1
+    # their time is the race's length when it was stopped, the same for both
+    assert row(finished, "Ann")["time_ms"] == row(finished, "Bob")["time_ms"]
+    assert row(finished, "Bob")["time_ms"] >= row(finished, "Bob")["reached_ms"]
+    # the base card home each, from the start: no rule tells them apart, so they share 1st
+    assert [r["rank"] for r in standings] == [1, 1]
     late = await bob.request("error", type="move", seq=2, move="S")
     assert late["code"] == "wrong-phase"
 

@@ -11,8 +11,9 @@ from tests.server.conftest import MakeRooms
 from tests.server.test_race_live import DEAL, lobby
 
 
-def row(member_id: str) -> Row:
+def row(member_id: str, rank: int) -> Row:
     return Row(
+        rank=rank,
         id=member_id,
         name=member_id.title(),
         score=0,
@@ -29,11 +30,19 @@ def series_room(best_of: Literal[1, 3, 5, 7]) -> R.RoomState:
     return R.update_settings(state, "ann", SettingsMsg(best_of=best_of))
 
 
-def race(state: R.RoomState, *order: str) -> R.RoomState:
-    """One race whose standings are ``order`` (first place first), then the rematch."""
+def race(state: R.RoomState, *order: str, tied: int = 1) -> R.RoomState:
+    """One race whose standings are ``order`` (first place first; the first
+    ``tied`` share first place)."""
     racing, _ = R.start_race(state, "ann", 0, 0, force=True)
-    finished = R.finish_race(racing, [row(m) for m in order])
-    return finished
+    ranks = [1 if n < tied else n + 1 for n in range(len(order))]
+    return R.finish_race(racing, [row(m, rank) for m, rank in zip(order, ranks, strict=True)])
+
+
+def test_a_tie_for_first_is_a_win_for_each_racer_of_it() -> None:
+    state = race(series_room(3), "ann", "bob", tied=2)
+    assert wins(state) == {"ann": 1, "bob": 1}
+    state = race(R.rematch(state, "ann"), "bob", "ann")
+    assert wins(state) == {"ann": 1, "bob": 2} and series(state).winner_id is None  # 2-1, one left
 
 
 def wins(state: R.RoomState) -> dict[str, int]:
@@ -96,12 +105,21 @@ async def test_a_best_of_three_to_its_end(rooms: MakeRooms) -> None:
     await bob.expect("room", lambda m: m["settings"]["best_of"] == 3)
     champion = None
     for number in (1, 2, 3):
+        if number > 1:  # a rematch deals anew: the same deal again, for the line below
+            reply = await ann.request("room", type="settings", deal=DEAL)
+            assert reply["type"] == "room", reply
         await ann.send(type="start", force=True)
         for client in (ann, bob):
             await client.expect("started")
+        # the winner of each race puts a card home before both give up (no tie)
+        leader = (ann, bob)[number % 2]
+        for seq, move in enumerate(["S", "S", "S", "S", "W-F"], start=1):
+            assert (await leader.request("ack", type="move", seq=seq, move=move))["type"] == "ack"
         for client in (ann, bob):
-            await client.send(type="give_up", seq=1)
-        first = (await bob.expect("finished"))["standings"][0]["id"]
+            await client.send(type="give_up", seq=6 if client is leader else 1)
+        standings = (await bob.expect("finished"))["standings"]
+        first = standings[0]["id"]
+        assert first == leader.joined["player_id"] and [r["rank"] for r in standings] == [1, 2]
         # the room that ends the race carries the tally (it comes with the results)
         tallies = [m["series"] for m in bob.log if m["type"] == "room" and m.get("series")]
         series = tallies[-1]

@@ -223,9 +223,15 @@ def test_two_browsers_race_from_lobby_to_replay(
     expect(host.locator("#rp-step")).to_have_text(re.compile(r"Move 0 of \d+"))
     host.click("#rp-forward")
     expect(host.locator("#rp-move")).to_have_text(first.text())
-    host.click("#rp-play")  # plays on by itself
+    host.click("#rp-forward")
     expect(host.locator("#rp-move")).to_have_text(second.text())
-    host.click("#rp-play")
+    # play goes on by itself to the end and stops there (each step shows for
+    # 450 ms: a check of one passing step could miss it on a loaded machine)
+    host.click("#rp-play")  # from move 2: reaching the end shows it played
+    expect(host.locator("#rp-step")).to_have_text(re.compile(r"Move (\d+) of \1"))
+    expect(host.locator("#rp-move")).to_have_text("G")  # the give-up is the last action
+    expect(host.locator("#rp-play")).to_have_attribute("aria-label", "Play")
+    assert board_text(host, "#replay-board") == final_host_board
 
     # the race's own replay page: anyone with the link, no seat, no identity
     share = guest.locator("#replay-link")

@@ -94,6 +94,8 @@ def test_start_anyway_away_countdown_end_race_and_host_handover(
         expect(page.locator("#final-lb tbody tr")).to_have_count(3)
     cy_row = ana.locator("#final-lb tr", has=ana.locator("td.c-player", has_text="Cy"))
     expect(cy_row.locator("td.c-status")).to_have_text("left")
+    bob_row = ana.locator("#final-lb tr", has=ana.locator("td.c-player", has_text="Bob"))
+    expect(bob_row.locator("td.c-status")).to_have_text("stopped")  # still racing at the end
 
     # the host leaves: Bob hosts at once, on the page he is on (Rematch appears), then the lobby
     expect(bob.locator("#rematch")).to_be_hidden()

@@ -240,7 +240,7 @@ class DailyRaces:
         players, top, mine = await store.standing(
             date, msg.draw, identity.id if identity else None, msg.limit
         )
-        rows = ranked(top)  # already in rank order: their ranks are 1..n
+        rows = ranked(top, ties=False)  # already in rank order: their ranks are 1..n
         over = date < day
         reply = DailyStanding(
             date=date,

@@ -22,19 +22,27 @@ LAG_WEIGHT = 2.0
 
 
 def rank_key(row: StoredRow) -> tuple:
+    """The order: the place (``[:-1]``), then the id (a stable order within a tie)."""
     if row.status == MemberStatus.WON:
         return (0, row.at, 0, row.id)
     return (1, -row.on_foundations, row.at, row.id)
 
 
-def ranked(rows: Iterable[StoredRow], connected: Container[str] | None = None) -> list[Row]:
-    """Wire rows in rank order; a playing player with no connection shows ``disconnected``."""
+def ranked(
+    rows: Iterable[StoredRow], connected: Container[str] | None = None, *, ties: bool = True
+) -> list[Row]:
+    """Wire rows in rank order; a playing player with no connection shows
+    ``disconnected``. Rows that no rule tells apart share a place (``ties``)."""
     out = []
-    for rank, row in enumerate(sorted(rows, key=rank_key), start=1):
+    place, before = 0, None
+    for n, row in enumerate(sorted(rows, key=rank_key), start=1):
+        key = rank_key(row)[:-1]
+        if not ties or key != before:
+            place, before = n, key
         status = row.status
         if status == MemberStatus.PLAYING and connected is not None and row.id not in connected:
             status = MemberStatus.DISCONNECTED
-        out.append(wire_row(row, rank, status))
+        out.append(wire_row(row, place, status))
     return out
 
 
@@ -50,6 +58,7 @@ def wire_row(row: StoredRow, rank: int, status: MemberStatus | None = None) -> R
         moves=row.moves,
         status=row.status if status is None else status,
         time_ms=row.time_ms,
+        reached_ms=row.at,
     )
 
 

@@ -33,16 +33,19 @@ OUTAGE_TRIES = 8
 SAVE_ATTEMPTS = 16
 
 
-def _cut_off_by_the_clock(rows: dict[str, StoredRow], state: RoomState, now: int) -> None:
-    """Racers still playing when the time limit hit are ``timed_out``, and their
-    time is the race's length (not that of their last move)."""
-    if state.ends_at is None or state.starts_at is None or now < state.ends_at:
+def _close_open_rows(rows: dict[str, StoredRow], state: RoomState, now: int) -> None:
+    """Racers still playing at the end are ``timed_out`` (the time limit hit) or
+    ``stopped`` (the host ended the race), and their time is the race's length
+    then (not that of their last move)."""
+    if state.starts_at is None:
         return
-    length = state.ends_at - state.starts_at
+    timed_out = state.ends_at is not None and now >= state.ends_at
+    end = state.ends_at if timed_out and state.ends_at is not None else now
+    status = MemberStatus.TIMED_OUT if timed_out else MemberStatus.STOPPED
     for member_id, row in rows.items():
         if row.status == MemberStatus.PLAYING:
             rows[member_id] = msgspec.structs.replace(
-                row, status=MemberStatus.TIMED_OUT, time_ms=length
+                row, status=status, time_ms=max(0, end - state.starts_at)
             )
 
 
@@ -94,7 +97,7 @@ class Results:
             for m in rules.players(record.state):
                 if m.id not in rows:
                     rows[m.id] = PlayerRace.fresh(deal).row(m.id, m.name)
-            _cut_off_by_the_clock(rows, record.state, self.clock.now_ms())
+            _close_open_rows(rows, record.state, self.clock.now_ms())
             finished = Finished(
                 standings=ranked(rows.values()),
                 deal=deal,

@@ -10,7 +10,8 @@ __all__ = ["score_series"]
 
 
 def score_series(state: RoomState, standings: list[Row]) -> RoomState:
-    """Count a race in the room's best-of-N series: its first place wins it. The
+    """Count a race in the room's best-of-N series: its first place wins it (each
+    racer of a tie for first). The
     series is decided as soon as nobody can catch the leader (or after its last
     race, where a tie goes to whoever placed better in that race)."""
     best_of = state.settings.best_of
@@ -22,7 +23,9 @@ def score_series(state: RoomState, standings: list[Row]) -> RoomState:
     scores = {s.id: msgspec.structs.replace(s) for s in series.scores}
     for row in standings:
         scores.setdefault(row.id, SeriesScore(id=row.id, name=row.name))
-    scores[standings[0].id].wins += 1
+    for row in standings:  # first place, shared by a tie
+        if row.rank == standings[0].rank:
+            scores[row.id].wins += 1
     races = series.races + 1
     place = {row.id: n for n, row in enumerate(standings)}
     order = sorted(scores.values(), key=lambda s: (-s.wins, place.get(s.id, len(place))))

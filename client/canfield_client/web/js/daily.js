@@ -224,7 +224,10 @@ function renderResult() {
   const rank = now?.rank || row.rank;
   const players = Math.max(S.standing[S.draw]?.players || 0, fin?.players || 0, rank);
   $("#result-body").replaceChildren(
-    h("p", { class: "place-text", text: placeText(rank, players) }),
+    // alone so far, a place claims nothing: say what happened instead of a medal
+    players > 1
+      ? h("p", { class: "place-text", text: placeText(rank, players) })
+      : h("p", { class: "place-text alone", text: t("daily_first_today") }),
     h("dl", { class: "facts" },
       h("dt", { text: t("status") }), h("dd", { text: t(`st_${row.status}`) }),
       h("dt", { text: t("daily_cards_home") }), h("dd", { text: `${row.on_foundations} / 52` }),

@@ -108,6 +108,7 @@ const STRINGS = {
     sure_end_race: "End the race now for everyone? The results are taken as they stand.",
     st_left: "left",
     st_timed_out: "out of time",
+    st_stopped: "stopped",
     away_s: "away {s}s",
     waiting: "races next",
     waiting_note: "You will race from the next race (rematch); watching now",
@@ -180,6 +181,7 @@ const STRINGS = {
     finish_gave_up: "You gave up",
     finish_left: "You are out of the race",
     finish_timed_out: "Out of time",
+    finish_stopped: "The host ended the race",
     finish_cards: "Cards home: {n}",
     finish_watch: "The race goes on: watch it below.",
     place_so_far: "place so far",
@@ -194,7 +196,19 @@ const STRINGS = {
     wins: "{name} wins!",
     win_all: "All 52 cards home in {time}",
     win_most: "Most cards home: {n} of 52",
+    nobody_won: "Nobody won",
+    daily_first_today: "First to play today",
+    lead_most: "Most cards home: {names}, {n} of 52",
+    tie_won: "A tie: {names} won in {time}",
+    tie_first: "A tie for first: {names}, {n} of 52 home each",
+    tie_broken: "{name} and {other} both had {n} cards home; the tie-break is who got there first: {name} at {t1}, {other} at {t2}.",
+    names_and: "{a} and {b}",
     your_place: "You finished {place}",
+    your_place_tied: "You finished {place} (tied)",
+    news_won: "{name} finished {place} in {time}",
+    news_gave_up: "{name} gave up with {n} cards home",
+    "news_gave_up:one": "{name} gave up with {n} card home",
+    news_left: "{name} is out of the race",
     // series
     best_of: "Best of",
     single_race: "1 (single race)",
@@ -429,6 +443,7 @@ const STRINGS = {
     sure_end_race: "Završiti utrku sada za sve? Rezultati se uzimaju kakvi jesu.",
     st_left: "otišao",
     st_timed_out: "isteklo vrijeme",
+    st_stopped: "prekinuto",
     away_s: "odsutan {s} s",
     waiting: "igra sljedeću",
     waiting_note: "Utrkivat ćeš se od sljedeće utrke (revanš); sada gledaš",
@@ -501,6 +516,7 @@ const STRINGS = {
     finish_gave_up: "Odustao si",
     finish_left: "Ispao si iz utrke",
     finish_timed_out: "Isteklo je vrijeme",
+    finish_stopped: "Domaćin je završio utrku",
     finish_cards: "Karte na temeljima: {n}",
     finish_watch: "Utrka se nastavlja: prati je ispod.",
     place_so_far: "mjesto zasad",
@@ -515,7 +531,22 @@ const STRINGS = {
     wins: "{name} pobjeđuje!",
     win_all: "Sve 52 karte na temeljima za {time}",
     win_most: "Najviše karata na temeljima: {n} od 52",
+    nobody_won: "Nitko nije pobijedio",
+    daily_first_today: "Prvi rezultat danas",
+    lead_most: "Najviše karata na temeljima: {names}, {n} od 52",
+    tie_won: "Neriješeno: {names} pobjeđuju za {time}",
+    tie_first: "Neriješeno za prvo mjesto: {names}, svatko {n} od 52",
+    tie_broken: "{name} i {other} imaju po {n} karata na temeljima; odlučuje tko je do toga stigao ranije: {name} u {t1}, {other} u {t2}.",
+    "tie_broken:one": "{name} i {other} imaju po {n} kartu na temeljima; odlučuje tko je do toga stigao ranije: {name} u {t1}, {other} u {t2}.",
+    "tie_broken:few": "{name} i {other} imaju po {n} karte na temeljima; odlučuje tko je do toga stigao ranije: {name} u {t1}, {other} u {t2}.",
+    names_and: "{a} i {b}",
     your_place: "Tvoje mjesto: {place}",
+    your_place_tied: "Tvoje mjesto: {place} (dijeljeno)",
+    news_won: "{name}: {place} mjesto, vrijeme {time}",
+    news_gave_up: "{name} odustaje, {n} karata na temeljima",
+    "news_gave_up:one": "{name} odustaje, {n} karta na temeljima",
+    "news_gave_up:few": "{name} odustaje, {n} karte na temeljima",
+    news_left: "{name} je ispao iz utrke",
     // serija
     best_of: "Najbolji od",
     single_race: "1 (jedna utrka)",
@@ -675,8 +706,17 @@ export function onLangChange(fn) {
 }
 
 /** The text for key in the current language, with {name} placeholders filled. */
+const pluralRules = {};
+
+/** A key's text; with a number `n`, its plural form where one is given
+ * (`key:one`, `key:few`, ... by Intl.PluralRules: "1 karta", "3 karte", "5 karata"). */
 export function t(key, vars = {}) {
-  const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+  let form = null;
+  if (typeof vars.n === "number") {
+    const rules = (pluralRules[lang] ||= new Intl.PluralRules(lang));
+    form = STRINGS[lang][`${key}:${rules.select(vars.n)}`];
+  }
+  const text = form ?? STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ""));
 }
 

@@ -11,7 +11,7 @@ import { Home } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
-import { ACTION_ERRORS, ERR, TRANSIENT_ERRORS } from "./protocol.js";
+import { ACTION_ERRORS, DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
 import { Actions, state, subscribe, update } from "./state.js";
@@ -134,7 +134,7 @@ function isPlaying() {
 
 function isDone() {
   const row = state.leaderboard?.rows.find((r) => r.id === state.me?.id);
-  return Boolean(state.board?.won) || ["gave_up", "won", "left", "timed_out"].includes(row?.status);
+  return Boolean(state.board?.won) || DONE_STATUSES.has(row?.status);
 }
 
 const isPractice = () => Boolean(state.roomState?.settings?.practice);

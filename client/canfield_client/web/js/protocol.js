@@ -48,11 +48,12 @@ export const STATUS = Object.freeze({
   GAVE_UP: "gave_up",
   LEFT: "left",
   TIMED_OUT: "timed_out",
+  STOPPED: "stopped",
   DISCONNECTED: "disconnected",
 });
 
 /** Statuses of a racer whose race is over: their time stops. */
-export const DONE_STATUSES = new Set([STATUS.WON, STATUS.GAVE_UP, STATUS.LEFT, STATUS.TIMED_OUT]);
+export const DONE_STATUSES = new Set([STATUS.WON, STATUS.GAVE_UP, STATUS.LEFT, STATUS.TIMED_OUT, STATUS.STOPPED]);
 
 /** Errors that answer a numbered board action (move, tap, undo, give up). */
 export const ACTION_ERRORS = new Set([

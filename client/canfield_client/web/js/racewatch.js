@@ -1,5 +1,6 @@
 // What the race view shows besides the board: the moment a player finishes
-// (their place from the leaderboard, a short celebration for a win), and the
+// (their place from the leaderboard, a short celebration for a win), every
+// rival's finish announced to everyone as it happens, and the
 // live race chart for everyone who is not playing (spectators, late joiners,
 // players who are done) until the race ends.
 //
@@ -12,8 +13,12 @@ import { $, clock, h } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { RaceChart } from "./chart.js";
 import { state } from "./state.js";
-import { placeText } from "./words.js";
+import { ordinal, placeText } from "./words.js";
 import { DONE_STATUSES as DONE } from "./protocol.js";
+
+/** How long a finish stays announced on screen, and how many show at once. */
+const NEWS_MS = 8000;
+const NEWS_MAX = 3;
 
 const CONFETTI = ["#ffcf3f", "#ff6b6b", "#4dabf7", "#51cf66", "#cc5de8", "#ffa94d"];
 
@@ -24,6 +29,10 @@ export class RaceWatch {
     this.raceKey = null; // started_at of the race being recorded
     this.series = new Map(); // player id -> {id, name, points: [[ms, cards]], end}
     this.celebrated = null;
+    this.statuses = new Map(); // player id -> last status seen in this race
+    // over the board, never pushing it: a finish shows without moving a card
+    this.news = h("div", { id: "race-news", class: "race-news", role: "status", "aria-live": "polite" });
+    $("#view-race").append(this.news);
     this.finish = h("div", { class: "finish-card", role: "status", hidden: true });
     this.chartTitle = h("h2", { text: t("race_chart") });
     const panel = h("div", { class: "chart-panel" }, this.chartTitle);
@@ -49,6 +58,8 @@ export class RaceWatch {
   restart(startedAt) {
     this.raceKey = startedAt;
     this.series.clear();
+    this.statuses.clear();
+    this.news.replaceChildren();
     this.celebrated = null;
     this.chart.reset();
   }
@@ -74,7 +85,23 @@ export class RaceWatch {
         line.points.push([at, row.on_foundations]);
       }
       line.end = DONE.has(row.status) ? Math.max(Number(row.time_ms) || 0, lastPoint[0]) : null;
+      const before = this.statuses.get(row.id);
+      this.statuses.set(row.id, row.status);
+      // a page that comes in late (or reloads) takes what is done as old news
+      if (before !== undefined && !DONE.has(before) && DONE.has(row.status)) this.announce(row);
     }
+  }
+
+  /** "Ana finished 1st in 0:39", on every page but the finisher's own (theirs has its moment). */
+  announce(row) {
+    if (row.id === state.me?.id) return;
+    const key = { won: "news_won", gave_up: "news_gave_up", left: "news_left" }[row.status];
+    if (!key) return; // out of time or stopped: the race is over, the results say it
+    const text = t(key, { name: row.name, place: ordinal(row.rank), time: clock(row.time_ms), n: row.on_foundations });
+    const item = h("p", { class: `news ${row.status}`, text });
+    this.news.prepend(item);
+    while (this.news.children.length > NEWS_MAX) this.news.lastChild.remove();
+    setTimeout(() => item.remove(), NEWS_MS);
   }
 
   myRow() {
@@ -117,7 +144,7 @@ export class RaceWatch {
     const final = rows.every((r) => DONE.has(r.status));
     const what = won
       ? t("finish_won")
-      : t({ left: "finish_left", timed_out: "finish_timed_out" }[row.status] || "finish_gave_up");
+      : t({ left: "finish_left", timed_out: "finish_timed_out", stopped: "finish_stopped" }[row.status] || "finish_gave_up");
     const detail = won ? `${clock(row.time_ms)}` : t("finish_cards", { n: row.on_foundations });
     this.finish.hidden = false;
     this.finish.classList.toggle("won", won);

@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
+import { STATUS } from "./protocol.js";
 import { playerIds } from "./racewatch.js";
 import { ReplayGame, ReplayPlayer } from "./replay.js";
 import { seriesEl } from "./series.js";
@@ -74,21 +75,26 @@ export class Results {
     this.renderChart();
   }
 
-  /** "Ana wins!", how, and our own place. */
+  /** What happened, and no more: who won (or that nobody did), a tie as a
+   * tie, the tie-break when it decided first place, and our own place. */
   renderCall() {
     const rows = this.finished?.standings || [];
-    const top = rows[0];
-    if (!top) {
+    const call = headline(rows);
+    if (!call) {
       this.call.replaceChildren();
       return;
     }
-    const how = top.status === "won" ? t("win_all", { time: clock(top.time_ms) }) : t("win_most", { n: top.on_foundations });
     const mine = rows.find((r) => r.id === this.me?.id);
-    this.call.classList.toggle("mine", top.id === this.me?.id);
+    const tied = mine && rows.filter((r) => r.rank === mine.rank).length > 1;
+    this.call.classList.toggle("mine", call.winners.some((r) => r.id === this.me?.id));
+    this.call.classList.toggle("nobody", !call.winners.length);
     this.call.replaceChildren(
-      h("p", { class: "winner" }, h("span", { class: "trophy", "aria-hidden": "true", text: "\u2605" }), t("wins", { name: top.name })),
-      h("p", { class: "how", text: how }),
-      ...(mine ? [h("p", { class: "your-place", text: t("your_place", { place: placeText(mine.rank, rows.length) }) })] : []),
+      h("p", { class: "winner" },
+        ...(call.winners.length ? [h("span", { class: "trophy", "aria-hidden": "true", text: "\u2605" })] : []),
+        call.title),
+      h("p", { class: "how", text: call.how }),
+      ...(call.decided ? [h("p", { class: "hint tie-break", text: call.decided })] : []),
+      ...(mine ? [h("p", { class: "your-place", text: t(tied ? "your_place_tied" : "your_place", { place: placeText(mine.rank, rows.length) }) })] : []),
     );
   }
 
@@ -130,3 +136,31 @@ export class Results {
     if (!this.player.load(this.finished?.deal, moves)) this.flash(t("err_bad_deal_code"));
   }
 }
+
+/** "Ana", "Ana and Mo", "Ana, Mo and Iva". */
+function names(rows) {
+  const all = rows.map((r) => r.name);
+  return all.length < 2 ? all.join("") : t("names_and", { a: all.slice(0, -1).join(", "), b: all[all.length - 1] });
+}
+
+/** The results' headline from the standings: {title, how, decided, winners}. */
+export function headline(rows) {
+  const top = rows[0];
+  if (!top) return null;
+  const first = rows.filter((r) => r.rank === top.rank);
+  if (top.status === STATUS.WON) {
+    const time = clock(top.time_ms);
+    return first.length > 1
+      ? { title: t("tie_won", { names: names(first), time }), how: t("win_all", { time }), decided: "", winners: first }
+      : { title: t("wins", { name: top.name }), how: t("win_all", { time }), decided: "", winners: [top] };
+  }
+  const n = top.on_foundations;
+  if (first.length > 1) return { title: t("nobody_won"), how: t("tie_first", { names: names(first), n }), decided: "", winners: [] };
+  // first place alone on cards home: say so, and what decided it when the next had as many
+  const next = rows[1];
+  const decided = next && next.status !== STATUS.WON && next.on_foundations === n
+    ? t("tie_broken", { name: top.name, other: next.name, n, t1: clock(top.reached_ms ?? 0), t2: clock(next.reached_ms ?? 0) })
+    : "";
+  return { title: t("nobody_won"), how: t("lead_most", { names: top.name, n }), decided, winners: [] };
+}
+

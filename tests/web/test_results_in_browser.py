@@ -1,0 +1,95 @@
+"""Results that claim only what happened, in a real browser.
+
+Three racers on one deal: Ana and Bob put the same three cards home, Ana
+first; the host ends the race while all three still play. Nobody won, the
+page says so, names the tie-break that put Ana ahead of Bob and shows
+everyone still racing as stopped. Then two racers who give up at once with
+only the base card home share first place, in Croatian, and a spectator
+is told of each finish as it happens.
+"""
+
+from __future__ import annotations
+
+import re
+
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, Page, expect
+
+from tests.web.pages import confirm_box, create_room, join_by_link, new_page, set_deal
+from tests.web.test_race_story_in_browser import DEAL, fast_server, give_up, play_home, start_race
+
+__all__ = ["fast_server"]  # the fixture, shared with the race story
+
+
+def standings(page: Page) -> list[tuple[str, str, str]]:
+    """(rank, player, status) per row of the final standings."""
+    return [
+        (row[0], row[1], row[2])
+        for row in page.eval_on_selector_all(
+            "#final-lb tbody tr",
+            """trs => trs.map(tr => ['c-rank', 'c-player', 'c-status']
+                 .map(c => tr.querySelector('td.' + c).textContent))""",
+        )
+    ]
+
+
+def test_a_stopped_race_with_a_tie_broken_by_who_got_there_first(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    base = fast_server.http_url
+    ana, bob, cy = new_page(browser), new_page(browser), new_page(browser)
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    join_by_link(cy, base, room, "Cy")
+    set_deal(ana, DEAL)
+    start_race(ana, [bob, cy])
+    play_home(ana)
+    play_home(bob)  # the same three cards home, later
+
+    ana.click("#end-race")
+    confirm_box(ana).locator("#confirm-yes").click()
+    for page in (ana, bob, cy):
+        page.wait_for_selector("#view-results:not([hidden])")
+        expect(page.locator("#winner-call .winner")).to_have_text("Nobody won")
+        expect(page.locator("#winner-call .how")).to_have_text("Most cards home: Ana, 3 of 52")
+        expect(page.locator("#winner-call .tie-break")).to_have_text(
+            re.compile(
+                r"^Ana and Bob both had 3 cards home; the tie-break is who got there first: "
+                r"Ana at 0:\d\d, Bob at 0:\d\d\.$"
+            )
+        )
+    assert standings(ana) == [
+        ("1", "Ana", "stopped"),
+        ("2", "Bob", "stopped"),
+        ("3", "Cy", "stopped"),
+    ]
+    expect(cy.locator("#winner-call .your-place")).to_have_text("You finished 3rd of 3")
+    expect(ana.locator("#winner-call .trophy")).to_have_count(0)  # no trophy for nobody
+
+
+def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    base = fast_server.http_url
+    ana, bob = new_page(browser, locale="hr-HR"), new_page(browser, locale="hr-HR")
+    watcher = new_page(browser, locale="hr-HR")
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    join_by_link(watcher, base, room, "Vi", watch=True)
+    set_deal(ana, DEAL)
+    start_race(ana, [bob])
+
+    give_up(ana)
+    expect(watcher.locator("#race-news .news")).to_have_text(["Ana odustaje, 1 karta na temeljima"])
+    expect(bob.locator("#race-news .news")).to_have_text(["Ana odustaje, 1 karta na temeljima"])
+    give_up(bob)
+    for page in (ana, bob, watcher):
+        page.wait_for_selector("#view-results:not([hidden])")
+        expect(page.locator("#winner-call .winner")).to_have_text("Nitko nije pobijedio")
+        expect(page.locator("#winner-call .how")).to_have_text(  # a tie has no order
+            re.compile(r"^Neriješeno za prvo mjesto: (Ana i Bob|Bob i Ana), svatko 1 od 52$")
+        )
+    assert [rank for rank, _, _ in standings(watcher)] == ["1", "1"]
+    expect(bob.locator("#winner-call .your-place")).to_have_text(
+        "Tvoje mjesto: 1. od 2 (dijeljeno)"
+    )
