@@ -121,16 +121,20 @@ class RedisIdentityStore:
 
     async def add_races(self, entries: list[tuple[str, bytes]]) -> None:
         """Each (identity hash, entry JSON) at the head of that identity's history
-        (one script per identity: a Cluster puts identities on different slots)."""
-        await asyncio.gather(
-            *(
-                self._add(
-                    keys=[keys.identity_races(token_hash)],
-                    args=[entry, self.max_races, self.ttl_s],
+        (one script per entry: a Cluster puts identities on different slots).
+        Identities go side by side; one identity's entries go in their order
+        (side by side, on different connections, they could land in any)."""
+        per_identity: dict[str, list[bytes]] = {}
+        for token_hash, entry in entries:
+            per_identity.setdefault(token_hash, []).append(entry)
+
+        async def push(token_hash: str, history: list[bytes]) -> None:
+            for entry in history:
+                await self._add(
+                    keys=[keys.identity_races(token_hash)], args=[entry, self.max_races, self.ttl_s]
                 )
-                for token_hash, entry in entries
-            )
-        )
+
+        await asyncio.gather(*(push(h, history) for h, history in per_identity.items()))
 
     async def races(self, token_hash: str, limit: int) -> list[bytes]:
         found = await self.redis.lrange(keys.identity_races(token_hash), 0, limit - 1)

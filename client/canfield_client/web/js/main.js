@@ -9,6 +9,7 @@ import { errorText as wordError } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Home } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
+import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
 import { ACTION_ERRORS, DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
@@ -103,6 +104,7 @@ const home = new Home(request);
 const lobby = new Lobby((msg) => conn.send(msg), flash, () => conn.serverNow());
 const results = new Results((msg) => conn.send(msg), flash);
 new RaceWatch(conn); // the winner moment and the live race chart
+new Lanes(conn); // every racer's progress, always in view
 const leaderboard = new Leaderboard(
   $("#race-lb"),
   () => (state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null),

@@ -1,0 +1,139 @@
+"""A board that never spills, with every rival in view: three racers, one of
+them with a 33-card column, at 1920x1080, 1366x768, 390x844 and 360x740, in
+English and Croatian.
+
+The server is real; the long column is written into the board frames the
+page receives (a real deal needs a long solver line to build one), so what is
+measured is the page's layout alone: no page scroll either way, every card
+and every racer's lane inside the window, each card's corner (rank and suit)
+whole and readable, the column squeezing evenly and, past the smallest
+readable strip, scrolling inside itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+
+from tests.conftest import ServerFactory
+from tests.web.pages import create_room, join_by_link, new_page, set_deal, wait_board
+
+DEAL = "CF1-D3-AAAAACL"
+SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
+#: 32 more cards under column 1's own (a wrapped run can pass 13 cards)
+RUN = [rank + suit for rank, suit in zip("KQJT98765432" * 3, "SHCD" * 9, strict=False)][:32]
+#: the smallest corner font the page keeps, in px (board.js MIN_CORNER)
+MIN_CORNER = 11
+
+MEASURE = """() => {
+    const box = (el) => el.getBoundingClientRect();
+    const column = document.querySelector('#board .column[data-drop="T0"]');
+    const cards = [...column.querySelectorAll('.card[data-card]')];
+    const inside = (r) => r.top >= -0.5 && r.left >= -0.5
+        && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+    const clip = box(column);
+    const strips = cards.slice(0, -1).map((card, i) => {
+        const corner = box(card.querySelector('.corner'));
+        return {
+            gap: box(cards[i + 1]).top - box(card).top,
+            cut: corner.bottom - box(cards[i + 1]).top,
+            font: parseFloat(getComputedStyle(card.querySelector('.corner')).fontSize),
+        };
+    });
+    const outside = [...document.querySelectorAll('#board .card, #race-lb .lane')]
+        .filter((el) => el.getClientRects().length && !column.contains(el) && !inside(box(el)))
+        .map((el) => el.dataset.card || el.textContent);
+    return {
+        cards: cards.length,
+        scrolls: column.classList.contains('scrolls'),
+        columnInside: inside(clip),
+        scrollHeight: document.scrollingElement.scrollHeight,
+        scrollWidth: document.scrollingElement.scrollWidth,
+        innerHeight, innerWidth,
+        strips, outside,
+        lanes: [...document.querySelectorAll('#race-lb .lane')].map((l) => inside(box(l))),
+        last: inside(box(cards[cards.length - 1])),
+    };
+}"""
+
+#: two frames, then until no card slides (a resize re-lays the columns)
+SETTLE = """async () => {
+    const frame = () => new Promise((done) => requestAnimationFrame(done));
+    await frame(); await frame();
+    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
+    await frame();
+    return true;
+}"""
+
+
+def tall(text: str) -> str:
+    """A board frame with 32 more cards in column 1."""
+    msg = json.loads(text)
+    board = msg.get("board")
+    if isinstance(board, dict) and board.get("tableau"):
+        board["tableau"][0] = RUN + board["tableau"][0]
+        return json.dumps(msg)
+    return text
+
+
+def with_tall_column(page: Page) -> None:
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(lambda m: server.send(m))
+        server.on_message(lambda m: ws.send(tall(m) if isinstance(m, str) else m))
+
+    page.route_web_socket("**/ws", route)
+
+
+@pytest.fixture
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
+    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.2"})
+
+
+def check(got: dict[str, Any], where: str) -> None:
+    assert got["cards"] == 33, where
+    assert got["scrollHeight"] <= got["innerHeight"], where  # the page never scrolls
+    assert got["scrollWidth"] <= got["innerWidth"], where
+    assert got["outside"] == [], where  # every other card inside the window
+    assert got["columnInside"] and got["last"], where  # the column and its playable end
+    assert got["lanes"] == [True, True, True], where  # every racer in view
+    gaps = [s["gap"] for s in got["strips"]]
+    assert max(gaps) - min(gaps) < 1.5, where  # squeezed evenly
+    for strip in got["strips"]:
+        assert strip["font"] >= MIN_CORNER, where  # readable
+        assert strip["cut"] <= 0.5, where  # the corner whole, above the next card
+
+
+def test_a_33_card_column_never_spills_and_every_rival_stays_in_view(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    base = fast_server.http_url
+    ana = new_page(browser)
+    with_tall_column(ana)
+    room = create_room(ana, base, "Ana")
+    others = [new_page(browser), new_page(browser)]
+    for page, name in zip(others, ("Bob", "Cy"), strict=True):
+        join_by_link(page, base, room, name)
+        page.click("#ready")
+    set_deal(ana, DEAL)
+    expect(ana.locator("#players .ready-mark.on")).to_have_count(2)
+    ana.click("#start")
+    for page in (ana, *others):
+        wait_board(page)
+    expect(ana.locator("#race-lb .lane")).to_have_count(3)
+    squeezed = set()
+    for lang in ("en", "hr"):
+        ana.click("#settings summary")
+        ana.select_option("#pref-lang", lang)
+        ana.click("#settings summary")
+        for width, height in SIZES:
+            ana.set_viewport_size({"width": width, "height": height})
+            ana.evaluate(SETTLE)
+            got = ana.evaluate(MEASURE)
+            check(got, f"{lang} {width}x{height}: {got}")
+            squeezed.add(got["scrolls"])
+    assert False in squeezed  # on a big screen all 33 cards fit, squeezed
