@@ -15,6 +15,7 @@ import { Connection } from "./net.js";
 import { ACTION_ERRORS, DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
+import { Sounds } from "./sound.js";
 import { Actions, state, subscribe, update } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
 
@@ -103,7 +104,9 @@ function flash(text) {
 const home = new Home(request);
 const lobby = new Lobby((msg) => conn.send(msg), flash, () => conn.serverNow());
 const results = new Results((msg) => conn.send(msg), flash);
-new RaceWatch(conn); // the winner moment and the live race chart
+const sounds = new Sounds();
+// the winner moment and the live race chart; every finish sounds
+new RaceWatch(conn, (row, mine) => sounds.play(mine ? "finish" : "rival"));
 new Lanes(conn); // every racer's progress, always in view
 const leaderboard = new Leaderboard(
   $("#race-lb"),
@@ -232,7 +235,9 @@ function tickClock() {
   const untilStart = starts ? starts - conn.serverNow() : -Infinity;
   $("#countdown").hidden = untilStart < -700;
   if (untilStart >= -700) {
-    $("#countdown-n").textContent = untilStart > 0 ? String(Math.ceil(untilStart / 1000)) : t("go");
+    const shown = untilStart > 0 ? String(Math.ceil(untilStart / 1000)) : t("go");
+    if (shown !== $("#countdown-n").textContent) sounds.play(untilStart > 0 ? "tick" : "go");
+    $("#countdown-n").textContent = shown;
   }
 }
 setInterval(tickClock, 200);
@@ -384,6 +389,7 @@ conn.on("board", (msg) => {
 
 conn.on("ack", (msg) => {
   actions.ack(msg);
+  sounds.action(state.board, msg.board, msg.move);
   update({ board: msg.board });
 });
 
@@ -443,6 +449,7 @@ conn.on("error", (msg) => {
   if (ACTION_ERRORS.has(msg.code) && (actions.inflight || msg.seq)) {
     const failed = actions.fail(msg);
     if (!failed) return;
+    if (msg.code === ERR.ILLEGAL_MOVE) sounds.play("illegal");
     board.snapBack();
     flash(wordError(msg, { action: failed, board: state.board, offset: conn.offset }));
     return;
@@ -461,6 +468,7 @@ function initSettings() {
   const double = $("#pref-double");
   double.checked = getPref("double_click", true);
   double.addEventListener("change", () => setPref("double_click", double.checked));
+  sounds.bind($("#pref-sound"));
   const four = $("#pref-four");
   four.checked = getPref("four_colour", false);
   document.body.classList.toggle("four-colour", four.checked);

@@ -23,9 +23,11 @@ const NEWS_MAX = 3;
 const CONFETTI = ["#ffcf3f", "#ff6b6b", "#4dabf7", "#51cf66", "#cc5de8", "#ffa94d"];
 
 export class RaceWatch {
-  /** conn: the Connection (its messages are heard here too, after main.js's). */
-  constructor(conn) {
+  /** conn: the Connection (its messages are heard here too, after main.js's);
+   * onFinish(row, mine): told of each racer's finish as it happens (a sound). */
+  constructor(conn, onFinish = () => {}) {
     this.conn = conn;
+    this.onFinish = onFinish;
     this.raceKey = null; // started_at of the race being recorded
     this.series = new Map(); // player id -> {id, name, points: [[ms, cards]], end}
     this.celebrated = null;
@@ -88,7 +90,10 @@ export class RaceWatch {
       const before = this.statuses.get(row.id);
       this.statuses.set(row.id, row.status);
       // a page that comes in late (or reloads) takes what is done as old news
-      if (before !== undefined && !DONE.has(before) && DONE.has(row.status)) this.announce(row);
+      if (before !== undefined && !DONE.has(before) && DONE.has(row.status)) {
+        this.announce(row);
+        this.onFinish(row, row.id === state.me?.id);
+      }
     }
   }
 
