@@ -48,6 +48,7 @@ __all__ = [
     "Tap",
     "Undo",
     "GiveUp",
+    "RaceAgain",
     "Rematch",
     "AddBot",
     "Ping",
@@ -275,6 +276,10 @@ class Rematch(_Client, tag="rematch"):
     pass
 
 
+class RaceAgain(_Client, tag="race_again"):
+    """After a race, a racer asks for the next one: when every racer has, it starts."""
+
+
 class AddBot(_Client, tag="add_bot"):
     strength: str | None = None
     pace_s: float | None = None
@@ -352,6 +357,7 @@ ClientMessage = (
     | Undo
     | GiveUp
     | Rematch
+    | RaceAgain
     | AddBot
     | Ping
     | Hint

@@ -15,7 +15,14 @@ import re
 from canfield_client.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
-from tests.web.pages import confirm_box, create_room, join_by_link, new_page, set_deal
+from tests.web.pages import (
+    confirm_box,
+    create_room,
+    join_by_link,
+    new_page,
+    set_deal,
+    wait_board,
+)
 from tests.web.test_race_story_in_browser import DEAL, fast_server, give_up, play_home, start_race
 
 __all__ = ["fast_server"]  # the fixture, shared with the race story
@@ -93,3 +100,33 @@ def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
     expect(bob.locator("#winner-call .your-place")).to_have_text(
         "Tvoje mjesto: 1. od 2 (dijeljeno)"
     )
+
+
+def test_race_again_is_one_tap_per_racer_and_no_ready_step(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    base = fast_server.http_url
+    ana, bob, cy = new_page(browser), new_page(browser), new_page(browser, locale="hr-HR")
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    join_by_link(cy, base, room, "Cy")
+    set_deal(ana, DEAL)
+    start_race(ana, [bob, cy])
+    for page in (ana, bob, cy):
+        give_up(page)
+    for page in (ana, bob, cy):
+        page.wait_for_selector("#view-results:not([hidden])")
+        expect(page.locator("#race-again")).to_be_enabled()
+
+    bob.click("#race-again")
+    expect(bob.locator("#race-again")).to_be_disabled()
+    expect(bob.locator("#race-again")).to_have_text("You're in")
+    expect(ana.locator("#again-wait")).to_have_text("Waiting for Ana and Cy to race again")
+    expect(cy.locator("#again-wait")).to_have_text("Čeka se: Ana i Cy")
+    cy.click("#race-again")
+    expect(ana.locator("#again-wait")).to_have_text("Waiting for Ana to race again")
+    ana.click("#race-again")  # the last racer: the next race starts by itself
+    for page in (ana, bob, cy):
+        wait_board(page)
+        expect(page.locator("#race-lb .lane")).to_have_count(3)
+    expect(ana.locator("#ready")).to_be_hidden()

@@ -16,6 +16,7 @@ from canfield_protocol import (
     Phase,
     ProtocolError,
     Ready,
+    RaceAgain,
     Rematch,
     SettingsMsg,
     Start,
@@ -61,8 +62,9 @@ class Lobby:
         await self.rooms.mutate(session.code, lambda s: rules.set_ready(s, member_id, msg.ready))
 
     async def start(self, peer: Peer, msg: Start) -> None:
-        session = self.rooms.session_of(peer)
-        member_id = peer.member_id or ""
+        await self._start(self.rooms.session_of(peer), peer.member_id or "", msg.force)
+
+    async def _start(self, session: RoomSession, member_id: str, force: bool) -> None:
         state, proven = session.state, None
         if (
             self.solver is not None
@@ -77,7 +79,7 @@ class Lobby:
             await self.rooms.mutate(
                 session.code,
                 lambda s: rules.start_race(
-                    s, member_id, self.rooms.clock.now_ms(), self.countdown_s, code, force=msg.force
+                    s, member_id, self.rooms.clock.now_ms(), self.countdown_s, code, force=force
                 ),
                 new_race=True,
             )
@@ -96,6 +98,22 @@ class Lobby:
         session = self.rooms.session_of(peer)
         rules.check_end_race(session.state, peer.member_id or "")
         await self.results.end(session.code, session.state.race)
+
+    async def race_again(self, peer: Peer, msg: RaceAgain) -> None:
+        """A racer asks for the next race; the last of them to ask starts it (the
+        usual countdown, a new deal), with no lobby and no ready step."""
+        session = self.rooms.session_of(peer)
+        member_id = peer.member_id or ""
+        state = await self.rooms.mutate(session.code, lambda s: rules.race_again(s, member_id))
+        if not rules.everyone_again(state):
+            return
+        try:
+            state = await self.rooms.mutate(
+                session.code, lambda s: rules.rematch(s, s.host_id), new_race=True
+            )
+            await self._start(session, state.host_id, force=True)
+        except ProtocolError as exc:  # another process (or the host) went first
+            log.info("race again in %s: %s", session.code, exc)
 
     async def rematch(self, peer: Peer, msg: Rematch) -> None:
         session = self.rooms.session_of(peer)

@@ -301,13 +301,33 @@ def start_race(
 
 
 def finish_race(state: RoomState, standings: list[Row] | None = None) -> RoomState:
-    """The race is over; in a series, its winner (first in ``standings``) scores."""
-    done = msgspec.structs.replace(state, phase=Phase.FINISHED)
+    """The race is over; in a series, its winner (first in ``standings``) scores.
+    Nobody but the bots is ready for the next race until they say so (``race_again``)."""
+    members = [msgspec.structs.replace(m, ready=m.bot) for m in state.members]
+    done = msgspec.structs.replace(state, phase=Phase.FINISHED, members=members)
     return score_series(done, standings) if standings else done
 
 
+def race_again(state: RoomState, member_id: str) -> RoomState:
+    """After a race, a racer (or one who joined as a player during it) asks for
+    the next: ready for it."""
+    _require_phase(state, Phase.FINISHED, "race again")
+    me = member(state, member_id)
+    if me is None or me.role != Role.PLAYER:
+        raise ProtocolError(ErrorCode.NOT_PLAYER, "only players race again")
+    return _replace_member(state, msgspec.structs.replace(me, ready=True))
+
+
+def everyone_again(state: RoomState) -> bool:
+    """Every connected racer of the next race asked for it (bots always do; a
+    racer who is away does not hold the others up)."""
+    people = [m for m in state.members if m.role == Role.PLAYER and not m.bot and m.connected]
+    return state.phase == Phase.FINISHED and bool(people) and all(m.ready for m in people)
+
+
 def rematch(state: RoomState, member_id: str) -> RoomState:
-    """Back to the lobby, same members, a new random deal; only bots are ready yet."""
+    """Back to the lobby, same members, a new random deal; ready: the bots, and
+    whoever asked to race again."""
     _require_host(state, member_id, "call a rematch")
     _require_phase(state, Phase.FINISHED, "call a rematch")
     # a decided series is over: the next race starts a new one
@@ -315,7 +335,7 @@ def rematch(state: RoomState, member_id: str) -> RoomState:
     # who joined as a player during the race takes their seat now
     members = [
         msgspec.structs.replace(
-            m, ready=m.bot, waiting=False, role=Role.PLAYER if m.waiting else m.role
+            m, ready=m.bot or m.ready, waiting=False, role=Role.PLAYER if m.waiting else m.role
         )
         for m in state.members
     ]

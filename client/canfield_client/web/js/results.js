@@ -37,6 +37,7 @@ export class Results {
       if (await copyText($("#deal-code").textContent)) this.flash(t("copied"));
     });
     $("#rematch").addEventListener("click", () => this.send({ type: "rematch" }));
+    $("#race-again").addEventListener("click", () => this.send({ type: "race_again" }));
     $("#replay-player").addEventListener("change", (e) => this.load(e.target.value));
   }
 
@@ -55,7 +56,7 @@ export class Results {
     if (finished.replay) link.href = replayPage(finished.replay);
     $("#par").textContent = finished.par ? t("par", { n: finished.par }) : "";
     $("#rematch").hidden = !isHost;
-    $("#rematch-wait").hidden = isHost;
+    this.renderAgain();
     const select = $("#replay-player");
     const current = select.value;
     select.replaceChildren(
@@ -66,7 +67,21 @@ export class Results {
     if (first) this.load(select.value);
   }
 
+  /** "Race again": one tap per racer; who the next race still waits for. */
+  renderAgain() {
+    const members = state.roomState?.members || [];
+    const mine = members.find((m) => m.id === this.me?.id);
+    const button = $("#race-again");
+    button.hidden = mine?.role !== "player";
+    button.disabled = Boolean(mine?.ready);
+    button.textContent = t(mine?.ready ? "again_in" : "race_again");
+    const waiting = members.filter((m) => m.role === "player" && !m.bot && m.connected && !m.ready);
+    const asked = members.some((m) => m.role === "player" && !m.bot && m.ready);
+    $("#again-wait").textContent = !asked ? "" : waiting.length ? t("again_wait", { names: names(waiting) }) : t("again_all");
+  }
+
   relabel() {
+    this.renderAgain();
     this.table.relabel();
     this.player.paint();
     if (!this.finished) return;
