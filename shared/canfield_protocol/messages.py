@@ -192,6 +192,8 @@ class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
     practice: bool = False
     #: races in a series: 1 (single races), or best of 3, 5 or 7
     best_of: Literal[1, 3, 5, 7] = 1
+    #: the first racer to win ends the race for everyone (default: race for every place)
+    first_finish_ends: bool = False
 
 
 class NewRoomSettings(RoomSettings, forbid_unknown_fields=True):
@@ -241,6 +243,7 @@ class SettingsMsg(_Client, tag="settings"):
     winnable_only: bool | None = None
     practice: bool | None = None
     best_of: Literal[1, 3, 5, 7] | None = None
+    first_finish_ends: bool | None = None
 
 
 class Ready(_Client, tag="ready"):

@@ -9,11 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from canfield import Game
+from canfield.solver import solve
 
 from tests.server.conftest import MakeRooms, SameBoard
 from tests.server.inprocess import HubClient
 from tests.server.test_race_live import DEAL, lobby, play
 
+#: a deal the solver wins in milliseconds
+WINNABLE_DEAL = "CF1-D3-AAADKOH"
 #: a short countdown and a 1 s grace time
 FAST = {"countdown_s": 0.2, "away_grace_s": 1.0}
 
@@ -281,3 +284,19 @@ async def test_the_room_limit_counts_rooms_made_and_says_when_the_next_can_be(
         assert refused["params"]["limit"] == 2
     count, _ = await world.hubs[0].store.rooms_created("127.0.0.1")
     assert count == 2  # the refused attempts were not counted
+
+
+async def test_in_a_first_finish_room_the_first_win_ends_the_race(rooms: MakeRooms) -> None:
+    line = solve(WINNABLE_DEAL, 30).moves
+    world = await rooms(**FAST)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"], deal=WINNABLE_DEAL)
+    await ann.send(type="settings", first_finish_ends=True)
+    await bob.expect("room", lambda m: m["settings"]["first_finish_ends"])
+    await start([ann, bob])
+    await play(bob, ["S"])
+    await play(ann, line)
+    finished = await bob.expect("finished")
+    assert [(r["name"], r["status"]) for r in finished["standings"]] == [
+        ("Ann", "won"),
+        ("Bob", "stopped"),
+    ]

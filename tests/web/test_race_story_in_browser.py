@@ -485,6 +485,15 @@ def test_a_52_card_win_gets_its_place_and_confetti(
     finish = ana.locator(".finish-card")
     expect(finish.locator(".place-text")).to_have_text("1st of 2")
     expect(finish).to_contain_text("You won!")
-    expect(finish.locator(".confetti i")).to_have_count(36)
+    # the win owns Ana's screen for a moment, with confetti, then gets out of the way
+    moment = ana.locator("#moment")
+    expect(moment.locator(".moment-title")).to_have_text("You won!")
+    expect(moment.locator(".moment-detail")).to_have_text(re.compile(r"^1st of 2 \u00b7 \d+:\d\d$"))
+    expect(moment.locator(".confetti i")).to_have_count(36)
+    expect(moment).to_be_hidden(timeout=8_000)
     expect(leaderboard_row(bob, "Ana").locator("td.c-cards")).to_have_text("52")
     expect(bob.locator("#board")).to_be_visible()  # Bob still races
+    # and Bob is told, over his board, with her place and time
+    expect(bob.locator("#race-news .news")).to_have_text(
+        re.compile(r"^Ana finished 1st in \d+:\d\d$")
+    )

@@ -193,6 +193,8 @@ class _RoomBoard:
         session.mark_dirty()
         if value == 1:  # this action ended the race: its results
             rooms.spawn(rooms.owner.finalize(session.code, self.race_no))
+        elif self.row.status == MemberStatus.WON and session.state.settings.first_finish_ends:
+            rooms.owner.end_now(session.code, self.race_no)  # the first win ends it for all
         return True
 
     def trust(self, race: PlayerRace | None) -> None:

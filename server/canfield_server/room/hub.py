@@ -43,9 +43,9 @@ from canfield_protocol import (
     Ping,
     Pong,
     ProtocolError,
+    RaceAgain,
     Ready,
     Reconnect,
-    RaceAgain,
     Rematch,
     Resume,
     SettingsMsg,
@@ -174,6 +174,9 @@ class Hub:
     # ------------------------------------------------------------ RoomOwner
 
     def time_up(self, code: str, race_no: int) -> None:
+        self.end_now(code, race_no)
+
+    def end_now(self, code: str, race_no: int) -> None:
         self.rooms.spawn(self.results.end(code, race_no))
 
     def unseated(self, session: RoomSession, member_id: str) -> None:

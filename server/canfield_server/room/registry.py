@@ -74,6 +74,9 @@ class RoomOwner(SessionHooks, Protocol):
     async def member_gone(self, code: str, member_id: str) -> None:
         """A member has no connection left on any process."""
 
+    def end_now(self, code: str, race_no: int) -> None:
+        """End a race at once (its first winner, in a room where that ends it)."""
+
 
 class Rooms:
     def __init__(

@@ -237,6 +237,9 @@ def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomS
         winnable_only=old.winnable_only if msg.winnable_only is None else msg.winnable_only,
         practice=old.practice if msg.practice is None else msg.practice,
         best_of=old.best_of if msg.best_of is None else msg.best_of,
+        first_finish_ends=(
+            old.first_finish_ends if msg.first_finish_ends is None else msg.first_finish_ends
+        ),
     )
     if msg.draw is not None and msg.deal is None and merged.deal != RANDOM_DEAL:
         # a new draw mode applies to the typed-in deal too

@@ -9,7 +9,7 @@ import { seriesEl } from "./series.js";
 
 const LIMITS_MIN = [0, 1, 2, 3, 5, 10, 15, 20, 30, 60];
 /** On/off settings, shown as checkboxes when the server's settings carry them. */
-const CHECKS = ["winnable_only", "practice"];
+const CHECKS = ["winnable_only", "practice", "first_finish_ends"];
 /** Races in a series (best of N), offered when the server's settings carry best_of. */
 const BEST_OF = [1, 3, 5, 7];
 

@@ -18,6 +18,8 @@ import { DONE_STATUSES as DONE } from "./protocol.js";
 
 /** How long a finish stays announced on screen, and how many show at once. */
 const NEWS_MS = 8000;
+/** How long your own win owns the screen before it gets out of the way. */
+const MOMENT_MS = 2600;
 const NEWS_MAX = 3;
 
 const CONFETTI = ["#ffcf3f", "#ff6b6b", "#4dabf7", "#51cf66", "#cc5de8", "#ffa94d"];
@@ -36,6 +38,10 @@ export class RaceWatch {
     this.news = h("div", { id: "race-news", class: "race-news", role: "status", "aria-live": "polite" });
     $("#view-race").append(this.news);
     this.finish = h("div", { class: "finish-card", role: "status", hidden: true });
+    // your own win, over everything for a moment (the finish card says it to screen readers)
+    this.moment = h("div", { id: "moment", class: "moment", hidden: true, "aria-hidden": "true" });
+    this.moment.addEventListener("click", () => (this.moment.hidden = true));
+    document.body.append(this.moment);
     this.chartTitle = h("h2", { text: t("race_chart") });
     const panel = h("div", { class: "chart-panel" }, this.chartTitle);
     this.box = h("section", { id: "race-watch", class: "race-watch", hidden: true }, this.finish, panel);
@@ -164,8 +170,19 @@ export class RaceWatch {
     if (confetti) this.finish.append(confetti);
     if (won && this.celebrated !== this.raceKey) {
       this.celebrated = this.raceKey;
-      this.finish.append(burst());
+      this.showMoment(what, `${placeText(row.rank, rows.length)} \u00b7 ${clock(row.time_ms)}`);
     }
+  }
+
+  /** "You won!" over the whole screen, with confetti, then out of the way (or on a click). */
+  showMoment(title, detail) {
+    this.moment.replaceChildren(
+      h("div", { class: "moment-card" }, h("b", { class: "moment-title", text: title }), h("span", { class: "moment-detail", text: detail })),
+      burst(),
+    );
+    this.moment.hidden = false;
+    clearTimeout(this.momentTimer);
+    this.momentTimer = setTimeout(() => (this.moment.hidden = true), MOMENT_MS);
   }
 }
 
