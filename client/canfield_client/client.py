@@ -129,6 +129,9 @@ def _collect(task: asyncio.Task[Any]) -> None:
 
 T = TypeVar("T")
 
+#: pauses before a request refused for the message rate goes again (it changed nothing)
+RATE_PAUSES_S = (0.25, 0.5, 1.0, 2.0)
+
 
 class _Viewed(Generic[T]):
     """A client attribute that is its ``RaceView``'s (``client.board`` is
@@ -395,19 +398,30 @@ class RaceClient:
             raise ConnectionLost(str(exc)) from exc
 
     async def _request(self, message: msgspec.Struct, reply: _Reply) -> Any:
-        """Send a request and wait for its answer (``reply`` or an error)."""
+        """Send a request and wait for its answer (``reply`` or an error). A request
+        refused for the connection's message rate changed nothing: it goes again
+        after a pause (``RATE_PAUSES_S``), as a person would try again."""
+        for pause in (*RATE_PAUSES_S, None):
+            answer = await self._ask(message, reply)
+            if not isinstance(answer, Error) or answer.code != ErrorCode.RATE_LIMITED:
+                break
+            if pause is None:
+                break
+            await asyncio.sleep(pause)
+        if isinstance(answer, Error):
+            raise ServerError(answer)
+        return answer
+
+    async def _ask(self, message: msgspec.Struct, reply: _Reply) -> Any:
         async with self._request_lock:
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._waiter = ((reply, Error) if isinstance(reply, type) else (*reply, Error), future)
             try:
                 await self._send(message)
                 async with asyncio.timeout(self.reply_timeout):
-                    answer = await future
+                    return await future
             finally:
                 self._waiter = None
-        if isinstance(answer, Error):
-            raise ServerError(answer)
-        return answer
 
     # ------------------------------------------------------------ lobby
 

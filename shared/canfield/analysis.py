@@ -3,7 +3,9 @@
 A move is useful when some line starting with it makes progress: more
 cards on the foundations or fewer in the reserve (a win is progress too).
 Tapping through the stock forever or moving cards back and forth makes
-none. The check is the solver's own bounded search with that goal, so it
+none, and neither does playing home again a card taken back off a
+foundation: given the most cards the player ever had home (``best``),
+progress is going past it. The check is the solver's own bounded search with that goal, so it
 is exact when it finishes; when the node limit comes first it answers
 "useful" - the game never declares a loss, and a wrong "nothing left"
 would be worse than a missing note.
@@ -31,15 +33,17 @@ __all__ = ["has_useful_move", "has_useful_move_seen", "known_position", "DEFAULT
 DEFAULT_NODE_LIMIT = 400
 
 
-def has_useful_move(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> bool:
+def has_useful_move(game: Game, node_limit: int = DEFAULT_NODE_LIMIT, best: int = 0) -> bool:
     """True unless the search proves no line makes progress. Never changes ``game``.
 
+    ``best``: the most cards this player has had home; a line that only gets
+    back there (cards taken back, played home again) is no progress.
     It sees every card: not for a player's board (``has_useful_move_seen``).
     """
     if game.is_won:
         return False
     reserve = len(game.reserve)
-    placed = game.on_foundations
+    placed = max(game.on_foundations, best)
 
     def progress(position: Game) -> bool:
         return position.on_foundations > placed or len(position.reserve) < reserve
@@ -48,7 +52,7 @@ def has_useful_move(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> bool:
     return not outcome.exhausted
 
 
-def has_useful_move_seen(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> bool:
+def has_useful_move_seen(game: Game, node_limit: int = DEFAULT_NODE_LIMIT, best: int = 0) -> bool:
     """``has_useful_move`` from the player's knowledge only. Never changes ``game``.
 
     While the talon holds a card the player has never seen
@@ -62,7 +66,7 @@ def has_useful_move_seen(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> bo
         return False
     if game.unseen_stock:
         return True
-    return has_useful_move(known_position(game), node_limit)
+    return has_useful_move(known_position(game), node_limit, best)
 
 
 def known_position(game: Game) -> Game:

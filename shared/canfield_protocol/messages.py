@@ -187,7 +187,8 @@ class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
     draw: Literal[1, 3] = 3
     deal: str = RANDOM_DEAL
     time_limit_s: int | None = None
-    winnable_only: bool = False
+    #: a random deal is one the solver has proven winnable (the default): a race worth racing
+    winnable_only: bool = True
     #: practice rooms allow hints (races do not)
     practice: bool = False
     #: races in a series: 1 (single races), or best of 3, 5 or 7

@@ -327,3 +327,14 @@ async def test_a_hint_in_a_race_is_not_allowed(server: ServerProcess) -> None:
             await host.hint()
         assert refused.value.code == "not-allowed"
         assert (await host.move("S")).seq == 1  # nothing changed: the first seq is still free
+
+
+async def test_a_request_refused_for_the_rate_goes_again_and_is_answered(
+    server_factory: ServerFactory,
+) -> None:
+    """A request (not a move) refused for the message rate changed nothing: the
+    client pauses and sends it again, so a burst is answered, late, not failed."""
+    server = server_factory(env={"CANFIELD_RATE_PER_S": "4", "CANFIELD_RATE_BURST": "3"})
+    async with RaceClient(server.ws_url) as client:
+        pongs = [await client.ping(n) for n in range(10)]  # past the burst of 3
+    assert [pong.t for pong in pongs] == list(range(10))

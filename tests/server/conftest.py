@@ -17,6 +17,7 @@ import websockets
 from canfield import Game, Move
 from canfield_client.processes import ServerProcess
 from canfield_server.ops.config import Settings
+from canfield_server.room.ports import SolverService
 
 from tests.conftest import ServerFactory
 from tests.server.client_api import TIMEOUT, ClientApi
@@ -94,8 +95,10 @@ async def rooms() -> AsyncIterator[MakeRooms]:
     in-memory adapters on a manual clock; closed at teardown."""
     made: list[Rooms] = []
 
-    async def make(processes: int = 1, **settings: Any) -> Rooms:
-        made.append(Rooms(Settings(**settings), processes))
+    async def make(
+        processes: int = 1, solver: SolverService | None = None, **settings: Any
+    ) -> Rooms:
+        made.append(Rooms(Settings(**settings), processes, solver))
         return made[-1]
 
     yield make

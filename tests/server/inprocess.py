@@ -28,6 +28,7 @@ from canfield_protocol import ProtocolError, Role, decode_client, encode, error
 from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
+from canfield_server.room.ports import SolverService
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
@@ -127,7 +128,12 @@ class HubClient(ClientApi):
 class Rooms:
     """Hubs on one in-memory storage and one manual clock."""
 
-    def __init__(self, settings: Settings | None = None, processes: int = 1) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        processes: int = 1,
+        solver: SolverService | None = None,
+    ) -> None:
         self.settings = settings or Settings()
         self.clock = ManualClock()
         self.backend = MemoryBackend()
@@ -152,6 +158,7 @@ class Rooms:
                 ),
                 daily=MemoryDailyStore(self.backend),
                 daily_deals=self.daily_deals,
+                solver=solver,
             )
             bus.start(hub.on_event, hub.resync)
             self.buses.append(bus)

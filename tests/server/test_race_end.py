@@ -6,10 +6,13 @@ Hubs over the in-memory adapters on a manual clock: a grace time or a
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
 from canfield import Game
 from canfield.solver import solve
+from canfield_protocol import RANDOM_DEAL, ErrorCode, ProtocolError
 
 from tests.server.conftest import MakeRooms, SameBoard
 from tests.server.inprocess import HubClient
@@ -300,3 +303,43 @@ async def test_in_a_first_finish_room_the_first_win_ends_the_race(rooms: MakeRoo
         ("Ann", "won"),
         ("Bob", "stopped"),
     ]
+
+
+class NoProvenDeal:
+    """A solver with no proven deal to give: it says so at once, or never answers."""
+
+    def __init__(self, answers: bool) -> None:
+        self.answers = answers
+        self.asked = 0
+
+    async def take(self, draw: int, room: str) -> Any:
+        self.asked += 1
+        if not self.answers:
+            await asyncio.Event().wait()  # a solver busy far beyond any start's patience
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "no proven winnable deal is ready")
+
+    async def put_back(self, draw: int, proven: Any) -> None:
+        return None
+
+    def solve_par(self, code: str, room: str) -> None:
+        return None
+
+    async def par(self, code: str, room: str) -> int | None:
+        return None
+
+    async def hint(self, *args: Any) -> str | None:
+        return None
+
+
+@pytest.mark.parametrize("answers", [True, False], ids=["says-none", "never-answers"])
+async def test_a_race_starts_on_any_deal_when_no_proven_one_comes(
+    rooms: MakeRooms, answers: bool
+) -> None:
+    """A new room deals proven-winnable deals; when none comes (none ready, or
+    not within the 2 s a start waits), the race starts anyway on a random deal."""
+    solver = NoProvenDeal(answers)
+    world = await rooms(solver=solver, **FAST)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"], deal=RANDOM_DEAL)
+    assert ann.joined["state"]["settings"]["winnable_only"] is True  # the default
+    await start([ann, bob])
+    assert solver.asked == 1

@@ -279,3 +279,20 @@ def test_farming_points_by_taking_back_and_replaying_never_raises_the_rank() -> 
     assert farm_row.on_foundations == early_row.on_foundations == 3
     assert rank_key(farm_row) == before  # ...the rank does not move
     assert [r.id for r in ranked([farm_row, early_row])] == ["e", "f"]
+
+
+def test_the_useful_move_flag_is_not_fooled_by_a_card_taken_back() -> None:
+    """Stuck, a racer takes a card back off a foundation: playing it home again
+    is no progress, so "no useful move left" stays (it used to go away)."""
+    from canfield_protocol import MoveMsg
+    from canfield_server.room.race import PlayerRace
+
+    from tests.shared.test_analysis import greedy_line
+
+    race = PlayerRace.fresh("CF1-D3-AAAAAAN")
+    for seq, move in enumerate(greedy_line("CF1-D3-AAAAAAN"), start=1):
+        race.apply(MoveMsg(seq=seq, move=move), seq * 100)
+    assert race.board()["useful_move"] is False
+    back = next(m for m in race.game.legal_moves() if m.src == "F")
+    race.apply(MoveMsg(seq=race.seq + 1, move=back.text()), 60_000)
+    assert race.board()["useful_move"] is False

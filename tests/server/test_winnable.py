@@ -173,7 +173,7 @@ async def race_to_the_end(
 
 
 @pytest.mark.parametrize("env", [ENV, EMPTY_POOL_ENV], ids=["from-the-pool", "solved-on-demand"])
-async def test_a_winnable_only_room_races_on_a_proven_deal_and_shows_par(
+async def test_a_new_room_races_on_a_proven_deal_by_default_and_shows_par(
     server_factory: ServerFactory,
     redis_server: EmbeddedRedis,
     connect: Connect,
@@ -190,9 +190,7 @@ async def test_a_winnable_only_room_races_on_a_proven_deal_and_shows_par(
 
         await poll(full)
         pooled = {Proven.from_entry(raw) for raw in sync.smembers(keys.pool(3))}
-    started, finished = await race_to_the_end(
-        connect, server.ws_url, draw=3, deal="random", winnable_only=True
-    )
+    started, finished = await race_to_the_end(connect, server.ws_url, draw=3, deal="random")
     code = finished["deal"]
     assert same_board(started["board"], Game.deal(code))
     assert_proven(code, finished["par"])

@@ -149,3 +149,33 @@ def test_games_differing_only_in_unseen_cards_get_the_same_answer(
             assert has_useful_move_seen(hide_again(game, rng)) is answer
         if game.unseen_stock:
             assert answer is True
+
+
+def greedy_line(code: str, actions: int = 300) -> list[str]:
+    """Cards home when they go, the reserve played, else a draw (a stuck player's line)."""
+    game, line = Game.deal(code), []
+    for _ in range(actions):
+        moves = [m for m in game.legal_moves() if m.dst == "F" and m.src != "F"]
+        moves = moves or [m for m in game.legal_moves() if m.src == "R"]
+        moves = moves or [Move.parse("S")]
+        game.push(moves[0])
+        line.append(moves[0].text())
+    return line
+
+
+def stuck_by_greedy_play(code: str) -> Game:
+    return Game.replay(code, greedy_line(code))
+
+
+def test_a_card_taken_back_and_played_home_again_is_no_progress() -> None:
+    game = stuck_by_greedy_play("CF1-D3-AAAAAAN")
+    assert game.unseen_stock == 0 and not has_useful_move_seen(game)
+    best = game.on_foundations
+    back = next(m for m in game.legal_moves() if m.src == "F")  # take a card back off home
+    game.push(back)
+    assert game.on_foundations == best - 1
+    # counted from where the player stands, playing it home again looks like progress;
+    # counted from the most they ever had home, it is none: the note stays
+    assert has_useful_move_seen(game)
+    assert not has_useful_move_seen(game, best=best)
+    assert has_useful_move_seen(game, best=best - 1)

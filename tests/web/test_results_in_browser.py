@@ -16,6 +16,7 @@ from canfield_client.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.web.pages import (
+    PHONE,
     confirm_box,
     create_room,
     join_by_link,
@@ -130,3 +131,38 @@ def test_race_again_is_one_tap_per_racer_and_no_ready_step(
         wait_board(page)
         expect(page.locator("#race-lb .lane")).to_have_count(3)
     expect(ana.locator("#ready")).to_be_hidden()
+
+
+def test_the_lanes_follow_every_racer_and_a_pass_reorders_them(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    """Bob puts three cards home: on Ana's phone and on a Croatian page his lane
+    shows them at once and moves above Ana's (no card of his board shown)."""
+    base = fast_server.http_url
+    ana = new_page(browser, **PHONE)
+    bob, cy = new_page(browser), new_page(browser, locale="hr-HR")
+    room = create_room(ana, base, "Ana")
+    join_by_link(bob, base, room, "Bob")
+    join_by_link(cy, base, room, "Cy")
+    set_deal(ana, DEAL)
+    start_race(ana, [bob, cy])
+    lanes = ana.locator("#race-lb .lane")
+    expect(lanes).to_have_count(3)
+    expect(lanes.locator(".count")).to_have_text(["1", "1", "1"])
+    play_home(bob)
+    expect(lanes.first.locator(".name")).to_have_text("Bob")
+    expect(lanes.first.locator(".place")).to_have_text("1")
+    expect(lanes.first.locator(".count")).to_have_text("3")
+    expect(lanes.first).to_have_attribute("aria-label", "1. Bob, 3 cards home")
+    expect(cy.locator("#race-lb .lane").first).to_have_attribute(
+        "aria-label", "1. Bob, 3 karte na temeljima"
+    )
+    box = lanes.first.bounding_box()
+    assert box and box["y"] + box["height"] <= 844  # the strip is on the phone's screen
+    assert ana.locator("#race-lb .lane .card").count() == 0  # progress only, never cards
+
+    # the host ends it: Croatian says the racers were stopped
+    ana.click("#end-race")
+    confirm_box(ana).locator("#confirm-yes").click()
+    cy.wait_for_selector("#view-results:not([hidden])")
+    expect(cy.locator("#final-lb td.c-status")).to_have_text(["prekinuto"] * 3)

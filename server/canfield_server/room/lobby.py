@@ -34,6 +34,10 @@ __all__ = ["Lobby"]
 
 log = logging.getLogger(__name__)
 
+#: how long a start waits for a proven winnable deal (an empty pool, a busy
+#: solver) before it deals any random one: a race is never held up for long
+PROVEN_DEAL_WAIT_S = 2.0
+
 
 class Lobby:
     def __init__(
@@ -73,7 +77,13 @@ class Lobby:
             and state.host_id == member_id
             and state.phase == Phase.LOBBY
         ):
-            proven = await self.solver.take(state.settings.draw, session.code)
+            try:
+                async with asyncio.timeout(PROVEN_DEAL_WAIT_S):
+                    proven = await self.solver.take(state.settings.draw, session.code)
+            except (TimeoutError, ProtocolError) as exc:  # none in time: race on any deal
+                if isinstance(exc, ProtocolError) and exc.code != E.UNAVAILABLE:
+                    raise
+                log.warning("room %s starts on an unproven deal: %s", session.code, exc or "slow")
         code = proven.code if proven else None
         try:
             await self.rooms.mutate(

@@ -138,7 +138,7 @@ class PlayerRace:
         """The player's view (no face-down card), plus the "useful move" hint: the
         engine's view dict, sent as it is where the protocol says ``Board``."""
         view = self.game.view()
-        view["useful_move"] = useful(self.game)
+        view["useful_move"] = useful(self.game, len(self.reached) - 1)
         return view
 
     def row(self, member_id: str, name: str) -> StoredRow:
@@ -193,20 +193,23 @@ _USEFUL_CACHE: dict[bytes, bool] = {}
 _USEFUL_CACHE_MAX = 16384
 
 
-def useful(game: Game) -> bool:
+def useful(game: Game, best: int = 0) -> bool:
     """``has_useful_move_seen``, cheaply: worked out only from the cards this player
     has seen (a face-down card never shapes the answer). A stock card not yet
     seen or an obvious progress move answers at once, and a search result is
-    remembered per position (racers share one deal, so positions repeat)."""
+    remembered per position (racers share one deal, so positions repeat).
+    ``best``: the most cards the player ever had home (playing a card home
+    again after taking it back is no progress)."""
     if game.unseen_stock:
         return True  # drawing may bring anything: the flag says nothing of it
+    past_best = game.on_foundations >= best
     for move in game.legal_moves():
-        if move.dst == "F" or move.src == "R":
+        if (move.dst == "F" and past_best) or move.src == "R":
             return True
     # the whole position as bytes (cards 0..51, 254 an empty foundation, 255 between piles)
     key = b"\xff".join(
         [
-            bytes((game.draw, game.base_rank)),
+            bytes((game.draw, game.base_rank, max(best - game.on_foundations, 0))),
             bytes(game.reserve),
             *(bytes(col) for col in game.tableau),
             bytes(pile[-1] if pile else 254 for pile in game.foundations),
@@ -218,7 +221,7 @@ def useful(game: Game) -> bool:
     if found is None:
         if len(_USEFUL_CACHE) >= _USEFUL_CACHE_MAX:
             _USEFUL_CACHE.clear()
-        found = _USEFUL_CACHE[key] = bool(has_useful_move_seen(game))
+        found = _USEFUL_CACHE[key] = bool(has_useful_move_seen(game, best=best))
     return found
 
 

@@ -54,7 +54,8 @@ export class Results {
     const link = $("#replay-link"); // its own page, for anyone (the server keeps it)
     link.hidden = !finished.replay;
     if (finished.replay) link.href = replayPage(finished.replay);
-    $("#par").textContent = finished.par ? t("par", { n: finished.par }) : "";
+    // whether the deal could be won (the solver's line), or that it found none
+    $("#par").textContent = finished.par ? t("par", { n: finished.par }) : t("par_none");
     $("#rematch").hidden = !isHost;
     this.renderAgain();
     const select = $("#replay-player");
