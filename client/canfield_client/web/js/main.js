@@ -137,9 +137,11 @@ function isPlaying() {
   return state.view === "race" && state.me?.role === "player" && state.board && !isDone();
 }
 
+/** Our status on the leaderboard (the server's word, whichever tab played). */
+const myStatus = () => state.leaderboard?.rows.find((r) => r.id === state.me?.id)?.status;
+
 function isDone() {
-  const row = state.leaderboard?.rows.find((r) => r.id === state.me?.id);
-  return Boolean(state.board?.won) || DONE_STATUSES.has(row?.status);
+  return Boolean(state.board?.won) || DONE_STATUSES.has(myStatus());
 }
 
 const isPractice = () => Boolean(state.roomState?.settings?.practice);
@@ -178,7 +180,7 @@ function renderRace() {
   const note = $("#race-note");
   let text = "";
   if (state.me?.waiting) text = t("waiting_note");
-  else if (b?.won) text = t("you_won");
+  else if (b?.won || myStatus() === "won") text = t("you_won"); // a win from another tab too
   else if (isDone()) text = t("you_gave_up");
   else if (b && b.useful_move === false) text = t("no_useful");
   note.textContent = text;
