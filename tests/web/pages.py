@@ -63,6 +63,16 @@ def join_by_link(page: Page, base_url: str, room: str, name: str, watch: bool = 
     page.wait_for_selector("#view-lobby:not([hidden])")
 
 
+def room_of(browser: Browser, base_url: str, *pages: tuple[str, dict[str, Any]]) -> list[Page]:
+    """A page per (name, page options): the first creates a room, the others
+    join it by its link. Returns the pages, host first."""
+    made = [new_page(browser, **options) for _, options in pages]
+    room = create_room(made[0], base_url, pages[0][0])
+    for page, (name, _) in zip(made[1:], pages[1:], strict=True):
+        join_by_link(page, base_url, room, name)
+    return made
+
+
 def set_deal(page: Page, code: str) -> None:
     """As host, type a deal code into the room settings."""
     page.check("#room-settings input[name=deal_kind][value=code]")

@@ -18,9 +18,9 @@ from playwright.sync_api import Browser, Page, expect
 from tests.web.pages import (
     PHONE,
     confirm_box,
-    create_room,
     join_by_link,
     new_page,
+    room_of,
     set_deal,
     wait_board,
 )
@@ -44,11 +44,7 @@ def standings(page: Page) -> list[tuple[str, str, str]]:
 def test_a_stopped_race_with_a_tie_broken_by_who_got_there_first(
     browser: Browser, fast_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
-    ana, bob, cy = new_page(browser), new_page(browser), new_page(browser)
-    room = create_room(ana, base, "Ana")
-    join_by_link(bob, base, room, "Bob")
-    join_by_link(cy, base, room, "Cy")
+    ana, bob, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bob", {}), ("Cy", {}))
     set_deal(ana, DEAL)
     start_race(ana, [bob, cy])
     play_home(ana)
@@ -79,10 +75,9 @@ def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
     browser: Browser, fast_server: ServerProcess
 ) -> None:
     base = fast_server.http_url
-    ana, bob = new_page(browser, locale="hr-HR"), new_page(browser, locale="hr-HR")
+    ana, bob = room_of(browser, base, ("Ana", {"locale": "hr-HR"}), ("Bob", {"locale": "hr-HR"}))
     watcher = new_page(browser, locale="hr-HR")
-    room = create_room(ana, base, "Ana")
-    join_by_link(bob, base, room, "Bob")
+    room = ana.url.rsplit("/", 1)[1]
     join_by_link(watcher, base, room, "Vi", watch=True)
     set_deal(ana, DEAL)
     start_race(ana, [bob])
@@ -106,11 +101,8 @@ def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
 def test_race_again_is_one_tap_per_racer_and_no_ready_step(
     browser: Browser, fast_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
-    ana, bob, cy = new_page(browser), new_page(browser), new_page(browser, locale="hr-HR")
-    room = create_room(ana, base, "Ana")
-    join_by_link(bob, base, room, "Bob")
-    join_by_link(cy, base, room, "Cy")
+    hr = {"locale": "hr-HR"}
+    ana, bob, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bob", {}), ("Cy", hr))
     set_deal(ana, DEAL)
     start_race(ana, [bob, cy])
     for page in (ana, bob, cy):
@@ -138,12 +130,9 @@ def test_the_lanes_follow_every_racer_and_a_pass_reorders_them(
 ) -> None:
     """Bob puts three cards home: on Ana's phone and on a Croatian page his lane
     shows them at once and moves above Ana's (no card of his board shown)."""
-    base = fast_server.http_url
-    ana = new_page(browser, **PHONE)
-    bob, cy = new_page(browser), new_page(browser, locale="hr-HR")
-    room = create_room(ana, base, "Ana")
-    join_by_link(bob, base, room, "Bob")
-    join_by_link(cy, base, room, "Cy")
+    ana, bob, cy = room_of(
+        browser, fast_server.http_url, ("Ana", PHONE), ("Bob", {}), ("Cy", {"locale": "hr-HR"})
+    )
     set_deal(ana, DEAL)
     start_race(ana, [bob, cy])
     lanes = ana.locator("#race-lb .lane")

@@ -22,6 +22,7 @@ from tests.web.pages import (
     leaderboard_row,
     new_page,
     record_frames,
+    room_of,
     wait_board,
 )
 
@@ -48,11 +49,7 @@ def fast_server(server_factory: ServerFactory) -> ServerProcess:
 def test_start_anyway_away_countdown_end_race_and_host_handover(
     browser: Browser, fast_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
-    ana, bob, cy = new_page(browser), new_page(browser), new_page(browser)
-    room = create_room(ana, base, "Ana")
-    join_by_link(bob, base, room, "Bob")
-    join_by_link(cy, base, room, "Cy")
+    ana, bob, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bob", {}), ("Cy", {}))
     expect(ana.locator("#players .who")).to_have_text(["Ana", "Bob", "Cy"])
 
     # Start with two players not ready: the host is asked, naming them; Cancel starts nothing

@@ -86,3 +86,29 @@ export function confirmTwice(button, text, confirmText, action) {
     }, 3000);
   });
 }
+
+/**
+ * Keep `parent`'s children one per row, in the rows' order, reusing each row's
+ * element (keyed by `row.id` in `elements`): updated in place, so frequent
+ * updates never flicker. `make()` builds a new element, `fill(el, row)` fills it.
+ */
+export function syncKeyed(parent, elements, rows, make, fill) {
+  const seen = new Set();
+  rows.forEach((row, index) => {
+    seen.add(row.id);
+    let el = elements.get(row.id);
+    if (!el) {
+      el = make();
+      elements.set(row.id, el);
+    }
+    fill(el, row);
+    if (parent.children[index] !== el) parent.insertBefore(el, parent.children[index] || null);
+  });
+  for (const [id, el] of elements) {
+    if (!seen.has(id)) {
+      el.remove();
+      elements.delete(id);
+    }
+  }
+}
+

@@ -4,7 +4,7 @@
 // their place. Built from the `leaderboard` rows every page receives (cards
 // home per racer, never anyone's cards).
 
-import { $, h, setText } from "./dom.js";
+import { $, h, setText, syncKeyed } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { STATUS } from "./protocol.js";
 import { state } from "./state.js";
@@ -36,23 +36,7 @@ export class Lanes {
   update(rows) {
     this.rows = rows;
     const before = new Map([...this.lanes].map(([id, lane]) => [id, lane.getBoundingClientRect().top]));
-    const seen = new Set();
-    rows.forEach((row, index) => {
-      seen.add(row.id);
-      let lane = this.lanes.get(row.id);
-      if (!lane) {
-        lane = this.makeLane();
-        this.lanes.set(row.id, lane);
-      }
-      this.fill(lane, row);
-      if (this.list.children[index] !== lane) this.list.insertBefore(lane, this.list.children[index] || null);
-    });
-    for (const [id, lane] of this.lanes) {
-      if (!seen.has(id)) {
-        lane.remove();
-        this.lanes.delete(id);
-      }
-    }
+    syncKeyed(this.list, this.lanes, rows, () => this.makeLane(), (lane, row) => this.fill(lane, row));
     if (reducedMotion?.matches) return;
     for (const [id, lane] of this.lanes) {
       const from = before.get(id);

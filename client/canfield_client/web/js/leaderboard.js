@@ -2,7 +2,7 @@
 // updated in place, so frequent updates never flicker. A finished player shows
 // their finish time; the others show the race clock, ticking locally.
 
-import { clock, h, setText } from "./dom.js";
+import { clock, h, setText, syncKeyed } from "./dom.js";
 import { t } from "./i18n.js";
 import { DONE_STATUSES as DONE } from "./protocol.js";
 
@@ -37,24 +37,10 @@ export class Leaderboard {
   update(data, me = this.me) {
     this.data = data;
     this.me = me;
-    const seen = new Set();
-    data.rows.forEach((row, index) => {
-      seen.add(row.id);
-      let tr = this.rows.get(row.id);
-      if (!tr) {
-        tr = this.makeRow();
-        this.rows.set(row.id, tr);
-      }
+    syncKeyed(this.body, this.rows, data.rows, () => this.makeRow(), (tr, row) => {
       this.fill(tr, row);
       tr.classList.toggle("me", row.id === me);
-      if (this.body.children[index] !== tr) this.body.insertBefore(tr, this.body.children[index] || null);
     });
-    for (const [id, tr] of this.rows) {
-      if (!seen.has(id)) {
-        tr.remove();
-        this.rows.delete(id);
-      }
-    }
     this.tick();
   }
 
