@@ -401,13 +401,13 @@ class RaceClient:
         """Send a request and wait for its answer (``reply`` or an error). A request
         refused for the connection's message rate changed nothing: it goes again
         after a pause (``RATE_PAUSES_S``), as a person would try again."""
-        for pause in (*RATE_PAUSES_S, None):
+        for pause in RATE_PAUSES_S:
             answer = await self._ask(message, reply)
             if not isinstance(answer, Error) or answer.code != ErrorCode.RATE_LIMITED:
                 break
-            if pause is None:
-                break
             await asyncio.sleep(pause)
+        else:
+            answer = await self._ask(message, reply)  # the last try: its answer stands
         if isinstance(answer, Error):
             raise ServerError(answer)
         return answer

@@ -35,8 +35,9 @@ def ranked(
     ``disconnected``. Rows that no rule tells apart share a place (``ties``)."""
     out = []
     place, before = 0, None
-    for n, row in enumerate(sorted(rows, key=rank_key), start=1):
-        key = rank_key(row)[:-1]
+    # each row's key once (a leaderboard is ranked every flush of every room)
+    for n, (key, row) in enumerate(sorted((rank_key(r), r) for r in rows), start=1):
+        key = key[:-1]
         if not ties or key != before:
             place, before = n, key
         status = row.status

@@ -29,15 +29,20 @@ export class Lanes {
 
   clear() {
     this.lanes.clear();
+    this.order = "";
     this.rows = [];
     this.list.replaceChildren();
   }
 
   update(rows) {
     this.rows = rows;
-    const before = new Map([...this.lanes].map(([id, lane]) => [id, lane.getBoundingClientRect().top]));
+    const order = rows.map((row) => row.id).join();
+    const moved = order !== this.order && !reducedMotion?.matches;
+    this.order = order;
+    // lanes are measured for the slide only when the order changes (most updates do not)
+    const before = moved ? new Map([...this.lanes].map(([id, lane]) => [id, lane.getBoundingClientRect().top])) : null;
     syncKeyed(this.list, this.lanes, rows, () => this.makeLane(), (lane, row) => this.fill(lane, row));
-    if (reducedMotion?.matches) return;
+    if (!before) return;
     for (const [id, lane] of this.lanes) {
       const from = before.get(id);
       const dy = from === undefined ? 0 : from - lane.getBoundingClientRect().top;
