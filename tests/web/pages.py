@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.cards import card_text, parse_card
 from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
@@ -173,3 +174,79 @@ def record_frames(page: Page) -> list[dict[str, Any]]:
 
     page.on("websocket", on_socket)
     return frames
+
+
+def pick_language(page: Page, lang: str) -> None:
+    """Choose the page's language in the header (opening its Menu on a narrow screen)."""
+    select = page.locator("#pref-lang")
+    if not select.is_visible():
+        page.click(".site-toggle")
+    select.select_option(lang)
+    if page.locator(".site-panel.open").count():
+        page.keyboard.press("Escape")
+
+
+# the colour contrast axe-core cannot judge over a gradient: the page is scanned once
+# for each of the page background's colour stops, painted flat
+_FLAT_BACKGROUND = "body { background: %s !important; }"
+
+# a chart's words (SVG text, which axe-core leaves undecided): its fill against the
+# first opaque background behind the chart, by WCAG's formula
+_SVG_TEXT_CONTRAST = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = (c) => {
+    const [r, g, b] = rgb(c).slice(0, 3).map((v) => v / 255)
+      .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const behind = (el) => {
+    for (let e = el.closest("svg"); e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor, a = rgb(c);
+      if (a.length === 3 || a[3] > 0.9) return c;
+    }
+    return getComputedStyle(document.body).backgroundColor;
+  };
+  const found = [];
+  for (const el of document.querySelectorAll("svg text")) {
+    if (!el.getClientRects().length || !el.textContent.trim()) continue;
+    const style = getComputedStyle(el), size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const [a, b] = [lum(style.fill), lum(behind(el))].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < (large ? 3 : 4.5)) {
+      const text = `svg text "${el.textContent}" ${style.fill}`;
+      found.push(`${text} on ${behind(el)}: ${ratio.toFixed(2)}`);
+    }
+  }
+  return found;
+}"""
+
+
+def low_contrast(page: Page) -> list[str]:
+    """Every text on the page now under WCAG AA contrast (4.5:1; 3:1 large), judged
+    by axe-core against each colour of the page's background gradient in turn (a
+    chart's words by the same formula here), and any text axe-core could not judge
+    (a background it cannot see through)."""
+    stops = page.evaluate(
+        """() => getComputedStyle(document.body).backgroundImage.match(/rgba?\\([^)]*\\)/g) || []"""
+    )
+    # a "10" is drawn with its two digits squeezed into one, which axe-core takes
+    # for text overlapped by text (its ink and card are those of every other rank);
+    # a chart's words are judged below
+    context = {"exclude": [[".card .corner b.ten"], ["svg text"]]}
+    found: list[str] = []
+    for stop in stops or [None]:
+        handle = page.add_style_tag(content=_FLAT_BACKGROUND % stop) if stop else None
+        result = Axe().run(page, context=context, options={"runOnly": ["color-contrast"]})
+        for kind in ("violations", "incomplete"):
+            for rule in result.response[kind]:
+                for node in rule["nodes"]:
+                    checks = node.get("any") or [{}]
+                    reason = str(checks[0].get("message", ""))
+                    if kind == "incomplete" and "too short" in reason:
+                        continue  # a one-glyph text (a score "0"): judged by its neighbours
+                    found.append(f"{kind} on {stop}: {node['target']} {reason[:100]}")
+        found += [f"on {stop}: {problem}" for problem in page.evaluate(_SVG_TEXT_CONTRAST)]
+        if handle:
+            handle.evaluate("el => el.remove()")
+    return found

@@ -21,6 +21,7 @@ from tests.web.pages import (
     create_room,
     leaderboard_row,
     new_page,
+    pick_language,
     picked_card,
     set_deal,
     tappable_moves,
@@ -99,9 +100,7 @@ def test_the_board_fits_the_window_in_both_languages(
     page.click("#board .stock")  # a waste fan to measure too
     expect(page.locator("#board .waste .card[data-card]")).not_to_have_count(0)
     for lang in ("en", "hr"):
-        page.click("#settings summary")
-        page.select_option("#pref-lang", lang)
-        page.click("#settings summary")
+        pick_language(page, lang)
         for width, height, least_card, least_share, four in SIZES:
             page.set_viewport_size({"width": width, "height": height})
             page.evaluate(SETTLE)

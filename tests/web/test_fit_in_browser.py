@@ -20,7 +20,7 @@ from canfield_client.processes import ServerProcess
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from tests.conftest import ServerFactory
-from tests.web.pages import create_room, join_by_link, new_page, set_deal, wait_board
+from tests.web.pages import create_room, join_by_link, new_page, pick_language, set_deal, wait_board
 
 DEAL = "CF1-D3-AAAAACL"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
@@ -127,9 +127,7 @@ def test_a_33_card_column_never_spills_and_every_rival_stays_in_view(
     expect(ana.locator("#race-lb .lane")).to_have_count(3)
     squeezed = set()
     for lang in ("en", "hr"):
-        ana.click("#settings summary")
-        ana.select_option("#pref-lang", lang)
-        ana.click("#settings summary")
+        pick_language(ana, lang)
         for width, height in SIZES:
             ana.set_viewport_size({"width": width, "height": height})
             ana.evaluate(SETTLE)

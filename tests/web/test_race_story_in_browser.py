@@ -311,7 +311,12 @@ def test_every_refusal_the_page_can_drive_is_worded_in_croatian(
     cy.fill("#room-code", "ZZZZZZ")
     cy.click("#join")
     expect_worded(
-        cy, "#home-error", "Te sobe više nema ili je poveznica stara.", frames["cy"], "unknown-room"
+        cy,
+        "#home-error",
+        "Sobe ZZZZZZ više nema: utrka je gotova ili je poveznica stara."
+        " Pokreni novu utrku ili upiši drugi kôd.",
+        frames["cy"],
+        "unknown-room",
     )
 
     # not-host: Bob's page (its controls are off) is made to send a settings change

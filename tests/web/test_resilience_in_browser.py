@@ -12,6 +12,7 @@ from tests.web.pages import (
     board_text,
     card,
     new_page,
+    pick_language,
     picked_card,
     set_deal,
     tappable_moves,
@@ -38,7 +39,13 @@ def test_croatian_labels_and_reconnect_after_server_restart(
     page.goto(server.http_url + "/r/ZZZZZ2")  # a link to a room that does not exist
     page.fill("#name", "Iva")
     page.click("#join")
-    expect(page.locator("#home-error")).to_have_text("Te sobe više nema ili je poveznica stara.")
+    expect(page.locator("#home-error")).to_have_text(
+        "Sobe ZZZZZ2 više nema: utrka je gotova ili je poveznica stara."
+        " Pokreni novu utrku ili upiši drugi kôd."
+    )
+    # and both ways on are there: a new race, another code
+    expect(page.locator("#create")).to_be_visible()
+    expect(page.locator("#room-code")).to_be_visible()
     page.goto(server.http_url + "/")
     expect(page.locator("#create")).to_have_text("Nova igra")
     page.fill("#name", "Iva")
@@ -49,7 +56,8 @@ def test_croatian_labels_and_reconnect_after_server_restart(
     expect(settings).to_contain_text("1 karta / Lako")
     page.click("#settings summary")
     expect(page.locator("#settings")).to_contain_text("Dvostruki klik")
-    page.select_option("#pref-lang", "en")
+    page.click("#settings summary")
+    pick_language(page, "en")
     expect(settings).to_contain_text("3 cards / Hard")
     expect(page.locator("#start")).to_have_text("Start")
     page.uncheck("#pref-double")

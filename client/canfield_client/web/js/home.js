@@ -8,6 +8,19 @@ import { getName, setName } from "./store.js";
 
 const CODE_RE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
 
+/** The room code of a share link's path ("/r/<code>"), as typed; null for any other path. */
+export function linkedCode(pathname) {
+  const match = /^\/r\/([^/]+)\/?$/.exec(pathname);
+  if (!match) return null;
+  let code = match[1];
+  try {
+    code = decodeURIComponent(code);
+  } catch {
+    // a broken %-escape: show it as it stands
+  }
+  return code.trim().toUpperCase().slice(0, 24) || null;
+}
+
 export class Home {
   /** request(msg): ask the server (sent as soon as the link is up). */
   constructor(request) {
@@ -31,22 +44,36 @@ export class Home {
     });
   }
 
-  /** Show the page; linkedRoom (from /r/CODE) turns it into "join this room". */
+  /** Show the page; linkedRoom (from /r/CODE) turns it into "join this room",
+   * unless it cannot be a room code: then the page says so and offers both ways on. */
   show(linkedRoom = null, error = "") {
-    this.linked = linkedRoom;
-    $("#create-block").hidden = Boolean(linkedRoom);
-    $("#code-field").hidden = Boolean(linkedRoom);
+    const valid = Boolean(linkedRoom) && CODE_RE.test(linkedRoom);
+    this.linked = valid ? linkedRoom : null;
+    this.badLink = linkedRoom && !valid ? linkedRoom : null;
+    $("#create-block").hidden = valid;
+    $("#code-field").hidden = valid;
     const title = $("#join-title");
-    title.hidden = !linkedRoom;
-    if (linkedRoom) {
+    title.hidden = !valid;
+    if (valid) {
       title.textContent = t("join_room", { code: linkedRoom });
       $("#room-code").value = linkedRoom;
     }
-    this.error(error);
+    this.error(this.badLink ? t("bad_room_code", { code: this.badLink }) : error);
   }
 
   relabel() {
     if (this.linked) $("#join-title").textContent = t("join_room", { code: this.linked });
+    if (this.badLink) this.error(t("bad_room_code", { code: this.badLink }));
+  }
+
+  /** Focus what this screen is for: the name while there is none (not on a
+   * touch screen, where it would open the keyboard unasked), else Join or New race. */
+  focusMain() {
+    const typing = matchMedia("(pointer: fine)").matches;
+    let target = this.linked ? $("#join") : $("#create");
+    if (!$("#name").value.trim() && typing) target = $("#name");
+    else if (this.badLink) target = typing ? $("#room-code") : $("#create");
+    target.focus({ preventScroll: true });
   }
 
   name() {

@@ -99,7 +99,7 @@ const STRINGS = {
     recycle: "Recycle",
     name_needed: "Type your name first.",
     code_needed: "Type the room code.",
-    room_gone: "That room is gone or the link is old.",
+    room_gone: "Room {code} is gone: its race is over or the link is old. Start a new race, or type another code.",
     keys: "Keys: Space draws, U or Ctrl+Z undoes, H hints (practice).",
     leave: "Leave",
     sure_leave: "Sure? Leave (you give up)",
@@ -292,6 +292,13 @@ const STRINGS = {
     nav_race: "Race",
     nav_daily: "Daily race",
     nav_me: "My races",
+    menu: "Menu",
+    more_actions: "More: give up, end the race, leave",
+    site_links: "Site",
+    not_found_title: "No page here",
+    not_found_text: "There is no page at {path}. The link may be mistyped or out of date.",
+    not_found_home: "Start a race",
+    bad_room_code: "\u201c{code}\u201d is not a room code: a code is 6 letters and digits. Type the code you were given, or start a race of your own.",
     daily_title: "Daily race",
     daily_lead: "One deal a day, the same for everyone: play it once, against the clock.",
     daily_date: "Today: {date} (UTC)",
@@ -443,7 +450,7 @@ const STRINGS = {
     recycle: "Okreni otpad",
     name_needed: "Najprije upiši ime.",
     code_needed: "Upiši šifru sobe.",
-    room_gone: "Te sobe više nema ili je poveznica stara.",
+    room_gone: "Sobe {code} više nema: utrka je gotova ili je poveznica stara. Pokreni novu utrku ili upiši drugi kôd.",
     keys: "Tipke: razmak vuče, U ili Ctrl+Z poništava, H daje savjet (vježba).",
     leave: "Napusti",
     sure_leave: "Sigurno? Napusti (odustaješ)",
@@ -640,6 +647,13 @@ const STRINGS = {
     nav_race: "Utrka",
     nav_daily: "Dnevna utrka",
     nav_me: "Moje utrke",
+    menu: "Izbornik",
+    more_actions: "Više: odustani, završi utrku, napusti",
+    site_links: "Stranice",
+    not_found_title: "Ovdje nema stranice",
+    not_found_text: "Na adresi {path} nema stranice. Poveznica je možda krivo upisana ili zastarjela.",
+    not_found_home: "Pokreni utrku",
+    bad_room_code: "\u201e{code}\u201c nije kôd sobe: kôd ima 6 slova i znamenki. Upiši kôd koji si dobio ili pokreni svoju utrku.",
     daily_title: "Dnevna utrka",
     daily_lead: "Jedno dijeljenje na dan, isto za sve: odigraj ga jednom, protiv sata.",
     daily_date: "Danas: {date} (UTC)",
@@ -745,6 +759,7 @@ export function applyStatic(root) {
   for (const el of root.querySelectorAll("[data-i18n-placeholder]")) {
     el.placeholder = t(el.dataset.i18nPlaceholder);
   }
+  for (const el of root.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
   for (const el of root.querySelectorAll("[data-i18n-title]")) {
     el.title = t(el.dataset.i18nTitle);
     el.setAttribute("aria-label", el.title);

@@ -1,13 +1,14 @@
 // Wires the page together: the connection, the views (home, lobby, race,
 // results) and the server's messages. Each view lives in its own module.
 
+import { dismissable, fold } from "./chrome.js";
 import { $, clock, confirmTwice } from "./dom.js";
-import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { BoardView, raceKeys } from "./board.js";
 import { ask, dismiss, initConfirm } from "./confirm.js";
 import { errorText as wordError } from "./errors.js";
 import { attachIdentity } from "./identity.js";
-import { Home } from "./home.js";
+import { Home, linkedCode } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
@@ -15,6 +16,7 @@ import { Connection } from "./net.js";
 import { ACTION_ERRORS, DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
+import { flash, initShell } from "./shell.js";
 import { Sounds } from "./sound.js";
 import { Actions, state, subscribe, update } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
@@ -54,7 +56,9 @@ function refused(req, msg) {
     }
   }
   const gone = msg.code === ERR.UNKNOWN_ROOM;
-  goHome(req.type === "create" || gone ? null : req.room.toUpperCase(), gone ? t("room_gone") : errorText(msg, req));
+  const code = req.room?.toUpperCase() ?? null;
+  goHome(req.type === "create" || gone ? null : code, gone ? t("room_gone", { code }) : errorText(msg, req));
+  if (gone) home.focusMain();
 }
 
 /** A refusal in the page's language where the server gave the facts (params). */
@@ -87,18 +91,31 @@ function nameProblem(name) {
 // ------------------------------------------------------------------ views
 
 function showView(name) {
+  const fresh = document.body.dataset.view !== name;
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
   document.body.dataset.view = name;
   update({ view: name });
+  if (fresh) focusView(name);
 }
 
-let toastTimer = null;
-function flash(text) {
-  const toast = $("#toast");
-  toast.textContent = text;
-  toast.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => (toast.hidden = true), 3500);
+/** A new screen takes the focus to what it is for (never left on the page's body):
+ * keyboard and screen reader users start where the screen's work is. */
+function focusView(name) {
+  if (name === "home") {
+    home.focusMain();
+    return;
+  }
+  const shown = (selector) => {
+    const el = document.querySelector(selector);
+    return el && !el.hidden && el.offsetParent !== null && !el.disabled ? el : null;
+  };
+  const mains = {
+    lobby: ["#start", "#ready", "#leave-lobby"],
+    race: ["#board .stock", "#leave-race"],
+    results: ["#race-again", "#rematch", "#leave-results"],
+  }[name];
+  const target = (mains || []).map(shown).find(Boolean) || document.querySelector(`#view-${name}`);
+  target?.focus({ preventScroll: true });
 }
 
 const home = new Home(request);
@@ -176,6 +193,7 @@ function renderRace() {
   $("#hint").hidden = !isPractice() || state.me?.role !== "player";
   $("#hint").disabled = isDone();
   $("#give-up").disabled = isDone();
+  if (isDone()) foldRaceActions(false);
   $("#end-race").hidden = !isHost() || state.roomState?.phase !== "racing";
   const note = $("#race-note");
   let text = "";
@@ -244,6 +262,8 @@ function tickClock() {
 }
 setInterval(tickClock, 200);
 
+// on a phone, give up / end the race / leave wait behind one button (the row stays one row)
+const foldRaceActions = fold($("#race-more"), $("#race-more-panel"));
 confirmTwice($("#give-up"), () => t("give_up"), () => t("sure_give_up"), () => act("give_up"));
 $("#undo").addEventListener("click", () => act("undo"));
 $("#end-race").addEventListener("click", async () => {
@@ -478,39 +498,33 @@ function initSettings() {
     setPref("four_colour", four.checked);
     document.body.classList.toggle("four-colour", four.checked);
   });
-  // the header menu closes on a click or tap outside it, and on Escape
+  // the settings menu closes on a click or tap outside it, and on Escape
   const menu = $("#settings");
-  document.addEventListener("pointerdown", (e) => {
-    if (menu.open && !menu.contains(e.target)) menu.open = false;
-  });
-  menu.addEventListener("keydown", (e) => {
-    if (e.key !== "Escape" || !menu.open) return;
-    menu.open = false;
-    menu.querySelector("summary").focus();
-  });
-  const lang = $("#pref-lang");
-  lang.value = getPref("lang", browserLanguage());
-  lang.addEventListener("change", () => {
-    setPref("lang", lang.value);
-    setLang(lang.value);
-  });
-  onLangChange(() => {
-    home.relabel();
-    leaderboard.relabel();
-    results.relabel();
-    if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me);
-    update();
-    if (state.board && state.view === "race") board.render(state.board);
-  });
-  setLang(lang.value);
+  dismissable(
+    [menu],
+    () => menu.open,
+    (byKey) => {
+      menu.open = false;
+      if (byKey) menu.querySelector("summary").focus();
+    },
+  );
+}
+
+/** The page's words again in the language just picked. */
+function relabel() {
+  home.relabel();
+  leaderboard.relabel();
+  results.relabel();
+  if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me);
+  update();
+  if (state.board && state.view === "race") board.render(state.board);
 }
 
 function boot() {
+  initShell(relabel);
   initConfirm();
   initSettings();
-  applyStatic(document);
-  const match = /^\/r\/([A-Za-z0-9]{4,12})\/?$/.exec(location.pathname);
-  const linked = match ? match[1].toUpperCase() : null;
+  const linked = linkedCode(location.pathname);
   if (linked && getSeat(linked)) {
     state.room = linked; // resumed as soon as the link is up
     $("#room-tag").textContent = linked;

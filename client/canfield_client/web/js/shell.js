@@ -1,15 +1,14 @@
-// What the daily, "my races" and replay pages share: the header (site links,
-// the language picker), the words of the page in the chosen language, a toast.
+// What every page shares: the header (chrome.js writes it), the words of the
+// page in the chosen language, a toast.
 
+import { mountChrome } from "./chrome.js";
 import { $ } from "./dom.js";
 import { applyStatic, browserLanguage, onLangChange, setLang } from "./i18n.js";
 import { getPref, setPref } from "./store.js";
 
-/** Pick the language (remembered as on the race page), mark the current link, fill the words. */
+/** Write the header, pick the language (remembered for every page), fill the words. */
 export function initShell(relabel = () => {}) {
-  for (const link of document.querySelectorAll(".site-nav a")) {
-    if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
-  }
+  mountChrome();
   document.body.classList.toggle("four-colour", Boolean(getPref("four_colour", false)));
   const lang = $("#pref-lang");
   lang.value = getPref("lang", browserLanguage());
