@@ -176,6 +176,15 @@ def record_frames(page: Page) -> list[dict[str, Any]]:
     return frames
 
 
+def race_button(page: Page, selector: str) -> Locator:
+    """A button of the race's header; on a phone give up, end and leave wait behind
+    the More button, which this opens first."""
+    button = page.locator(selector)
+    if not button.is_visible() and page.locator("#race-more").is_visible():
+        page.click("#race-more")
+    return button
+
+
 def pick_language(page: Page, lang: str) -> None:
     """Choose the page's language in the header (opening its Menu on a narrow screen)."""
     select = page.locator("#pref-lang")

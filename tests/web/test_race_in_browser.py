@@ -28,6 +28,7 @@ from tests.web.pages import (
     leaderboard_row,
     new_page,
     picked_card,
+    race_button,
     set_deal,
     tappable_moves,
     wait_board,
@@ -208,7 +209,7 @@ def test_two_browsers_race_from_lobby_to_replay(
 
     # both give up: results, deal code, replay of the host's race
     for page in (host, guest):
-        page.click("#give-up")
+        race_button(page, "#give-up").click()  # on the phone: behind More
         page.click("#give-up")
     for page in (host, guest):
         page.wait_for_selector("#view-results:not([hidden])")

@@ -29,6 +29,7 @@ from tests.web.pages import (
     leaderboard_row,
     new_page,
     picked_card,
+    race_button,
     record_frames,
     set_deal,
     wait_board,
@@ -75,7 +76,7 @@ def next_of(socket: ClientConnection, kind: str) -> dict[str, Any]:
 
 
 def give_up(page: Page) -> None:
-    page.click("#give-up")
+    race_button(page, "#give-up").click()
     page.click("#give-up")
 
 

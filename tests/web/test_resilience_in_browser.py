@@ -60,6 +60,7 @@ def test_croatian_labels_and_reconnect_after_server_restart(
     pick_language(page, "en")
     expect(settings).to_contain_text("3 cards / Hard")
     expect(page.locator("#start")).to_have_text("Start")
+    page.click("#settings summary")
     page.uncheck("#pref-double")
     page.click("#settings summary")
     code, tapped, column = column_only_deal()

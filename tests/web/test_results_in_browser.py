@@ -20,6 +20,7 @@ from tests.web.pages import (
     confirm_box,
     join_by_link,
     new_page,
+    race_button,
     room_of,
     set_deal,
     wait_board,
@@ -150,8 +151,8 @@ def test_the_lanes_follow_every_racer_and_a_pass_reorders_them(
     assert box and box["y"] + box["height"] <= 844  # the strip is on the phone's screen
     assert ana.locator("#race-lb .lane .card").count() == 0  # progress only, never cards
 
-    # the host ends it: Croatian says the racers were stopped
-    ana.click("#end-race")
+    # the host ends it (on her phone, behind More): Croatian says the racers were stopped
+    race_button(ana, "#end-race").click()
     confirm_box(ana).locator("#confirm-yes").click()
     cy.wait_for_selector("#view-results:not([hidden])")
     expect(cy.locator("#final-lb td.c-status")).to_have_text(["prekinuto"] * 3)
