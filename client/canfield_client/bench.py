@@ -37,7 +37,8 @@ __all__ = ["BenchConfig", "PhaseResult", "run_bench", "percentile", "format_tabl
 BENCH_ENV = {
     "CANFIELD_RATE_PER_S": "1000000",
     "CANFIELD_RATE_BURST": "1000000",
-    "CANFIELD_MAX_ROOMS_PER_IP": "1000000",
+    "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "0",
+    "CANFIELD_MAX_NEW_ROOMS_PER_IP_PER_MIN": "0",
     # every simulated player comes from this one address
     "CANFIELD_JOINS_PER_IP_BURST": "1000000",
     "CANFIELD_MAX_CONNS_PER_IP": "0",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Phase", "Role", "MemberStatus"]
+__all__ = ["Phase", "Role", "MemberStatus", "Cap"]
 
 
 class Phase(StrEnum):
@@ -41,3 +41,20 @@ class MemberStatus(StrEnum):
     TIMED_OUT = "timed_out"
     #: still playing when the host ended the race; their time is the race's length then
     STOPPED = "stopped"
+
+
+class Cap(StrEnum):
+    """Which limit refused a request (``params.cap`` of a ``room-full`` or a
+    ``rate-limited`` error, next to ``params.limit``, its number), so a client
+    can say what was full: bots are not people, and open rooms are not new ones."""
+
+    #: bots the host may add to one room
+    BOTS = "bots"
+    #: players in one room (people and bots)
+    PLAYERS = "players"
+    #: spectators in one room
+    SPECTATORS = "spectators"
+    #: rooms one client address holds open at once
+    OPEN_ROOMS = "open_rooms"
+    #: rooms one client address may create in a minute
+    NEW_ROOMS = "new_rooms"

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from canfield.textinput import excerpt
 
-from .enums import MemberStatus, Phase, Role
+from .enums import Cap, MemberStatus, Phase, Role
 
 __all__ = [
     "VERSION",
@@ -32,6 +32,7 @@ __all__ = [
     "Phase",
     "Role",
     "MemberStatus",
+    "Cap",
     "ErrorCode",
     "ProtocolError",
     "ECHO_LIMIT",

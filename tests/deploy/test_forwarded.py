@@ -35,7 +35,7 @@ LIMITS = {
     "CANFIELD_ROOM_MISSES_PER_S": "0.001",
     "CANFIELD_JOINS_PER_IP_BURST": "5",
     "CANFIELD_JOINS_PER_IP_PER_S": "0.001",
-    "CANFIELD_MAX_ROOMS_PER_IP": "2",
+    "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "2",
     "CANFIELD_MAX_CONNS_PER_IP": "4",
 }
 #: open connections per client address (nginx limit_conn here, the server's cap alone)
@@ -180,7 +180,7 @@ async def test_the_proxy_hands_the_server_the_address_it_saw(
 ) -> None:
     """Two clients behind the proxy are two addresses to the server (the proxy's
     own is not everyone's): one's room-creation budget is not the other's."""
-    server = server_factory(env={**FAST_ENV, **BEHIND_NGINX, "CANFIELD_MAX_ROOMS_PER_IP": "1"})
+    server = server_factory(env={**FAST_ENV, **BEHIND_NGINX, "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "1"})
     proxy = nginx_factory([server.port])
     one, two = (
         Visitor(proxy.ws_url, HONEST, False).at(1),

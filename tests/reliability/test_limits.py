@@ -21,7 +21,7 @@ from tests.server.conftest import Connect
 SMALL_ENV = {
     **OPEN_ENV,
     "CANFIELD_MAX_FRAME_BYTES": "512",
-    "CANFIELD_MAX_ROOMS_PER_IP": "3",
+    "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "3",
     "CANFIELD_MAX_PLAYERS_PER_ROOM": "2",
     "CANFIELD_MAX_SPECTATORS_PER_ROOM": "1",
 }

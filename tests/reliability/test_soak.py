@@ -33,7 +33,8 @@ PACE_S = 0.02
 #: real limits except the rooms one address (this test) may create
 SOAK_ENV = {
     **FAST_ENV,
-    "CANFIELD_MAX_ROOMS_PER_IP": "100000",
+    "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "0",
+    "CANFIELD_MAX_NEW_ROOMS_PER_IP_PER_MIN": "0",
     "CANFIELD_JOINS_PER_IP_BURST": "100000",
 }
 

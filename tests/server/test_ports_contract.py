@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from canfield_protocol import MemberStatus, Phase, Role, RoomState
+from canfield_protocol import Cap, MemberStatus, Phase, Role, RoomState
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules
 from canfield_server.room.events import RoomEvent, RowEvent, unpack
@@ -22,6 +22,8 @@ from canfield_server.room.ports import (
     DailyStore,
     IdentityStore,
     MoveRecord,
+    RoomBudget,
+    RoomsRefused,
     RoomStore,
     StoredRow,
 )
@@ -240,14 +242,45 @@ async def test_tokens_open_a_seat_until_it_is_revoked(world: World) -> None:
     await close(store)
 
 
-async def test_rooms_created_from_an_address_are_counted(world: World) -> None:
-    store = world.store(b"a")
-    assert await store.rooms_created("10.0.0.1") == (0, 0)
-    await store.note_room_created("10.0.0.1")
-    await store.note_room_created("10.0.0.1")
-    count, wait_ms = await store.rooms_created("10.0.0.1")
-    assert count == 2 and 0 < wait_ms <= TTL_S * 1000
-    assert await store.rooms_created("10.0.0.2") == (0, 0)
+#: two open rooms per address, three new ones a minute
+BUDGET = RoomBudget(max_open=2, max_new=3, window_ms=60_000)
+
+
+def finished(state: RoomState) -> RoomState:
+    return msgspec.structs.replace(state, phase=Phase.FINISHED)
+
+
+async def test_an_address_holds_its_open_rooms_and_a_burst_of_new_ones(world: World) -> None:
+    store, ip = world.store(b"a"), "10.0.0.1"
+    start = world.clock.now_ms()
+    lapse = start + TTL_S * 1000
+
+    async def create(code: str) -> RoomsRefused | None:
+        refused = await store.claim_room(ip, code, BUDGET)
+        if refused is None:
+            assert await store.save_room(0, lobby(code), creator=ip) == 1
+        return refused
+
+    assert await create("ROOMA") is None
+    assert await create("ROOMB") is None
+    # two open: the third waits for one to close (at the latest, the first's lapse)
+    assert await create("ROOMC") == RoomsRefused(Cap.OPEN_ROOMS, 2, lapse)
+    assert await store.claim_room("10.0.0.2", "ROOMX", BUDGET) is None  # another address
+    # a room whose race is over no longer counts ...
+    assert await store.save_room(1, finished(lobby("ROOMA"))) == 2
+    assert await create("ROOMC") is None
+    # ... nor one that every person left (the refused attempt above counted nothing)
+    assert await store.save_room(1, rules.remove_member(lobby("ROOMB", 1), "p0")) == 2
+    # three made within a minute: the fourth waits for the first to leave the window
+    assert await create("ROOMD") == RoomsRefused(Cap.NEW_ROOMS, 3, start + 60_000)
+    await world.clock.advance(60)
+    assert await create("ROOMD") is None
+    # racing again opens a room again: three open now, over the limit of two
+    assert await store.save_room(2, lobby("ROOMA")) == 3
+    assert await create("ROOME") == RoomsRefused(Cap.OPEN_ROOMS, 2, lapse)
+    # one room TTL after they opened, rooms count no more (their keys expire by then)
+    await world.clock.advance(TTL_S)
+    assert await create("ROOME") is None
     await close(store)
 
 

@@ -32,9 +32,11 @@ def test_the_host_removes_members_and_a_player_leaves(
     expect(host.locator("#players .who")).to_have_text(["Ana", BO, "Cy"])
     expect(guest.locator("#players button.kick")).to_have_count(0)  # the host's buttons only
 
-    # the lobby: the host removes Bo, whose page goes home saying why
+    # the lobby: the host removes Bo (once they say so), whose page goes home saying why
     bo = host.locator("#players li", has=host.locator(".who", has_text="Bo"))
     bo.get_by_role("button", name=f"Remove {BO} from the room").click()
+    expect(host.locator("#confirm-text")).to_have_text(f"Remove {BO} from the room?")
+    host.click("#confirm-yes")
     expect(guest.locator("#view-home")).to_be_visible()
     expect(guest.locator("#home-error")).to_have_text("The host removed you from the room.")
     expect(host.locator("#players .who")).to_have_text(["Ana", "Cy"])

@@ -1,8 +1,8 @@
 """The page's protocol words (``web/js/protocol.js``) are the server's.
 
-The page compares error codes and statuses from the wire with the values in
-``protocol.js``; a code renamed or added on one side only would make the
-page mishandle it silently. Read as text: no browser needed.
+The page compares error codes, the limits they name and statuses from the
+wire with the values in ``protocol.js``; a code renamed or added on one side
+only would make the page mishandle it silently. Read as text: no browser needed.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from canfield_protocol import ErrorCode, MemberStatus
+from canfield_protocol import Cap, ErrorCode, MemberStatus
 
 JS = Path(__file__).resolve().parents[2] / "client/canfield_client/web/js"
 
@@ -29,6 +29,10 @@ def test_every_error_code_is_spelled_as_the_server_spells_it() -> None:
 
 def test_every_racer_status_is_spelled_as_the_server_spells_it() -> None:
     assert frozen_object("STATUS") == {status.name: status.value for status in MemberStatus}
+
+
+def test_every_limit_a_refusal_names_is_spelled_as_the_server_spells_it() -> None:
+    assert frozen_object("CAP") == {cap.name: cap.value for cap in Cap}
 
 
 def test_no_page_spells_an_error_code_itself() -> None:

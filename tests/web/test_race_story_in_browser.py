@@ -263,7 +263,7 @@ def test_every_refusal_the_page_can_drive_is_worded_in_croatian(
         env={
             "CANFIELD_COUNTDOWN_S": "0.3",
             "CANFIELD_MAX_PLAYERS_PER_ROOM": "2",
-            "CANFIELD_MAX_ROOMS_PER_IP": "1",
+            "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "1",
         }
     )
     base = server.http_url
@@ -290,23 +290,28 @@ def test_every_refusal_the_page_can_drive_is_worded_in_croatian(
     cy.goto(f"{base}/r/{room}")
     cy.fill("#name", "Cy")
     cy.click("#join")
-    expect_worded(cy, "#home-error", "Soba je puna.", frames["cy"], "room-full")
+    expect_worded(
+        cy,
+        "#home-error",
+        "Soba je puna: u njoj može biti najviše 2 igrača, ljudi i botova zajedno.",
+        frames["cy"],
+        "room-full",
+    )
 
-    # rate-limited with retry_at: one room per address lately
+    # rate-limited: one room open per address (Ana's, from the same one)
     cy.goto(base + "/")
     cy.fill("#name", "Cy")
     cy.click("#create")
     expect_worded(
         cy,
         "#home-error",
-        re.compile(r"^Napravio si previše soba; sljedeća se može napraviti u \d\d:\d\d$"),
+        "S tvoje mreže već je otvorena 1 soba, koliko je najviše dopušteno. Završi utrku"
+        " ili napusti sobu koju više ne koristiš, pa napravi novu.",
         frames["cy"],
         "rate-limited",
     )
     retry = [f for f in frames["cy"] if f.get("code") == "rate-limited"][-1]
-    assert retry["params"]["limit"] == 1 and retry["params"]["retry_at"] > retry.get(
-        "server_time", 0
-    )
+    assert retry["params"]["cap"] == "open_rooms" and retry["params"]["limit"] == 1
 
     # unknown-room
     cy.fill("#room-code", "ZZZZZZ")

@@ -30,7 +30,12 @@ class Settings:
     max_frame_bytes: int = 4096
     max_players_per_room: int = 16
     max_spectators_per_room: int = 200
-    max_rooms_per_ip: int = 20
+    #: rooms one client address may hold open at once: created from it, its race
+    #: not over and a person still in it (``room.rules.room_open``); a school or an
+    #: office behind one address makes many. 0: no limit
+    max_open_rooms_per_ip: int = 30
+    #: rooms one client address may create in any minute (a burst); 0: no limit
+    max_new_rooms_per_ip_per_min: int = 10
     #: token bucket per connection: sustained messages/s and burst
     rate_per_s: float = 50.0
     rate_burst: int = 100

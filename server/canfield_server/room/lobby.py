@@ -12,6 +12,7 @@ from canfield_protocol import (
     RANDOM_DEAL,
     AddBot,
     BotFailed,
+    Cap,
     EndRace,
     Phase,
     ProtocolError,
@@ -146,12 +147,14 @@ class Lobby:
             raise ProtocolError(
                 E.ROOM_FULL,
                 f"this room has {settings.max_bots_per_room} bots, the most it takes",
-                params={"limit": settings.max_bots_per_room},
+                params={"cap": Cap.BOTS, "limit": settings.max_bots_per_room},
             )
         seated = len(rules.players(state)) + sum(m.waiting for m in state.members)
         if seated + len(session.bot_names) >= settings.max_players_per_room:
             raise ProtocolError(
-                E.ROOM_FULL, f"the room has {settings.max_players_per_room} players"
+                E.ROOM_FULL,
+                f"the room has {settings.max_players_per_room} players, the most it takes",
+                params={"cap": Cap.PLAYERS, "limit": settings.max_players_per_room},
             )
         if len(self.running) >= settings.max_bots:
             raise ProtocolError(E.UNAVAILABLE, "this server runs all the bots it can; try later")

@@ -14,12 +14,14 @@ from collections.abc import Coroutine, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
-from canfield_protocol import MemberStatus, Role, RoomState
+from canfield_protocol import Cap, MemberStatus, Role, RoomState
 
 __all__ = [
     "StoredRow",
     "Peer",
     "RoomRecord",
+    "RoomBudget",
+    "RoomsRefused",
     "MoveRecord",
     "RoomStore",
     "RoomBus",
@@ -82,6 +84,25 @@ class RoomRecord(msgspec.Struct):
     final: bytes | None = None
 
 
+class RoomBudget(NamedTuple):
+    """The room-creation limits of one client address (``Settings``; 0: none)."""
+
+    #: rooms it may hold open at once (``rules.room_open``)
+    max_open: int
+    #: rooms it may create within ``window_ms``
+    max_new: int
+    window_ms: int
+
+
+class RoomsRefused(NamedTuple):
+    """Why an address may not create a room now: the limit it hit (``Cap``) and
+    when (server ms) that limit frees a place at the latest."""
+
+    cap: Cap
+    limit: int
+    retry_at: int
+
+
 class MoveRecord(NamedTuple):
     """One accepted board action, as the move script stores it (one round trip)."""
 
@@ -119,11 +140,15 @@ class RoomStore(Protocol):
         revoke: str | None = None,
         kicked: str | None = None,
         present: str | None = None,
+        creator: str | None = None,
     ) -> int | None: ...
 
-    async def rooms_created(self, ip: str) -> tuple[int, int]: ...
-
-    async def note_room_created(self, ip: str) -> None: ...
+    async def claim_room(self, ip: str, code: str, budget: RoomBudget) -> RoomsRefused | None:
+        """Count a new room ``code`` against ``ip`` if its budget allows, in one
+        step (None), or say which limit refuses it (nothing counted). The room
+        stops counting as open when a save finds it closed (``save_room``
+        passes ``rules.room_open``), and one room TTL after it opened at the latest."""
+        ...
 
     async def member_for_token(self, code: str, token_hash: str) -> str | None: ...
 

@@ -17,6 +17,7 @@ from canfield.textinput import ascii_upper, excerpt, strip_spaces
 from canfield_protocol import (
     HIDDEN_DEAL,
     RANDOM_DEAL,
+    Cap,
     ErrorCode,
     Member,
     Phase,
@@ -204,11 +205,19 @@ def add_member(
     if role == Role.PLAYER:
         seated = len(players(state)) + sum(m.waiting for m in state.members)
         if seated >= limits.max_players:
-            raise ProtocolError(ErrorCode.ROOM_FULL, f"the room has {limits.max_players} players")
+            raise ProtocolError(
+                ErrorCode.ROOM_FULL,
+                f"the room has {limits.max_players} players, the most it takes",
+                params={"cap": Cap.PLAYERS, "limit": limits.max_players},
+            )
         if state.phase in (Phase.COUNTDOWN, Phase.RACING):
             role, waiting = Role.SPECTATOR, True
     elif _spectators(state) >= limits.max_spectators:
-        raise ProtocolError(ErrorCode.ROOM_FULL, "the room has no more spectator seats")
+        raise ProtocolError(
+            ErrorCode.ROOM_FULL,
+            "the room has no more spectator seats",
+            params={"cap": Cap.SPECTATORS, "limit": limits.max_spectators},
+        )
     key = name_key(text)
     if any(name_key(m.name) == key for m in state.members):
         raise ProtocolError(
@@ -409,6 +418,13 @@ def bots_alone(state: RoomState) -> list[Member]:
     if any(m.role == Role.PLAYER and not m.bot for m in state.members):
         return []
     return [m for m in state.members if m.bot]
+
+
+def room_open(state: RoomState) -> bool:
+    """A room counts against the address that created it while it is open: its
+    race is not over (a lobby, a countdown, a race) and a person (not a bot) is
+    still in it, here or away within the grace time. Racing again opens it again."""
+    return state.phase != Phase.FINISHED and any(not m.bot for m in state.members)
 
 
 def check_end_race(state: RoomState, member_id: str) -> None:

@@ -15,6 +15,7 @@ from functools import partial
 
 from canfield_protocol import (
     BoardMsg,
+    Cap,
     Countdown,
     Create,
     Join,
@@ -35,7 +36,7 @@ from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.room import frames, rules
 from canfield_server.room.actions import BoardActions
-from canfield_server.room.ports import Peer, RoomRecord
+from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomsRefused
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession
 
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 
 #: fresh room codes tried when one is taken (8 collisions in 887 million codes)
 CODE_ATTEMPTS = 8
+#: the window of ``Settings.max_new_rooms_per_ip_per_min``
+NEW_ROOMS_WINDOW_MS = 60_000
 
 
 class Seating:
@@ -66,6 +69,11 @@ class Seating:
         #: where the bots this process launches connect from (its own host)
         self.bot_addresses = self.settings.own_addresses()
         self.grace_ms = int(self.settings.away_grace_s * 1000)
+        self.budget = RoomBudget(
+            self.settings.max_open_rooms_per_ip,
+            self.settings.max_new_rooms_per_ip_per_min,
+            NEW_ROOMS_WINDOW_MS,
+        )
 
     def _not_in_room(self, peer: Peer) -> None:
         if peer.room is not None:
@@ -75,30 +83,44 @@ class Seating:
 
     async def create(self, peer: Peer, msg: Create) -> None:
         self._not_in_room(peer)
-        limit = self.settings.max_rooms_per_ip
-        if limit and peer.ip:
-            made, wait_ms = await self.store.rooms_created(peer.ip)
-            if made >= limit:
-                minutes = max(1, -(-wait_ms // 60_000))
-                raise ProtocolError(
-                    E.RATE_LIMITED,
-                    f"this address created {limit} rooms lately; the next one can be made"
-                    f" in {minutes} min",
-                    params={"limit": limit, "retry_at": self.clock.now_ms() + wait_ms},
-                )
+        # an address is limited by the rooms it holds open and by a burst of new
+        # ones, not by what it made over hours: a school or an office shares one
+        limited = peer.ip if self.budget.max_open or self.budget.max_new else None
         for _ in range(CODE_ATTEMPTS):
             code, member_id, token = rules.new_room_code(), rules.new_member_id(), rules.new_token()
+            if limited:
+                # (a code found taken below stays counted until it lapses: 1 in 887 million)
+                self._refuse(await self.store.claim_room(limited, code, self.budget))
             state = rules.create_room(code, member_id, msg.name, msg.settings)
             ver = await self.store.save_room(
-                0, state, token=(rules.token_hash(token), member_id), present=member_id
+                0,
+                state,
+                token=(rules.token_hash(token), member_id),
+                present=member_id,
+                creator=limited,
             )
             if ver is not None:
                 break
         else:  # pragma: no cover - 8 collisions in a space of 887 million
             raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
-        if limit and peer.ip:
-            await self.store.note_room_created(peer.ip)
         await self._enter(peer, RoomRecord(state, ver), member_id, token, counted=True)
+
+    def _refuse(self, refused: RoomsRefused | None) -> None:
+        """A room the address may not create now: why, in words and in facts."""
+        if refused is None:
+            return
+        if refused.cap == Cap.OPEN_ROOMS:
+            text = (
+                f"this address has {refused.limit} rooms open, the most it may; finish"
+                " a race or leave a room to make another"
+            )
+        else:
+            text = f"this address created {refused.limit} rooms in the last minute; wait a little"
+        raise ProtocolError(
+            E.RATE_LIMITED,
+            text,
+            params={"cap": refused.cap, "limit": refused.limit, "retry_at": refused.retry_at},
+        )
 
     async def join(self, peer: Peer, msg: Join) -> None:
         try:

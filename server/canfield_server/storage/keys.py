@@ -7,7 +7,9 @@ Redis Cluster slot and its Lua scripts may touch all of them at once.
 key                             type    holds
 ==============================  ======  ==========================================
 ``cf:{CODE}:room``              hash    ``state`` (RoomState JSON), ``ver``, ``phase``,
-                                        ``race``, ``deal``, ``done``, ``nplayers``, ``final``
+                                        ``race``, ``deal``, ``done``, ``nplayers``, ``final``,
+                                        ``ip`` (the address that created it), ``open``
+                                        (``1``/``0``: ``rules.room_open`` at the last save)
 ``cf:{CODE}:tokens``            hash    sha256(token) -> member id
 ``cf:{CODE}:presence``          hash    member id -> live connection count
 ``cf:{CODE}:rows``              hash    member id -> leaderboard row JSON
@@ -15,7 +17,10 @@ key                             type    holds
 ``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
 ``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
 ``cf:{CODE}:events``            chan    room events for every server process
-``cf:ip:{ADDRESS}:rooms``       string  rooms created from one client address lately
+``cf:{ip:ADDRESS}:open``        zset    room code -> ms it stops counting at the latest: the
+                                        rooms one client address holds open (``claim_room``)
+``cf:{ip:ADDRESS}:new``         zset    room code -> ms it was created: one address's rooms
+                                        of the last minute (the burst limit)
 ``cf:due``                      zset    room code -> ms its next timer is due (time limit,
                                         grace, a serving process's watchdog); any process sweeps
 ``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
@@ -39,7 +44,8 @@ __all__ = [
     "log",
     "channel",
     "room_keys",
-    "ip_rooms",
+    "ip_open_rooms",
+    "ip_new_rooms",
     "DUE",
     "pool",
     "pool_lock",
@@ -89,8 +95,13 @@ def channel(code: str) -> str:
     return f"cf:{{{code}}}:events"
 
 
-def ip_rooms(address: str) -> str:
-    return f"cf:ip:{address}:rooms"
+def ip_open_rooms(address: str) -> str:
+    """One address's two room keys share a hash tag: one script counts both."""
+    return f"cf:{{ip:{address}}}:open"
+
+
+def ip_new_rooms(address: str) -> str:
+    return f"cf:{{ip:{address}}}:new"
 
 
 #: every room's next due timer, so a room nobody is connected to still ends on time

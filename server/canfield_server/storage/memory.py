@@ -7,8 +7,9 @@ script or pipeline does, in one step with no ``await`` in between (as a
 script is atomic); ``tests/server/test_ports_contract.py`` runs the same
 cases against both, so they cannot drift apart.
 
-What they leave out: keys do not expire (except the per-address room
-count, which the room limit reads), and storage never fails.
+What they leave out: keys do not expire (the per-address room counts
+lapse by their times, as the Redis scripts prune them), and storage never
+fails.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from canfield_protocol import Phase, RoomState
+from canfield_protocol import Cap, Phase, RoomState
 
 from canfield_server.ops.clock import SYSTEM, Clock
+from canfield_server.room import rules
 from canfield_server.room.events import VER_SLOT, FinishedEvent, RoomEvent, pack, pack_row
 from canfield_server.room.ports import (
     DailyAttempt,
@@ -31,8 +33,10 @@ from canfield_server.room.ports import (
     DailyStore,
     IdentityStore,
     MoveRecord,
+    RoomBudget,
     RoomBus,
     RoomRecord,
+    RoomsRefused,
     RoomStore,
     StoredRow,
 )
@@ -62,6 +66,9 @@ class _Room:
     final: bytes = b""
     done: int = 0
     nplayers: int = 0
+    #: the address that created the room, and ``rules.room_open`` at the last save
+    ip: str = ""
+    open: bool = False
 
 
 @dataclass
@@ -92,8 +99,10 @@ class MemoryBackend:
         self.boards: dict[tuple[str, str], _Board] = {}
         self.servers: dict[str, dict[bytes, int]] = {}
         self.due: dict[str, int] = {}
-        #: address -> (rooms created, ms when the count is forgotten)
-        self.ip_rooms: dict[str, tuple[int, int]] = {}
+        #: address -> room code -> ms it stops counting as open at the latest
+        self.open_rooms: dict[str, dict[str, int]] = {}
+        #: address -> room code -> ms it was created (the burst window)
+        self.new_rooms: dict[str, dict[str, int]] = {}
         self.identities: dict[str, dict[str, Any]] = {}
         self.histories: dict[str, list[bytes]] = {}
         self.room_identities: dict[str, dict[str, str]] = {}
@@ -157,6 +166,7 @@ class MemoryRoomStore:
         revoke: str | None = None,
         kicked: str | None = None,
         present: str | None = None,
+        creator: str | None = None,
     ) -> int | None:
         b, code = self.backend, state.room
         room = b.rooms.get(code)
@@ -190,6 +200,12 @@ class MemoryRoomStore:
             room.deal = deal
         if new_race is not None:
             room.done, room.nplayers, room.final = 0, len(new_race), b""
+        is_open = rules.room_open(state)
+        if creator:
+            room.ip, room.open = creator, is_open
+        elif room.ip and room.open != is_open:
+            room.open = is_open
+            self._hold(room.ip, code, is_open)
         event: FinishedEvent | RoomEvent
         if final is not None:
             room.final = final
@@ -199,19 +215,25 @@ class MemoryRoomStore:
         b.publish(code, pack(self.origin, event).replace(VER_SLOT, str(ver).encode(), 1))
         return ver
 
-    async def rooms_created(self, ip: str) -> tuple[int, int]:
-        count, until = self._ip_count(ip)
-        return count, max(0, until - self.clock.now_ms()) if count else 0
+    async def claim_room(self, ip: str, code: str, budget: RoomBudget) -> RoomsRefused | None:
+        now = self.clock.now_ms()
+        held = _pruned(self.backend.open_rooms, ip, now)
+        made = _pruned(self.backend.new_rooms, ip, now - budget.window_ms)
+        if budget.max_open and len(held) >= budget.max_open:
+            return RoomsRefused(Cap.OPEN_ROOMS, budget.max_open, min(held.values()))
+        if budget.max_new and len(made) >= budget.max_new:
+            first = min(made.values())
+            return RoomsRefused(Cap.NEW_ROOMS, budget.max_new, first + budget.window_ms)
+        held[code] = now + self.ttl_s * 1000
+        made[code] = now
+        return None
 
-    async def note_room_created(self, ip: str) -> None:
-        count, until = self._ip_count(ip)
-        if not count:
-            until = self.clock.now_ms() + self.ttl_s * 1000
-        self.backend.ip_rooms[ip] = (count + 1, until)
-
-    def _ip_count(self, ip: str) -> tuple[int, int]:
-        count, until = self.backend.ip_rooms.get(ip, (0, 0))
-        return (count, until) if until > self.clock.now_ms() else (0, 0)
+    def _hold(self, ip: str, code: str, is_open: bool) -> None:
+        held = self.backend.open_rooms.setdefault(ip, {})
+        if is_open:
+            held[code] = self.clock.now_ms() + self.ttl_s * 1000
+        else:
+            held.pop(code, None)
 
     async def member_for_token(self, code: str, token_hash: str) -> str | None:
         return self.backend.tokens.get(code, {}).get(token_hash)
@@ -504,3 +526,11 @@ if TYPE_CHECKING:  # the type checker proves each adapter is its port
 
     def _deals() -> DailyDeals:
         return MemoryDailyDeals(lambda date, draw: "")
+
+
+def _pruned(table: dict[str, dict[str, int]], ip: str, oldest: int) -> dict[str, int]:
+    """One address's rooms whose time is after ``oldest`` (the others go, as
+    ``ZREMRANGEBYSCORE`` drops them in the Redis script)."""
+    rooms = {code: at for code, at in table.get(ip, {}).items() if at > oldest}
+    table[ip] = rooms
+    return rooms

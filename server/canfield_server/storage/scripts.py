@@ -12,7 +12,16 @@ from canfield_protocol import Phase
 from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
-__all__ = ["MOVE", "SAVE_ROOM", "FINISH", "CLAIM_DUE", "FORGET", "PRESENCE", "Scripts"]
+__all__ = [
+    "MOVE",
+    "SAVE_ROOM",
+    "CLAIM_ROOM",
+    "FINISH",
+    "CLAIM_DUE",
+    "FORGET",
+    "PRESENCE",
+    "Scripts",
+]
 
 
 def _lua(body: str) -> str:
@@ -73,12 +82,24 @@ return {1, finished}
 #: counted one connection up with the save ('' none: a join's seat is live the moment
 #: it exists, so no heartbeat can find it in the room and not connected)
 #: ARGV[10] the process's heartbeat field ``@origin``  ARGV[11] now (ms)
-#: ARGV[12..] field, value pairs for the room hash
-#: Returns the new ver, or -1 when ver moved on (reload and retry).
+#: ARGV[12] '1' the room is open after this save, else '0' (``rules.room_open``)
+#: ARGV[13] the address that creates the room ('' unless the room is new: its
+#: ``claim_room`` counted it already)  ARGV[14..] field, value pairs for the room hash
+#: Returns {new ver, creator}: creator is the address that made the room when this
+#: save opened or closed it (it counts the room again, or no more), else ''.
+#: {-1, ''} when ver moved on (reload and retry).
 SAVE_ROOM = """
 local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '0')
 if ver ~= tonumber(ARGV[1]) then
-  return -1
+  return {-1, ''}
+end
+local held = redis.call('HMGET', KEYS[1], 'open', 'ip')
+local creator = ''
+if ARGV[13] ~= '' then
+  redis.call('HSET', KEYS[1], 'ip', ARGV[13], 'open', ARGV[12])
+elseif held[2] and held[1] ~= ARGV[12] then
+  redis.call('HSET', KEYS[1], 'open', ARGV[12])
+  creator = held[2]
 end
 if #KEYS > 4 then
   redis.call('DEL', unpack(KEYS, 5))
@@ -100,8 +121,8 @@ if ARGV[9] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[10], ARGV[11])
 end
 ver = ver + 1
-if #ARGV >= 12 then
-  redis.call('HSET', KEYS[1], 'ver', ver, unpack(ARGV, 12))
+if #ARGV >= 14 then
+  redis.call('HSET', KEYS[1], 'ver', ver, unpack(ARGV, 14))
 else
   redis.call('HSET', KEYS[1], 'ver', ver)
 end
@@ -110,7 +131,36 @@ if ARGV[4] ~= '' then
   local payload = string.gsub(ARGV[4], '{ver}', tostring(ver), 1)
   redis.call('PUBLISH', ARGV[3], payload)
 end
-return ver
+return {ver, creator}
+"""
+
+#: Count a new room against the address that creates it, if its limits allow:
+#: the rooms it holds open, and the rooms it created within the burst window.
+#: Entries past their time go first; a refused attempt counts nothing.
+#: KEYS[1] the address's open rooms (code -> ms it stops counting at the latest)
+#: KEYS[2] its new rooms (code -> ms created)  ARGV[1] now ms  ARGV[2] room code
+#: ARGV[3] most open rooms (0: no limit)  ARGV[4] most new rooms in the window
+#: (0: no limit)  ARGV[5] window ms  ARGV[6] room TTL ms
+#: Returns {'', 0} counted, or {cap, retry_at}: the limit that refuses ('open_rooms'
+#: or 'new_rooms') and the ms by which it frees a place at the latest.
+CLAIM_ROOM = """
+local now, window, ttl = tonumber(ARGV[1]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local most_open, most_new = tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+if most_open > 0 and redis.call('ZCARD', KEYS[1]) >= most_open then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {'open_rooms', tonumber(first[2])}
+end
+if most_new > 0 and redis.call('ZCARD', KEYS[2]) >= most_new then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {'new_rooms', tonumber(first[2]) + window}
+end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('ZADD', KEYS[2], now, ARGV[2])
+redis.call('PEXPIRE', KEYS[2], window)
+return {'', 0}
 """
 
 #: End a race at its time limit, once however many processes try.
@@ -190,6 +240,7 @@ class Scripts:
     """The room scripts bound to one client (MOVE runs batched, see ``store``)."""
 
     save_room: AsyncScript
+    claim_room: AsyncScript
     finish: AsyncScript
     claim_due: AsyncScript
     forget: AsyncScript
@@ -198,6 +249,7 @@ class Scripts:
     def register(cls, redis: Redis | RedisCluster) -> Scripts:
         return cls(
             save_room=redis.register_script(SAVE_ROOM),
+            claim_room=redis.register_script(CLAIM_ROOM),
             finish=redis.register_script(FINISH),
             claim_due=redis.register_script(CLAIM_DUE),
             forget=redis.register_script(FORGET),

@@ -11,12 +11,13 @@ import asyncio
 from typing import Any
 
 import msgspec
-from canfield_protocol import Phase, RoomState
+from canfield_protocol import Cap, Phase, RoomState
 from redis.asyncio import Redis, RedisCluster
 
 from canfield_server.ops.clock import SYSTEM, Clock
+from canfield_server.room import rules
 from canfield_server.room.events import FinishedEvent, RoomEvent, pack, pack_row
-from canfield_server.room.ports import MoveRecord, RoomRecord, StoredRow
+from canfield_server.room.ports import MoveRecord, RoomBudget, RoomRecord, RoomsRefused, StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.batch import PipelineBatch
 from canfield_server.storage.move_script import move_script
@@ -95,6 +96,7 @@ class RedisStore:
         revoke: str | None = None,
         kicked: str | None = None,
         present: str | None = None,
+        creator: str | None = None,
     ) -> int | None:
         """Compare-and-set the room and publish it; None when someone else saved first.
 
@@ -103,7 +105,10 @@ class RedisStore:
         ``revoke``: a member whose tokens are deleted (their seat is gone);
         ``kicked``: the member the host removed (the event says so);
         ``present``: a new member whose connection here is counted in the same
-        step (no heartbeat can see the seat without its connection).
+        step (no heartbeat can see the seat without its connection);
+        ``creator``: the address creating this new room (``claim_room`` counted
+        it). A save that opens or closes a room (``rules.room_open``) counts it
+        again, or no more, against the address that created it.
         """
         code = state.room
         fields: list[bytes | str | int] = [
@@ -129,7 +134,8 @@ class RedisStore:
         else:
             event = RoomEvent(ver=-1, state=state, deal=deal, kicked=kicked)
         token_hash, token_id = token or ("", "")
-        ver = await self.scripts.save_room(
+        is_open = rules.room_open(state)
+        ver, holder = await self.scripts.save_room(
             keys=[*keys.room_keys(code), *extra_keys],
             args=[
                 expected_ver,
@@ -143,27 +149,46 @@ class RedisStore:
                 f"{present}|{self.origin.decode()}" if present else "",
                 f"@{self.origin.decode()}",
                 self.clock.now_ms(),
+                "1" if is_open else "0",
+                creator or "",
                 *fields,
             ],
         )
-        return None if int(ver) < 0 else int(ver)
+        if int(ver) < 0:
+            return None
+        if holder:
+            await self._hold(_text(holder), code, is_open)
+        return int(ver)
 
-    async def rooms_created(self, ip: str) -> tuple[int, int]:
-        """Rooms created from ``ip`` lately, and the ms until that count is
-        forgotten (the abuse limit on room creation)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(keys.ip_rooms(ip))
-            pipe.pttl(keys.ip_rooms(ip))
-            count, ttl_ms = await pipe.execute()
-        return int(count or 0), max(0, int(ttl_ms))
+    async def claim_room(self, ip: str, code: str, budget: RoomBudget) -> RoomsRefused | None:
+        cap, retry_at = await self.scripts.claim_room(
+            keys=[keys.ip_open_rooms(ip), keys.ip_new_rooms(ip)],
+            args=[
+                self.clock.now_ms(),
+                code,
+                budget.max_open,
+                budget.max_new,
+                budget.window_ms,
+                self.ttl_s * 1000,
+            ],
+        )
+        if not cap:
+            return None
+        which = Cap(_text(cap))
+        limit = budget.max_open if which == Cap.OPEN_ROOMS else budget.max_new
+        return RoomsRefused(which, limit, int(retry_at))
 
-    async def note_room_created(self, ip: str) -> None:
-        """Count one room created from ``ip``; the count lives one room TTL from
-        that address's first room."""
-        key = keys.ip_rooms(ip)
+    async def _hold(self, ip: str, code: str, is_open: bool) -> None:
+        """A room opened again (a new race) or closed: its creator's count follows.
+        If this call is lost, the entry lapses one room TTL after it was made."""
+        key = keys.ip_open_rooms(ip)
+        if not is_open:
+            await self.redis.zrem(key, code)
+            return
+        ttl_ms = self.ttl_s * 1000
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.set(key, 0, ex=self.ttl_s, nx=True)
-            pipe.incr(key)
+            pipe.zadd(key, {code: self.clock.now_ms() + ttl_ms})
+            pipe.pexpire(key, ttl_ms)
             await pipe.execute()
 
     async def member_for_token(self, code: str, token_hash: str) -> str | None:

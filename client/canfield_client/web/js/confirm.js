@@ -1,6 +1,6 @@
 // One in-page confirmation box (a modal <dialog>): a question, "yes" and
 // "cancel". Used where a click affects everyone (start without the players
-// who are not ready, end the race for all).
+// who are not ready, end the race for all) or someone else (remove a member).
 
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";

@@ -1,11 +1,11 @@
 // The server's refusals in the page's language. An `error` carries a `code`
 // (docs/protocol.md "Error codes"), sometimes a `rule` (illegal moves) and
-// `params` (the facts behind it: names, limit, retry_at); the page words each
+// `params` (the facts behind it: names, cap, limit, retry_at); the page words each
 // code itself from those and never shows the server's English `message`,
 // except for a code this page does not know yet.
 
-import { t } from "./i18n.js";
-import { ERR } from "./protocol.js";
+import { getLang, t } from "./i18n.js";
+import { CAP, ERR } from "./protocol.js";
 import { cardLabel, movedCard } from "./words.js";
 
 /** Every code of the protocol's table, each worded by an "err_<code>" string. */
@@ -20,10 +20,34 @@ export const RULES = [
 
 const key = (prefix, name) => `${prefix}_${String(name).replace(/-/g, "_")}`;
 
-/** "14:05" on this machine's clock for a server time (offset: server minus local ms). */
+/**
+ * A server time on the reader's own clock, in the page's language, with the
+ * time zone's name and, unless it is today there, the date: "2:05 PM CET",
+ * "5. prosinca u 14:05 CET". offset: server minus local ms.
+ */
 export function localTime(serverMs, offset = 0) {
   const at = new Date(serverMs - offset);
-  return `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
+  const today = at.toDateString() === new Date().toDateString();
+  const when = { hour: "numeric", minute: "2-digit", timeZoneName: "short" };
+  if (!today) Object.assign(when, { day: "numeric", month: "long" });
+  return new Intl.DateTimeFormat(getLang(), when).format(at);
+}
+
+/** Which limit refused (params.cap, params.limit): what it caps, and its number. */
+const CAPPED = {
+  [CAP.BOTS]: "err_cap_bots",
+  [CAP.PLAYERS]: "err_cap_players",
+  [CAP.SPECTATORS]: "err_cap_spectators",
+  [CAP.OPEN_ROOMS]: "err_cap_open_rooms",
+  [CAP.NEW_ROOMS]: "err_cap_new_rooms",
+};
+
+/** A limit's refusal in words, or null when the params do not name one. */
+function capText(params, offset) {
+  const key = CAPPED[params.cap];
+  if (!key || typeof params.limit !== "number") return null;
+  const time = typeof params.retry_at === "number" ? localTime(params.retry_at, offset) : "";
+  return t(key, { n: params.limit, time });
 }
 
 /**
@@ -42,13 +66,8 @@ export function errorText(msg, ctx = {}) {
       }
       break;
     case ERR.RATE_LIMITED:
-      if (typeof params.retry_at === "number") {
-        return t("too_many_rooms", { time: localTime(params.retry_at, ctx.offset || 0) });
-      }
-      break;
     case ERR.ROOM_FULL:
-      if (typeof params.limit === "number") return t("err_room_full_limit", { limit: params.limit });
-      break;
+      return capText(params, ctx.offset || 0) ?? t(key("err", code));
     case ERR.DAILY_PLAYED:
       if (params.date) return t("err_daily_played_on", { date: params.date, draw: params.draw ?? 3 });
       break;

@@ -118,7 +118,7 @@ export class Lobby {
     return li;
   }
 
-  /** The host's button that takes another member's seat away. */
+  /** The host's button that takes another member's seat away, once the host says so. */
   removeButton(member) {
     return h("button", {
       type: "button",
@@ -126,8 +126,18 @@ export class Lobby {
       text: t("remove"),
       title: t("remove_who", { name: member.name }),
       "aria-label": t("remove_who", { name: member.name }),
-      onclick: () => this.send({ type: "kick", player_id: member.id }),
+      onclick: () => this.remove(member),
     });
+  }
+
+  /** Ask once; cancel or Escape changes nothing, nor does a room that moved on meanwhile. */
+  async remove(member) {
+    if (!(await ask(t("remove_ask", { name: member.name }), t("remove")))) return;
+    const room = this.room;
+    const still = room?.members.some((m) => m.id === member.id);
+    if (still && room.phase === "lobby" && room.host_id === this.me?.id) {
+      this.send({ type: "kick", player_id: member.id });
+    }
   }
 
   /** Build the form once per language, then only refresh values (never while typing). */

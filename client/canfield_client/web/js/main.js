@@ -63,11 +63,6 @@ function refused(req, msg) {
 
 /** A refusal in the page's language where the server gave the facts (params). */
 function errorText(msg, req = null) {
-  if (msg.code === ERR.RATE_LIMITED && typeof msg.params?.retry_at === "number") {
-    const at = new Date(msg.params.retry_at - conn.offset); // server ms -> this machine's clock
-    const time = `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
-    return t("too_many_rooms", { time });
-  }
   if (msg.code === ERR.BAD_NAME && req?.name) return nameProblem(req.name);
   return wordError(msg, { offset: conn.offset }); // every code worded here; the server's English never
 }

@@ -1,7 +1,7 @@
-// The wire protocol's words (docs/protocol.md) in one place: error codes and
-// a racer's statuses, as shared/canfield_protocol/messages.py spells them
-// (tests/web/test_protocol_js.py checks they agree), and the sets the pages
-// sort them into.
+// The wire protocol's words (docs/protocol.md) in one place: error codes, the
+// limits they name and a racer's statuses, as shared/canfield_protocol spells
+// them (tests/web/test_protocol_js.py checks they agree), and the sets the
+// pages sort them into.
 
 /** Every error code the server sends. */
 export const ERR = Object.freeze({
@@ -50,6 +50,15 @@ export const STATUS = Object.freeze({
   TIMED_OUT: "timed_out",
   STOPPED: "stopped",
   DISCONNECTED: "disconnected",
+});
+
+/** Which limit refused a request (`params.cap` of `room-full` and `rate-limited`). */
+export const CAP = Object.freeze({
+  BOTS: "bots",
+  PLAYERS: "players",
+  SPECTATORS: "spectators",
+  OPEN_ROOMS: "open_rooms",
+  NEW_ROOMS: "new_rooms",
 });
 
 /** Statuses of a racer whose race is over: their time stops. */
