@@ -13,10 +13,17 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from tests.conftest import ServerFactory
-from tests.web.pages import confirm_box, create_room, join_by_link, new_page, record_frames
+from tests.web.pages import (
+    confirm_box,
+    create_room,
+    join_by_link,
+    new_page,
+    pick_language,
+    record_frames,
+)
 
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
 #: a zone with no summer time, so the expected name never changes
@@ -51,12 +58,6 @@ REACH = """() => {
 }"""
 
 
-def set_language(page: Page, lang: str) -> None:
-    page.click("#settings summary")
-    page.select_option("#pref-lang", lang)
-    page.click("#settings summary")
-
-
 def test_caps_say_what_they_cap_remove_asks_once_and_no_setting_is_covered(
     browser: Browser, server_factory: ServerFactory
 ) -> None:
@@ -76,7 +77,7 @@ def test_caps_say_what_they_cap_remove_asks_once_and_no_setting_is_covered(
     expect(error).to_have_text("No room for another bot: a room takes at most 1 bot.")
 
     for lang in ("en", "hr"):
-        set_language(host, lang)
+        pick_language(host, lang)
         for width, height in SIZES:
             host.set_viewport_size({"width": width, "height": height})
             got = host.evaluate(REACH)
@@ -160,7 +161,7 @@ def test_room_limits_of_a_shared_network_are_worded_with_the_readers_time_zone(
         "Your network already has 1 room open, the most it may. Finish a race or leave"
         " a room you no longer use, then make a new one."
     )
-    set_language(reader, "hr")
+    pick_language(reader, "hr")
     create()
     expect(error).to_have_text(
         "S tvoje mreže već je otvorena 1 soba, koliko je najviše dopušteno. Završi utrku"
@@ -175,7 +176,7 @@ def test_room_limits_of_a_shared_network_are_worded_with_the_readers_time_zone(
     maker.click("#leave-lobby")
     expect(maker.locator("#view-home")).to_be_visible()
     for lang in ("hr", "en"):
-        set_language(reader, lang)
+        pick_language(reader, lang)
         create()
         head, then = BURST[lang]
         expect(error).to_contain_text(head)
