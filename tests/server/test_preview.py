@@ -9,7 +9,6 @@ from typing import Any
 
 from canfield import Game
 from canfield.solver import solve
-
 from canfield_server.transport.preview import HEIGHT, WIDTH, render_svg
 from canfield_server.transport.replay_words import language, summarize
 from canfield_server.transport.share import preview_head

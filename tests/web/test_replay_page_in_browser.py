@@ -66,7 +66,8 @@ MEASURE = """() => {
         stepperInside: inside(box(document.querySelector('#rp-stepper')), screen),
         listInside: listBox.left >= -0.5 && listBox.right <= innerWidth + 0.5,
         currentInside: inside(current, listBox),
-        listScrolls: list.scrollHeight > list.clientHeight + 1 || list.scrollWidth > list.clientWidth + 1,
+        listScrolls: list.scrollHeight > list.clientHeight + 1
+            || list.scrollWidth > list.clientWidth + 1,
         pageWidth: document.scrollingElement.scrollWidth,
         scrollY,
     };
@@ -81,7 +82,11 @@ def replay_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     redis = EmbeddedRedis(tmp / "redis")
     redis.start()
     # the solver's line goes out as fast as the acks come back: no rate limit in the way
-    env = {"CANFIELD_COUNTDOWN_S": "0.1", "CANFIELD_RATE_PER_S": "1000", "CANFIELD_RATE_BURST": "1000"}
+    env = {
+        "CANFIELD_COUNTDOWN_S": "0.1",
+        "CANFIELD_RATE_PER_S": "1000",
+        "CANFIELD_RATE_BURST": "1000",
+    }
     server = ServerProcess(redis.url, tmp / "srv", env=env)
     try:
         yield server.start()
@@ -165,7 +170,9 @@ def test_the_shared_link_previews_with_escaped_tags_and_a_picture(
     assert tags["og:image"] == tags["twitter:image"] == f"{base}/replays/{replay_id}.svg"
     status, kind, picture = fetch(tags["og:image"])
     assert status == 200 and kind.startswith("image/svg+xml")
-    cards = [el.attrib["data-card"] for el in ET.fromstring(picture).iter() if "data-card" in el.attrib]
+    cards = [
+        el.attrib["data-card"] for el in ET.fromstring(picture).iter() if "data-card" in el.attrib
+    ]
     assert cards == ["6C", "6D", "6S", "6H"]  # all home: the foundations' tops
 
     croatian = MetaTags()

@@ -127,6 +127,8 @@ def preview_head(summary: Summary, base: str, replay_id: str) -> str:
         ("name", "twitter:image"): image,
     }
     lines = [f"<title>{escape(title)}</title>"]
-    lines += [f'<meta {kind}="{key}" content="{escape(value)}">' for (kind, key), value in tags.items()]
+    lines += [
+        f'<meta {kind}="{key}" content="{escape(value)}">' for (kind, key), value in tags.items()
+    ]
     lines.append(f'<link rel="canonical" href="{escape(url)}">')
     return "\n".join(lines)

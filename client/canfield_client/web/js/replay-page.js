@@ -143,13 +143,9 @@ function renderMoves() {
       h(
         "li",
         {},
-        h(
-          "button",
-          { type: "button", class: "link", dataset: { step: i + 1, move }, onclick: () => stepper.go(i + 1) },
-          h("span", { class: "n", text: i + 1 }),
-          " ",
-          moveWords(stepper.frames[i], move),
-        ),
+        h("span", { class: "n", text: i + 1, "aria-hidden": "true" }), // the list numbers itself for readers
+        h("button", { type: "button", class: "link", dataset: { step: i + 1, move }, onclick: () => stepper.go(i + 1) },
+          moveWords(stepper.frames[i], move)),
       ),
     ),
   );
@@ -165,7 +161,7 @@ function painted(player) {
     button.classList.toggle("current", current);
     if (current) {
       button.setAttribute("aria-current", "step");
-      const item = button.getBoundingClientRect();
+      const item = button.parentElement.getBoundingClientRect();
       const box = list.getBoundingClientRect();
       list.scrollTop += item.top - box.top - (list.clientHeight - item.height) / 2;
       list.scrollLeft += item.left - box.left - (list.clientWidth - item.width) / 2; // the phone's strip
