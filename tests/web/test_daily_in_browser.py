@@ -159,13 +159,15 @@ def test_daily_race_history_and_replay(browser: Browser, server_factory: ServerF
     link = page.locator("#me-history a.replay-link")
     expect(link).to_have_count(1)
     href = link.get_attribute("href")
-    assert href and href.startswith("/replay.html#d-")
+    assert href and href.startswith("/replays/d-")
 
     # anyone with the link: a fresh browser with no identity steps through her moves
     stranger = new_page(browser)
     stranger.goto(base + href)
     expect(stranger.locator("#rp-deal")).to_have_text(code)
-    expect(stranger.locator("#rp-what")).to_have_text(f"Daily race of {DAY}, draw 3, 1 players")
+    expect(stranger.locator("#rp-what")).to_have_text(
+        f"Players: Ana \u00b7 Daily race of {DAY}, draw 3, 1 player"
+    )
     steps = stranger.locator("#rp-moves button")
     expect(steps).to_have_count(len(sent))
     assert [b.get_attribute("data-move") for b in steps.all()] == sent
@@ -215,7 +217,7 @@ def test_the_race_page_identifies_and_its_races_reach_my_races(
     expect(row).to_have_count(1)
     expect(row.locator("td.c-race")).to_contain_text("Room ")
     href = row.locator("a.replay-link").get_attribute("href")
-    assert href and href.startswith("/replay.html#r-")
+    assert href and href.startswith("/replays/r-")
     page.goto(server.http_url + href)
     expect(page.locator("#rp-moves button").last).to_have_text("Give up")
     page.context.close()

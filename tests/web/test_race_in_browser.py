@@ -238,7 +238,7 @@ def test_two_browsers_race_from_lobby_to_replay(
     share = guest.locator("#replay-link")
     expect(share).to_be_visible()
     href = share.get_attribute("href")
-    assert href and href.startswith("/replay.html#r-")
+    assert href and href.startswith("/replays/r-")
     assert host.locator("#replay-link").get_attribute("href") == href
     stranger = new_page(browser)
     stranger.goto(base + href)

@@ -41,6 +41,7 @@ from canfield_server.storage.store import RedisStore
 from canfield_server.transport import endpoints
 from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
 from canfield_server.transport.instance import InstanceHeader, instance_header
+from canfield_server.transport.share import ReplayShare
 from canfield_server.transport.ws import WebSocketEndpoint
 
 __all__ = ["WebSocketFirst", "create_app", "web_root"]
@@ -185,11 +186,14 @@ def create_app(
 
     root = web_root()
     pages = Pages(root)
+    share = ReplayShare(root)
 
     routes: list[BaseRoute] = [
         Route("/healthz", endpoints.healthz),
         Route("/r/{code}", pages.share_link),
         Route("/replay/{replay_id}", endpoints.replay, methods=["GET"]),
+        Route("/replays/{replay_id}.svg", share.image, methods=["GET"]),
+        Route("/replays/{replay_id}", share.page, methods=["GET"]),
         Route("/history", endpoints.history_download, methods=["GET"]),
         Route("/daily", pages.page("daily.html")),
         Route("/me", pages.page("me.html")),

@@ -5,7 +5,8 @@
 //
 // The race board (an interactive one) also:
 //  - sizes its cards from the viewport (width and height) and switches to a
-//    four-wide layout where that gives bigger cards (a phone);
+//    four-wide layout where that gives bigger cards (a phone); a read-only
+//    board asks for the same sizing with `fit` (the shared replay page);
 //  - animates what changed between two positions (FLIP: each card starts
 //    where it was and slides to where it is), unless the user asked for
 //    reduced motion; any input finishes a running animation at once;
@@ -41,12 +42,19 @@ const COUNT_LINE = 28;
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 export class BoardView {
-  /** handlers: {onMove(text), onTap(card), onDraw()}; all optional for a read-only board. */
-  constructor(root, handlers = {}) {
+  /**
+   * handlers: {onMove(text), onTap(card), onDraw()}; all optional for a read-only board.
+   * sizing: {fit, spaceBelow()}: whether the cards are sized to the window as the race
+   * board's are (the race board always is), and the px to keep free under the board
+   * (a read-only board's controls below it).
+   */
+  constructor(root, handlers = {}, sizing = {}) {
     this.root = root;
     this.handlers = handlers;
     this.board = null;
     this.interactive = Boolean(handlers.onMove);
+    this.fits = this.interactive || Boolean(sizing.fit);
+    this.spaceBelow = sizing.spaceBelow || (() => 0);
     this.press = null; // pointer down, not yet a drag
     this.drag = null; // cards being dragged
     this.pending = null; // dropped, waiting for the server
@@ -73,8 +81,8 @@ export class BoardView {
       this.live.id = `${root.id || "board"}-live`;
       document.body.append(this.live);
       root.setAttribute("role", "application"); // arrows and Enter reach the board, not the reader
-      new ResizeObserver(() => this.layout()).observe(root);
     }
+    if (this.fits) new ResizeObserver(() => this.layout()).observe(root);
     window.addEventListener("resize", () => this.layout());
   }
 
@@ -240,7 +248,7 @@ export class BoardView {
   layout() {
     const grid = this.root.firstElementChild;
     if (!grid) return;
-    if (this.interactive) this.fit(grid);
+    if (this.fits) this.fit(grid);
     const probe = grid.querySelector(".stock .card");
     const ch = probe ? probe.offsetHeight : 100;
     const cw = probe ? probe.offsetWidth : 70;
@@ -255,7 +263,7 @@ export class BoardView {
       const corner = Math.min(cw * 0.3, fan - 1 - ch * CORNER_TOP);
       if (n > 1 && corner < cw * 0.3) col.style.setProperty("--corner", `${Math.floor(corner)}px`);
       else col.style.removeProperty("--corner");
-      const scrolls = this.interactive && n > 1 && even < smallest;
+      const scrolls = this.fits && n > 1 && even < smallest;
       col.classList.toggle("scrolls", scrolls);
       col.style.maxHeight = scrolls ? `${Math.floor(room)}px` : "";
       if (scrolls) col.scrollTop = col.scrollHeight; // the end of the column, where play is
@@ -297,10 +305,11 @@ export class BoardView {
     grid.style.setProperty("--gap", `${Math.round(gap)}px`);
   }
 
-  /** The space the page keeps under the board (its bottom padding, and a little). */
+  /** The space the page keeps under the board (its bottom padding, what the page puts
+   * below the board, and a little). */
   bottomSpace() {
     const main = this.root.closest("main");
-    return (main ? parseFloat(getComputedStyle(main).paddingBottom) || 0 : 0) + 4;
+    return (main ? parseFloat(getComputedStyle(main).paddingBottom) || 0 : 0) + this.spaceBelow() + 4;
   }
 
   // ------------------------------------------------------------ animation

@@ -359,8 +359,11 @@ const STRINGS = {
     rp_not_yet: "This replay opens once the day is over (UTC).",
     rp_failed: "The replay could not be loaded. Try again.",
     rp_daily: "Daily race of {date}, draw {draw}, {n} players",
-    rp_room: "Room {room}, draw {draw}, {n} players",
+    "rp_daily:one": "Daily race of {date}, draw {draw}, {n} player",
+    rp_room: "Room {room}, draw {draw}",
     rp_moves: "Moves",
+    rp_players: "Players: {names}",
+    names_more: "{names} and {n} more",
   },
   hr: {
     title: "Canfield utrka",
@@ -723,8 +726,10 @@ const STRINGS = {
     rp_not_yet: "Ova se snimka otvara kad dan završi (UTC).",
     rp_failed: "Snimka se nije mogla učitati. Pokušaj ponovno.",
     rp_daily: "Dnevna utrka {date}, izvlačenje {draw}, igrača: {n}",
-    rp_room: "Soba {room}, izvlačenje {draw}, igrača: {n}",
+    rp_room: "Soba {room}, izvlačenje {draw}",
     rp_moves: "Potezi",
+    rp_players: "Igrači: {names}",
+    names_more: "{names} i još {n}",
   },
 };
 

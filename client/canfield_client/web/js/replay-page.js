@@ -1,17 +1,25 @@
-// A finished race's replay for anyone with the link: /replay.html#<id> reads
+// A finished race's replay for anyone with the link: /replays/<id> (the server
+// fills in the link's preview; /replay.html#<id> is the same page) reads
 // GET /replay/<id> (the deal, every player's row and list of actions) and
 // steps through one player's race on a read-only board, rebuilt move by move
 // from the deal code (js/replay.js). No connection and no identity needed.
+//
+// The board comes first and is sized by the race board's rule (board.js fit);
+// the race (result, players, date) heads the page; the move list scrolls
+// inside itself. On a phone the stepper and a few rows of moves sit under the
+// board, and the board leaves them room, so stepping never scrolls it away.
 
 import { $, clock, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { getLang, t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { Leaderboard } from "./leaderboard.js";
 import { ReplayPlayer } from "./replay.js";
-import { initShell } from "./shell.js";
-import { moveWords } from "./words.js";
+import { initShell, when } from "./shell.js";
+import { headline, moveWords, names } from "./words.js";
 
 const ID_OK = /^[A-Za-z0-9_-]{1,120}$/;
+/** names the heading lists before "and N more" */
+const NAMES_SHOWN = 4;
 
 const view = {
   race: null, // the /replay/<id> body
@@ -19,10 +27,37 @@ const view = {
   player: null,
 };
 const players = new Leaderboard($("#rp-players"));
-const stepper = new ReplayPlayer($(".replay-controls"), new BoardView($("#replay-board")), painted);
+const board = new BoardView($("#replay-board"), {}, { fit: true, spaceBelow });
+const stepper = new ReplayPlayer($(".replay-controls"), board, painted);
+
+/** The replay's id: the page's path (/replays/<id>) or, on /replay.html, its hash. */
+function replayId() {
+  const path = location.pathname.match(/^\/replays\/([^/]+)$/);
+  try {
+    return decodeURIComponent(path ? path[1] : location.hash.slice(1));
+  } catch {
+    return "";
+  }
+}
+
+/** What stays on screen under the board when the page stacks (a phone): the
+ * stepper and the strip of moves; nothing when they sit beside it. */
+function spaceBelow() {
+  const boardBox = $("#replay-board").getBoundingClientRect();
+  if ($(".rp-side").getBoundingClientRect().top < boardBox.bottom - 1) return 0;
+  return $(".rp-moves").getBoundingClientRect().bottom - boardBox.bottom;
+}
+
+/** Beside the board, the side column ends at the window's bottom (its moves scroll). */
+function fitSide() {
+  const side = $(".rp-side");
+  const top = side.getBoundingClientRect().top + window.scrollY;
+  const main = parseFloat(getComputedStyle(side.closest("main")).paddingBottom) || 0;
+  side.style.setProperty("--room", `${Math.max(window.innerHeight - top - main, 320)}px`);
+}
 
 async function load() {
-  const id = decodeURIComponent(location.hash.slice(1));
+  const id = replayId();
   stepper.stop();
   view.race = null;
   view.problem = "rp_loading";
@@ -67,18 +102,38 @@ function render() {
   $("#rp-status").hidden = !view.problem;
   $("#rp-status").textContent = view.problem ? t(view.problem) : "";
   $("#rp-body").hidden = !race;
-  $("#rp-what").textContent = "";
   $("#replay-player").setAttribute("aria-label", t("player"));
-  document.title = `${t("replay")} - ${t("title")}`;
+  renderHead();
   if (!race) return;
-  $("#rp-what").textContent =
-    race.kind === "daily"
-      ? t("rp_daily", { date: race.date, draw: race.draw, n: race.daily_players ?? race.players.length })
-      : t("rp_room", { room: race.room || "", draw: race.draw, n: race.players.length });
   $("#rp-deal").textContent = race.deal;
   players.update({ rows: race.players, final: true });
   renderMoves();
   stepper.paint();
+}
+
+/** The heading: who won (or that nobody did) and how; the players, the race, its day. */
+function renderHead() {
+  const race = view.race;
+  const call = race ? headline(race.players) : null;
+  const title = call?.title || t("replay");
+  $("#rp-title").textContent = title;
+  $("#rp-how").textContent = call ? [call.how, call.decided].filter(Boolean).join(" ") : "";
+  document.title = `${title} - ${t("title")}`;
+  if (!race) {
+    $("#rp-what").textContent = "";
+    return;
+  }
+  const what =
+    race.kind === "daily"
+      ? t("rp_daily", { date: race.date, draw: race.draw, n: race.daily_players ?? race.players.length })
+      : t("rp_room", { room: race.room || "", draw: race.draw });
+  $("#rp-what").textContent = [
+    t("rp_players", { names: names(race.players, NAMES_SHOWN) }),
+    what,
+    race.kind === "daily" || !race.at ? "" : when(race.at, getLang()),
+  ]
+    .filter(Boolean)
+    .join(" \u00b7 ");
 }
 
 /** Every action in words ("Draw", "10♠ to column 2"), each a button to its position. */
@@ -88,6 +143,7 @@ function renderMoves() {
       h(
         "li",
         {},
+        h("span", { class: "n", text: i + 1, "aria-hidden": "true" }), // the list numbers itself for readers
         h("button", { type: "button", class: "link", dataset: { step: i + 1, move }, onclick: () => stepper.go(i + 1) },
           moveWords(stepper.frames[i], move)),
       ),
@@ -95,19 +151,30 @@ function renderMoves() {
   );
 }
 
-/** What this page shows of each step beyond the board: the move list's place. */
+/** What this page shows of each step beyond the board: the move list's place,
+ * kept in view inside the list (never by scrolling the page). */
 function painted(player) {
-  for (const button of document.querySelectorAll("#rp-moves button")) {
+  fitSide();
+  const list = $("#rp-moves");
+  for (const button of list.querySelectorAll("button")) {
     const current = Number(button.dataset.step) === player.step;
     button.classList.toggle("current", current);
-    if (current) button.setAttribute("aria-current", "step");
-    else button.removeAttribute("aria-current");
+    if (current) {
+      button.setAttribute("aria-current", "step");
+      const item = button.parentElement.getBoundingClientRect();
+      const box = list.getBoundingClientRect();
+      list.scrollTop += item.top - box.top - (list.clientHeight - item.height) / 2;
+      list.scrollLeft += item.left - box.left - (list.clientWidth - item.width) / 2; // the phone's strip
+    } else {
+      button.removeAttribute("aria-current");
+    }
   }
   if (view.player) $("#rp-step").title = `${view.player.name}: ${clock(view.player.time_ms)}`;
 }
 
 $("#replay-player").addEventListener("change", (e) => choose(e.target.value));
 window.addEventListener("hashchange", load);
+window.addEventListener("resize", fitSide);
 
 initShell(() => {
   players.relabel();

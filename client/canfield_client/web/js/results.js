@@ -3,18 +3,17 @@
 // from the deal code), each player's replay (step or play), and the host's
 // rematch button.
 
-import { $, clock, copyText, h } from "./dom.js";
+import { $, copyText, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
-import { STATUS } from "./protocol.js";
 import { playerIds } from "./racewatch.js";
 import { ReplayGame, ReplayPlayer } from "./replay.js";
 import { seriesEl } from "./series.js";
 import { replayPage } from "./shell.js";
 import { state } from "./state.js";
-import { placeText } from "./words.js";
+import { headline, names, placeText } from "./words.js";
 
 export class Results {
   constructor(send, flash) {
@@ -152,31 +151,3 @@ export class Results {
     if (!this.player.load(this.finished?.deal, moves)) this.flash(t("err_bad_deal_code"));
   }
 }
-
-/** "Ana", "Ana and Mo", "Ana, Mo and Iva". */
-function names(rows) {
-  const all = rows.map((r) => r.name);
-  return all.length < 2 ? all.join("") : t("names_and", { a: all.slice(0, -1).join(", "), b: all[all.length - 1] });
-}
-
-/** The results' headline from the standings: {title, how, decided, winners}. */
-export function headline(rows) {
-  const top = rows[0];
-  if (!top) return null;
-  const first = rows.filter((r) => r.rank === top.rank);
-  if (top.status === STATUS.WON) {
-    const time = clock(top.time_ms);
-    return first.length > 1
-      ? { title: t("tie_won", { names: names(first), time }), how: t("win_all", { time }), decided: "", winners: first }
-      : { title: t("wins", { name: top.name }), how: t("win_all", { time }), decided: "", winners: [top] };
-  }
-  const n = top.on_foundations;
-  if (first.length > 1) return { title: t("nobody_won"), how: t("tie_first", { names: names(first), n }), decided: "", winners: [] };
-  // first place alone on cards home: say so, and what decided it when the next had as many
-  const next = rows[1];
-  const decided = next && next.status !== STATUS.WON && next.on_foundations === n
-    ? t("tie_broken", { name: top.name, other: next.name, n, t1: clock(top.reached_ms ?? 0), t2: clock(next.reached_ms ?? 0) })
-    : "";
-  return { title: t("nobody_won"), how: t("lead_most", { names: top.name, n }), decided, winners: [] };
-}
-

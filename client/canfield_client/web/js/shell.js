@@ -39,10 +39,11 @@ export function dayBefore(date) {
   return at.toISOString().slice(0, 10);
 }
 
-/** The page that shows a replay link ("/replay/<id>" from the server) to people. */
+/** The page that shows a replay link ("/replay/<id>" from the server) to people: its own
+ * path, which the server fills with the link's preview (a title, a picture). */
 export function replayPage(link) {
   const id = String(link || "").split("/").pop();
-  return `/replay.html#${encodeURIComponent(id)}`;
+  return `/replays/${encodeURIComponent(id)}`;
 }
 
 /** A local date and time for server ms (offset: server minus local clock). */

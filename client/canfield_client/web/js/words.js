@@ -1,9 +1,11 @@
-// Small pieces of wording shared by the results, the leaderboard texts, the
-// race chart and the error messages: cards as rank and suit symbol (10♠),
-// places as ordinals ("1st of 4", "1. od 4"), replay moves in words.
+// Small pieces of wording shared by the results, the replay page, the
+// leaderboard texts, the race chart and the error messages: cards as rank and
+// suit symbol (10♠), places as ordinals ("1st of 4", "1. od 4"), replay moves
+// in words, a race's headline (who won, or that nobody did).
 
 import { getLang, t } from "./i18n.js";
-import { SUIT_CHAR } from "./protocol.js";
+import { clock } from "./dom.js";
+import { STATUS, SUIT_CHAR } from "./protocol.js";
 
 
 /** "TS" -> "10♠", "7H" -> "7♥"; anything else comes back as it was. */
@@ -53,3 +55,32 @@ export function moveWords(view, move) {
   const count = Number(text.split("-")[0].split(":")[1] || 1);
   return count > 1 ? t("mv_run", { card: cardLabel(card), n: count, where }) : `${cardLabel(card)} ${where}`;
 }
+
+/** "Ana", "Ana and Mo", "Ana, Mo and Iva"; past `most` names, "Ana, Mo, Iva and 5 more". */
+export function names(rows, most = Infinity) {
+  const all = rows.map((r) => r.name);
+  if (all.length > most) return t("names_more", { names: all.slice(0, most - 1).join(", "), n: all.length - most + 1 });
+  return all.length < 2 ? all.join("") : t("names_and", { a: all.slice(0, -1).join(", "), b: all[all.length - 1] });
+}
+
+/** A race's headline (the results, the replay page) from the standings: {title, how, decided, winners}. */
+export function headline(rows) {
+  const top = rows[0];
+  if (!top) return null;
+  const first = rows.filter((r) => r.rank === top.rank);
+  if (top.status === STATUS.WON) {
+    const time = clock(top.time_ms);
+    return first.length > 1
+      ? { title: t("tie_won", { names: names(first), time }), how: t("win_all", { time }), decided: "", winners: first }
+      : { title: t("wins", { name: top.name }), how: t("win_all", { time }), decided: "", winners: [top] };
+  }
+  const n = top.on_foundations;
+  if (first.length > 1) return { title: t("nobody_won"), how: t("tie_first", { names: names(first), n }), decided: "", winners: [] };
+  // first place alone on cards home: say so, and what decided it when the next had as many
+  const next = rows[1];
+  const decided = next && next.status !== STATUS.WON && next.on_foundations === n
+    ? t("tie_broken", { name: top.name, other: next.name, n, t1: clock(top.reached_ms ?? 0), t2: clock(next.reached_ms ?? 0) })
+    : "";
+  return { title: t("nobody_won"), how: t("lead_most", { names: top.name, n }), decided, winners: [] };
+}
+
