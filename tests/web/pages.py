@@ -16,6 +16,7 @@ from typing import Any
 from canfield import Game, Move
 from canfield.cards import card_text, parse_card
 from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
+from websockets.sync.client import ClientConnection, connect
 
 CHROMIUM = Path(os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -173,3 +174,55 @@ def record_frames(page: Page) -> list[dict[str, Any]]:
 
     page.on("websocket", on_socket)
     return frames
+
+
+class WireRacer:
+    """A racer the test plays over the wire protocol, on a websocket of its own
+    (no page: a room of several racers costs one browser page, the watcher's)."""
+
+    def __init__(self, ws_url: str) -> None:
+        self.socket: ClientConnection = connect(ws_url, open_timeout=10)
+        self.seq = 0
+
+    def send(self, **msg: Any) -> None:
+        self.socket.send(json.dumps(msg))
+
+    def next_of(self, kind: str) -> dict[str, Any]:
+        """The next frame of type ``kind`` (an error on the way fails the test)."""
+        while True:
+            msg = json.loads(self.socket.recv(timeout=20))
+            assert msg["type"] != "error", msg
+            if msg["type"] == kind:
+                return msg
+
+    def enter(self, name: str, room: str | None = None) -> str:
+        """Create a room (no ``room``) or join one as a player; returns its code."""
+        if room is None:
+            self.send(type="create", name=name)
+        else:
+            self.send(type="join", room=room, name=name)
+        return str(self.next_of("joined")["room"])
+
+    def act(self, **msg: Any) -> dict[str, Any]:
+        """One board action at the next seq (``type="move", move="S"``); its ack."""
+        self.seq += 1
+        self.send(seq=self.seq, **msg)
+        ack = self.next_of("ack")
+        assert ack["seq"] == self.seq, ack
+        return ack
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def wire_race(ws_url: str, names: list[str], deal: str) -> tuple[str, list[WireRacer]]:
+    """A room of racers on websockets (the first hosts) racing ``deal``, started."""
+    racers = [WireRacer(ws_url) for _ in names]
+    room = racers[0].enter(names[0])
+    for racer, name in zip(racers[1:], names[1:], strict=True):
+        racer.enter(name, room)
+    racers[0].send(type="settings", deal=deal)  # one connection's messages go in order
+    racers[0].send(type="start", force=True)
+    for racer in racers:
+        racer.next_of("started")
+    return room, racers

@@ -345,6 +345,12 @@ const STRINGS = {
     rp_daily: "Daily race of {date}, draw {draw}, {n} players",
     rp_room: "Room {room}, draw {draw}, {n} players",
     rp_moves: "Moves",
+    // the spectator screen (watchscreen.js)
+    watch_big: "Big screen",
+    watch_feed: "Finishes",
+    watch_feed_empty: "Nobody has finished yet.",
+    watch_feed_detail: "{time} \u00b7 {n} cards home",
+    "watch_feed_detail:one": "{time} \u00b7 {n} card home",
   },
   hr: {
     title: "Canfield utrka",
@@ -693,6 +699,13 @@ const STRINGS = {
     rp_daily: "Dnevna utrka {date}, izvlačenje {draw}, igrača: {n}",
     rp_room: "Soba {room}, izvlačenje {draw}, igrača: {n}",
     rp_moves: "Potezi",
+    // the spectator screen (watchscreen.js)
+    watch_big: "Veliki zaslon",
+    watch_feed: "Završili",
+    watch_feed_empty: "Još nitko nije završio.",
+    watch_feed_detail: "{time} \u00b7 {n} karata na temeljima",
+    "watch_feed_detail:one": "{time} \u00b7 {n} karta na temeljima",
+    "watch_feed_detail:few": "{time} \u00b7 {n} karte na temeljima",
   },
 };
 
