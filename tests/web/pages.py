@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -180,8 +181,8 @@ class WireRacer:
     """A racer the test plays over the wire protocol, on a websocket of its own
     (no page: a room of several racers costs one browser page, the watcher's)."""
 
-    def __init__(self, ws_url: str) -> None:
-        self.socket: ClientConnection = connect(ws_url, open_timeout=10)
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
         self.seq = 0
 
     def send(self, **msg: Any) -> None:
@@ -211,18 +212,18 @@ class WireRacer:
         assert ack["seq"] == self.seq, ack
         return ack
 
-    def close(self) -> None:
-        self.socket.close()
 
-
-def wire_race(ws_url: str, names: list[str], deal: str) -> tuple[str, list[WireRacer]]:
-    """A room of racers on websockets (the first hosts) racing ``deal``, started."""
-    racers = [WireRacer(ws_url) for _ in names]
-    room = racers[0].enter(names[0])
-    for racer, name in zip(racers[1:], names[1:], strict=True):
-        racer.enter(name, room)
-    racers[0].send(type="settings", deal=deal)  # one connection's messages go in order
-    racers[0].send(type="start", force=True)
-    for racer in racers:
-        racer.next_of("started")
-    return room, racers
+@contextmanager
+def wire_race(ws_url: str, names: list[str], deal: str) -> Iterator[tuple[str, list[WireRacer]]]:
+    """A room of racers on websockets (the first hosts) racing ``deal``, started;
+    their connections close at the end of the ``with``."""
+    with ExitStack() as stack:
+        racers = [WireRacer(stack.enter_context(connect(ws_url, open_timeout=10))) for _ in names]
+        room = racers[0].enter(names[0])
+        for racer, name in zip(racers[1:], names[1:], strict=True):
+            racer.enter(name, room)
+        racers[0].send(type="settings", deal=deal)  # one connection's messages go in order
+        racers[0].send(type="start", force=True)
+        for racer in racers:
+            racer.next_of("started")
+        yield room, racers

@@ -14,6 +14,7 @@ import argparse
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from canfield.solver import solve
@@ -48,11 +49,16 @@ def shoot(out: Path) -> list[Path]:
     saved: list[Path] = []
     line = solve(DEAL, 30).moves
     assert line, "the solver wins this deal"
-    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp) / "redis") as redis_server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        EmbeddedRedis(Path(tmp) / "redis") as redis_server,
+        ExitStack() as stack,
+    ):
         env = {"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_RATE_PER_S": "1000"}
         server = ServerProcess(redis_server.url, Path(tmp) / "srv", env=env).start()
         try:
-            room, (ana, bob, cy) = wire_race(server.ws_url, ["Ana", "Bob", "Cyrus the Great"], DEAL)
+            racing = wire_race(server.ws_url, ["Ana", "Bob", "Cyrus the Great"], DEAL)
+            room, (ana, bob, cy) = stack.enter_context(racing)
             third = len(line) // 3
             play(ana, line[:third], 0.05)
             play(bob, line[: third // 2], 0.05)
@@ -71,7 +77,10 @@ def shoot(out: Path) -> list[Path]:
                 for lang in ("en", "hr"):
                     set_language(page, lang)
                     for big in (False, True):
-                        if page.locator("#big-screen").get_attribute("aria-pressed") != str(big).lower():
+                        if (
+                            page.locator("#big-screen").get_attribute("aria-pressed")
+                            != str(big).lower()
+                        ):
                             page.click("#big-screen")
                         for size, options in SIZES.items():
                             page.set_viewport_size(options["viewport"])  # type: ignore[arg-type]
@@ -84,8 +93,6 @@ def shoot(out: Path) -> list[Path]:
                                 page.screenshot(path=str(full), full_page=True)
                                 saved.append(full)
                 browser.close()
-            for racer in (ana, bob, cy):
-                racer.close()
         finally:
             server.stop()
     return saved

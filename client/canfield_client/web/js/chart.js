@@ -142,11 +142,14 @@ export class RaceChart {
     const xStep = timeMode ? niceStep(xMax, xCount, TIME_STEPS) : niceStep(xMax, xCount, COUNT_STEPS);
     const xTicks = [];
     for (let x = 0; x <= xMax + 1e-9; x += xStep) xTicks.push(x);
-    const xLabelled = spaced(xTicks, sx, labelPx);
+    // the first label starts at the axis (centred there it would run into the y axis's 0)
+    const xMid = (x) => (x ? sx(x) : sx(0) + xLabel(0).length * 0.31 * fontPx);
+    const xLabelled = spaced(xTicks, xMid, labelPx);
     for (const x of xTicks) {
       grid.append(svg("line", { x1: sx(x), x2: sx(x), y1: MARGIN.top, y2: MARGIN.top + plotH, class: x ? "tick" : "axis" }));
       if (xLabelled.has(x)) {
-        grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + fontPx + 4, "text-anchor": "middle", class: "tick-label" }, xLabel(x)));
+        const anchor = x ? "middle" : "start";
+        grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + fontPx + 4, "text-anchor": anchor, class: "tick-label" }, xLabel(x)));
       }
     }
     grid.append(
