@@ -7,9 +7,10 @@ tests read as user stories and the script reuses the same steps.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -191,7 +192,7 @@ class WireRacer:
     def next_of(self, kind: str) -> dict[str, Any]:
         """The next frame of type ``kind`` (an error on the way fails the test)."""
         while True:
-            msg = json.loads(self.socket.recv(timeout=20))
+            msg = json.loads(self.socket.recv(timeout=30))
             assert msg["type"] != "error", msg
             if msg["type"] == kind:
                 return msg
@@ -227,3 +228,15 @@ def wire_race(ws_url: str, names: list[str], deal: str) -> Iterator[tuple[str, l
         for racer in racers:
             racer.next_of("started")
         yield room, racers
+
+
+def screenshot_command(doc: str, shoot: Callable[[Path], list[Path]], out: Path) -> int:
+    """A screenshot script's command line: ``--out DIR`` (default ``out``), then
+    ``shoot(DIR)``; prints every PNG it saved."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=out)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for path in shoot(args.out):
+        print(path)
+    return 0

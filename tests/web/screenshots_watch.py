@@ -10,7 +10,6 @@ Croatian, normal and in big-screen mode.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -20,16 +19,16 @@ from pathlib import Path
 from canfield.solver import solve
 from canfield_client.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
-from pages import WireRacer, launch, new_page, wire_race
+from pages import WireRacer, launch, new_page, screenshot_command, wire_race
 from playwright.sync_api import Page, expect, sync_playwright
 
 #: the solver wins it in milliseconds: a line to 52 cards
 DEAL = "CF1-D3-AAADKOH"
 SIZES = {
-    "1920x1080": {"viewport": {"width": 1920, "height": 1080}},
-    "1366x768": {"viewport": {"width": 1366, "height": 768}},
-    "390x844": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
-    "360x740": {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True},
+    "1920x1080": (1920, 1080),
+    "1366x768": (1366, 768),
+    "390x844": (390, 844),
+    "360x740": (360, 740),
 }
 
 
@@ -64,7 +63,7 @@ def shoot(out: Path) -> list[Path]:
             play(bob, line[: third // 2], 0.05)
             with sync_playwright() as pw:
                 browser = launch(pw)
-                page = new_page(browser, **SIZES["1920x1080"])
+                page = new_page(browser, viewport={"width": 1920, "height": 1080})
                 page.goto(f"{server.http_url}/r/{room}")
                 page.fill("#name", "Big screen")
                 page.click("#watch")
@@ -77,13 +76,12 @@ def shoot(out: Path) -> list[Path]:
                 for lang in ("en", "hr"):
                     set_language(page, lang)
                     for big in (False, True):
-                        if (
-                            page.locator("#big-screen").get_attribute("aria-pressed")
-                            != str(big).lower()
-                        ):
-                            page.click("#big-screen")
-                        for size, options in SIZES.items():
-                            page.set_viewport_size(options["viewport"])  # type: ignore[arg-type]
+                        page.set_viewport_size({"width": 1920, "height": 1080})  # has the toggle
+                        toggle = page.locator("#big-screen")
+                        if toggle.get_attribute("aria-pressed") != str(big).lower():
+                            toggle.click()
+                        for size, (width, height) in SIZES.items():
+                            page.set_viewport_size({"width": width, "height": height})
                             page.wait_for_timeout(400)
                             path = out / f"watch-{lang}-{size}{'-big' if big else ''}.png"
                             page.screenshot(path=str(path))
@@ -98,15 +96,5 @@ def shoot(out: Path) -> list[Path]:
     return saved
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("/tmp/shots-watch"))
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    for path in shoot(args.out):
-        print(path)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(screenshot_command(__doc__, shoot, Path("/tmp/shots-watch")))

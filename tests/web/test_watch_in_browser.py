@@ -18,7 +18,7 @@ import pytest
 from canfield import Game
 from canfield.solver import solve
 from canfield_client.processes import ServerProcess
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, FloatRect, Page, expect
 
 from tests.conftest import ServerFactory
 from tests.web.pages import leaderboard_row, new_page, record_frames, wire_race
@@ -65,7 +65,7 @@ def watch_server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_RATE_PER_S": "1000"})
 
 
-def box(page: Page, selector: str) -> dict[str, float]:
+def box(page: Page, selector: str) -> FloatRect:
     found = page.locator(selector).first.bounding_box()
     assert found, f"{selector} is not on screen"
     return found
