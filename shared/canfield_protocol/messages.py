@@ -75,6 +75,8 @@ __all__ = [
     "Ack",
     "BoardMsg",
     "Leaderboard",
+    "RacerProgress",
+    "Progress",
     "Finished",
     "Error",
     "Pong",
@@ -528,6 +530,29 @@ class Leaderboard(_Server, tag="leaderboard"):
     server_time: int
 
 
+#: cards on the foundations run from 0 to 52: a racer's progress has at most 53 steps
+CARDS_HOME_MAX = 52
+
+
+class RacerProgress(msgspec.Struct, kw_only=True):
+    """One racer's progress so far: ``reached[n]`` is the ms from the start when
+    ``n`` cards first lay on their foundations (the counts, never the cards)."""
+
+    id: str
+    reached: Annotated[
+        list[Annotated[int, msgspec.Meta(ge=0)]], msgspec.Meta(max_length=CARDS_HOME_MAX + 1)
+    ]
+
+
+class Progress(_Server, tag="progress"):
+    """What the race chart needs from before a connection came: every racer's
+    progress since ``started_at`` (sent on joining or resuming mid-race)."""
+
+    started_at: int
+    racers: list[RacerProgress]
+    server_time: int
+
+
 class Finished(_Server, tag="finished"):
     standings: list[Row]
     deal: str
@@ -728,6 +753,7 @@ ServerMessage = (
     | Ack
     | BoardMsg
     | Leaderboard
+    | Progress
     | Finished
     | Error
     | Pong

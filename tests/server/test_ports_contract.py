@@ -186,6 +186,8 @@ async def test_moves_check_the_race_and_the_sequence_and_the_last_one_ends_it(
     assert await store.log_entry("ROOM", "p0", 2) == ""
     assert await store.load_player("ROOM", "p0") == (b"snap1", ["S"])
     assert await store.load_player("ROOM", "p1") == (None, [])
+    # the race chart's source: only the snapshots there are, read together
+    assert await store.snapshots("ROOM", ["p0", "p1"]) == {"p0": b"snap1"}
     assert await store.apply(move("p0", 1, done=True)) == (1, 0)  # one of two done
     assert await store.apply(move("p1", 0, done=True)) == (1, 1)  # the last: race over
     assert await store.rows("ROOM") == {

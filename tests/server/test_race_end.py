@@ -196,6 +196,30 @@ async def test_a_late_joiner_watches_then_races_from_the_rematch(rooms: MakeRoom
     assert (await zed.request("ack", type="move", seq=1, move="S"))["type"] == "ack"
 
 
+async def test_who_comes_in_mid_race_gets_the_race_so_far_in_counts_never_cards(
+    rooms: MakeRooms,
+) -> None:
+    """A spectator who joins late draws the race chart from the start: every racer's
+    cards home over time (``progress``), before the first leaderboard."""
+    world = await rooms(**FAST)
+    room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"], deal="CF1-D3-AAAAAAS")
+    await start([ann, bob])
+    await play(ann, ["1-F", "2-F"])  # two cards home: 3 with the base card
+    eve = await world.open()
+    await eve.join(room, "Eve", "spectator")
+    progress = await eve.expect("progress")
+    assert "leaderboard" not in [m["type"] for m in eve.log]  # the chart's past comes first
+    started = await ann.expect("leaderboard")
+    assert progress["started_at"] > 0 and progress["server_time"] >= progress["started_at"]
+    ann_id = row(started, "Ann")["id"]
+    # Ann's steps to 1, 2 and 3 cards; Bob has not moved yet (his line starts at the base card)
+    assert [(r["id"], len(r["reached"])) for r in progress["racers"]] == [(ann_id, 4)]
+    assert set(progress["racers"][0]) == {"id", "reached"}  # counts only: no card in it
+    assert progress["racers"][0]["reached"] == sorted(progress["racers"][0]["reached"])
+    first = await eve.expect("leaderboard")
+    assert row(first, "Ann")["on_foundations"] == 3
+
+
 async def test_racers_cut_off_by_the_clock_are_timed_out_with_the_race_length(
     rooms: MakeRooms,
 ) -> None:

@@ -7,9 +7,11 @@ tests read as user stories and the script reuses the same steps.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.cards import card_text, parse_card
 from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
+from websockets.sync.client import ClientConnection, connect
 
 CHROMIUM = Path(os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -259,3 +262,67 @@ def low_contrast(page: Page) -> list[str]:
         if handle:
             handle.evaluate("el => el.remove()")
     return found
+
+
+class WireRacer:
+    """A racer the test plays over the wire protocol, on a websocket of its own
+    (no page: a room of several racers costs one browser page, the watcher's)."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.seq = 0
+
+    def send(self, **msg: Any) -> None:
+        self.socket.send(json.dumps(msg))
+
+    def next_of(self, kind: str) -> dict[str, Any]:
+        """The next frame of type ``kind`` (an error on the way fails the test)."""
+        while True:
+            msg = json.loads(self.socket.recv(timeout=30))
+            assert msg["type"] != "error", msg
+            if msg["type"] == kind:
+                return msg
+
+    def enter(self, name: str, room: str | None = None) -> str:
+        """Create a room (no ``room``) or join one as a player; returns its code."""
+        if room is None:
+            self.send(type="create", name=name)
+        else:
+            self.send(type="join", room=room, name=name)
+        return str(self.next_of("joined")["room"])
+
+    def act(self, **msg: Any) -> dict[str, Any]:
+        """One board action at the next seq (``type="move", move="S"``); its ack."""
+        self.seq += 1
+        self.send(seq=self.seq, **msg)
+        ack = self.next_of("ack")
+        assert ack["seq"] == self.seq, ack
+        return ack
+
+
+@contextmanager
+def wire_race(ws_url: str, names: list[str], deal: str) -> Iterator[tuple[str, list[WireRacer]]]:
+    """A room of racers on websockets (the first hosts) racing ``deal``, started;
+    their connections close at the end of the ``with``."""
+    with ExitStack() as stack:
+        racers = [WireRacer(stack.enter_context(connect(ws_url, open_timeout=10))) for _ in names]
+        room = racers[0].enter(names[0])
+        for racer, name in zip(racers[1:], names[1:], strict=True):
+            racer.enter(name, room)
+        racers[0].send(type="settings", deal=deal)  # one connection's messages go in order
+        racers[0].send(type="start", force=True)
+        for racer in racers:
+            racer.next_of("started")
+        yield room, racers
+
+
+def screenshot_command(doc: str, shoot: Callable[[Path], list[Path]], out: Path) -> int:
+    """A screenshot script's command line: ``--out DIR`` (default ``out``), then
+    ``shoot(DIR)``; prints every PNG it saved."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=out)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for path in shoot(args.out):
+        print(path)
+    return 0

@@ -122,8 +122,8 @@ def test_finish_place_live_chart_winner_call_and_replay_chart(
     expect(vi.locator('#race-watch path.line[data-name="Ana"]')).to_have_attribute("data-last", "3")
     expect(vi.locator('#race-watch path.line[data-name="Bob"]')).to_have_attribute("data-last", "1")
     chart_box, lb_box = (
-        vi.locator("#race-watch").bounding_box(),
-        vi.locator("#race-lb").bounding_box(),
+        vi.locator("#race-watch .chart-panel").bounding_box(),
+        vi.locator("#race-lb .leaderboard").bounding_box(),
     )
     assert chart_box and lb_box and lb_box["x"] >= chart_box["x"] + chart_box["width"] - 1
     assert chart_box["width"] > 700, chart_box  # it uses the screen

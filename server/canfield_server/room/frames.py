@@ -12,7 +12,9 @@ import msgspec
 from canfield_protocol import (
     Leaderboard,
     Phase,
+    Progress,
     ProtocolError,
+    RacerProgress,
     RoomMsg,
     RoomState,
     Row,
@@ -22,7 +24,14 @@ from canfield_protocol import (
 
 from canfield_server.room import rules
 
-__all__ = ["text", "public_state", "room_frame", "leaderboard_frame", "error_frame"]
+__all__ = [
+    "text",
+    "public_state",
+    "room_frame",
+    "leaderboard_frame",
+    "progress_frame",
+    "error_frame",
+]
 
 
 def text(message: Any) -> str:
@@ -47,6 +56,13 @@ def room_frame(state: RoomState, now: int) -> str:
 
 def leaderboard_frame(rows: list[Row], now: int) -> str:
     return text(Leaderboard(rows=rows, server_time=now))
+
+
+def progress_frame(started_at: int, reached: dict[str, list[int]], now: int) -> str:
+    """Every racer's progress so far (``reached`` by member id), for a chart drawn
+    from the race's start by a connection that came later."""
+    racers = [RacerProgress(id=pid, reached=steps) for pid, steps in reached.items()]
+    return text(Progress(started_at=started_at, racers=racers, server_time=now))
 
 
 def error_frame(exc: ProtocolError, seq: int | None = None) -> str:

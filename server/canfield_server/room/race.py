@@ -28,7 +28,7 @@ from canfield_protocol import GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap,
 
 from canfield_server.room.ports import StoredRow
 
-__all__ = ["UNDO", "GIVE_UP", "PlayerRace", "replay", "useful"]
+__all__ = ["UNDO", "GIVE_UP", "PlayerRace", "reached_of", "replay", "useful"]
 
 
 GIVE_UP = "G"
@@ -185,6 +185,12 @@ class PlayerRace:
         race.time_ms = snap.time_ms
         race.reached = snap.reached
         return race
+
+
+def reached_of(snapshot: bytes) -> list[int]:
+    """A stored race's progress: ``reached[n]`` is the ms when ``n`` cards first lay
+    on the foundations (the race chart's points; counts only, never a card)."""
+    return _snap_decoder.decode(snapshot).reached
 
 
 _USEFUL_CACHE: dict[bytes, bool] = {}

@@ -37,6 +37,7 @@ from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.room import frames, rules
 from canfield_server.room.actions import BoardActions
 from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomsRefused
+from canfield_server.room.race import reached_of
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession
 
@@ -236,6 +237,13 @@ class Seating:
         if state.phase == Phase.RACING and me.role == Role.PLAYER:
             race = await self.race_of(session, member_id)
         last_seq = race.seq if race else 0
+        now = self.clock.now_ms()
+        starts_at = state.starts_at or 0
+        counting = now < starts_at  # the countdown of a race, not yet dealt
+        # read before anything is sent: a seat is taken whole or not at all
+        progress = None
+        if state.phase == Phase.RACING and not counting:
+            progress = await self._progress(session)
         joined = Joined(
             room=code,
             player_id=member_id,
@@ -246,16 +254,24 @@ class Seating:
             state=frames.public_state(state, self.clock.now_ms()),
         )
         peer.send(frames.text(joined))
-        if state.phase == Phase.RACING:
-            now = self.clock.now_ms()
-            if state.starts_at and now < state.starts_at:
-                peer.send(frames.text(Countdown(starts_at=state.starts_at, server_time=now)))
-            else:
-                if race is not None:
-                    peer.send(frames.text(BoardMsg(board=race.board(), last_seq=race.seq)))
-                peer.send(frames.leaderboard_frame(session.ranked(), self.clock.now_ms()))
+        if state.phase == Phase.RACING and counting:
+            peer.send(frames.text(Countdown(starts_at=starts_at, server_time=now)))
+        elif progress is not None:
+            if race is not None:
+                peer.send(frames.text(BoardMsg(board=race.board(), last_seq=race.seq)))
+            peer.send(progress)
+            peer.send(frames.leaderboard_frame(session.ranked(), self.clock.now_ms()))
         elif state.phase == Phase.FINISHED and session.final:
             peer.send(session.final.decode())
+
+    async def _progress(self, session: RoomSession) -> str:
+        """The race so far for a connection that comes in mid-race: each racer's
+        cards home over time (one round trip; no card is in it), so its race
+        chart starts at the start whenever it joined."""
+        snaps = await self.store.snapshots(session.code, list(session.rows))
+        reached = {pid: reached_of(snap) for pid, snap in snaps.items()}
+        started_at = session.state.starts_at or 0
+        return frames.progress_frame(started_at, reached, self.clock.now_ms())
 
     # ------------------------------------------------------------ leaving
 

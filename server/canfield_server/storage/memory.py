@@ -313,6 +313,10 @@ class MemoryRoomStore:
         board = self.backend.boards.get((code, member_id))
         return (board.snap, list(board.log)) if board else (None, [])
 
+    async def snapshots(self, code: str, member_ids: list[str]) -> dict[str, bytes]:
+        boards = [(pid, self.backend.boards.get((code, pid))) for pid in member_ids]
+        return {pid: board.snap for pid, board in boards if board and board.snap}
+
     async def apply(self, move: MoveRecord) -> tuple[int, int | str]:
         b, code = self.backend, move.room_code
         room = b.rooms.get(code)

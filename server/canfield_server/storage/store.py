@@ -299,6 +299,14 @@ class RedisStore:
             snap, log = await pipe.execute()
         return snap, [e.decode() for e in log]
 
+    async def snapshots(self, code: str, member_ids: list[str]) -> dict[str, bytes]:
+        """The players' race snapshots (those who have one), in one round trip."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in member_ids:
+                pipe.hget(keys.player(code, pid), "snap")
+            found = await pipe.execute()
+        return {pid: snap for pid, snap in zip(member_ids, found, strict=True) if snap}
+
     async def apply(self, move: MoveRecord) -> tuple[int, int | str]:
         """The move script: (1, finished), (0, stored seq) or (-1, phase)."""
         code, member_id = move.room_code, move.member_id

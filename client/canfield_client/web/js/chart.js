@@ -31,24 +31,30 @@ const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].map
 const COUNT_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000];
 
 export class RaceChart {
-  /** mode: "time" (x in ms) or "actions" (x counts actions). */
-  constructor(root, mode = "time") {
+  /** mode: "time" (x in ms) or "actions" (x counts actions); fit: () => true when
+   * the chart fills the height its page gives it (else its height follows its width). */
+  constructor(root, mode = "time", { fit = () => false } = {}) {
     this.root = root;
     this.mode = mode;
+    this.fit = fit;
     this.colours = new Map(); // player id -> index, kept for the whole race
     this.lines = [];
     this.me = null;
     this.xEnd = 0;
     this.figure = h("figure", { class: "race-chart" });
+    // the drawing's own box: its size comes from the page, never from the drawing
+    this.box = h("div", { class: "chart-box" });
     this.caption = h("figcaption", { class: "hint" });
     this.legend = h("ul", { class: "chart-legend" });
-    this.figure.append(this.legend, this.caption);
+    this.figure.append(this.box, this.legend, this.caption);
     root.append(this.figure);
-    this.width = 0;
+    this.size = [0, 0];
     if (typeof ResizeObserver === "function") {
       new ResizeObserver(() => {
-        if (Math.abs(this.root.clientWidth - this.width) > 4) this.draw();
-      }).observe(root);
+        const [width, height] = this.size;
+        const heightMoved = this.figure.classList.contains("fit") && Math.abs(this.box.clientHeight - height) > 4;
+        if (Math.abs(this.box.clientWidth - width) > 4 || heightMoved) this.draw();
+      }).observe(this.box);
     }
   }
 
@@ -84,11 +90,16 @@ export class RaceChart {
   }
 
   draw() {
-    const width = Math.max(280, Math.floor(this.root.clientWidth || 600));
-    const HEIGHT = heightFor(width);
-    const fontPx = Math.max(12, Math.min(18, Math.round(width / 64)));
-    const MARGIN = { top: 14, right: 7 * fontPx + 12, bottom: 2 * fontPx + 16, left: 3 * fontPx + 8 };
-    this.width = this.root.clientWidth;
+    const fit = Boolean(this.fit());
+    this.figure.classList.toggle("fit", fit);
+    // the box's content width: the drawing is never scaled down, so its text keeps its size
+    const width = Math.max(240, Math.floor(this.box.clientWidth || this.root.clientWidth || 600));
+    const HEIGHT = fit ? Math.max(180, Math.floor(this.box.clientHeight)) : heightFor(width);
+    this.size = [this.box.clientWidth, this.box.clientHeight];
+    // the page's type size sets the text's (larger on a big screen), never under 12 px
+    const rem = parseFloat(getComputedStyle(this.root).fontSize) || 16;
+    const fontPx = Math.round(Math.max(12, Math.min(rem * 1.1, width / 40)));
+    const MARGIN = { top: Math.ceil(fontPx * 0.8), right: 7 * fontPx + 12, bottom: 2 * fontPx + 16, left: 3 * fontPx + 8 };
     const lines = this.lines;
     for (const line of lines) this.colourIndex(line.id);
     const timeMode = this.mode === "time";
@@ -113,20 +124,33 @@ export class RaceChart {
     });
     root.append(svg("title", { id: titleId }, `${t("race_chart")}. ${t("chart_summary", { list: summary })}`));
 
-    // grid and axes
+    // grid and axes: a line at every tick, a label only where it has room
     const grid = svg("g", { class: "chart-grid", "aria-hidden": "true" });
     const yStep = yMax <= 20 ? 5 : 10;
     const yTicks = [];
     for (let y = 0; y <= yMax; y += yStep) yTicks.push(y);
     if (yMax === 52) yTicks.push(52);
+    const yLabelled = spaced(yTicks, sy, fontPx * 1.5);
     for (const y of yTicks) {
       grid.append(svg("line", { x1: MARGIN.left, x2: MARGIN.left + plotW, y1: sy(y), y2: sy(y), class: y ? "tick" : "axis" }));
-      grid.append(svg("text", { x: MARGIN.left - 6, y: sy(y) + fontPx / 3, "text-anchor": "end" }, y));
+      if (yLabelled.has(y)) grid.append(svg("text", { x: MARGIN.left - 6, y: sy(y) + fontPx / 3, "text-anchor": "end", class: "tick-label" }, y));
     }
-    const xStep = timeMode ? niceStep(xMax, 6, TIME_STEPS) : niceStep(xMax, 6, COUNT_STEPS);
-    for (let x = 0; x <= xMax + 1e-9; x += xStep) {
+    // as many x ticks as their labels have room for (a label is about 0.6 em a character)
+    const xLabel = (x) => (timeMode ? clock(x) : String(x));
+    const labelPx = (xLabel(xMax).length * 0.62 + 1.2) * fontPx;
+    const xCount = Math.max(1, Math.floor(plotW / labelPx));
+    const xStep = timeMode ? niceStep(xMax, xCount, TIME_STEPS) : niceStep(xMax, xCount, COUNT_STEPS);
+    const xTicks = [];
+    for (let x = 0; x <= xMax + 1e-9; x += xStep) xTicks.push(x);
+    // the first label starts at the axis (centred there it would run into the y axis's 0)
+    const xMid = (x) => (x ? sx(x) : sx(0) + xLabel(0).length * 0.31 * fontPx);
+    const xLabelled = spaced(xTicks, xMid, labelPx);
+    for (const x of xTicks) {
       grid.append(svg("line", { x1: sx(x), x2: sx(x), y1: MARGIN.top, y2: MARGIN.top + plotH, class: x ? "tick" : "axis" }));
-      grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + fontPx + 4, "text-anchor": "middle" }, timeMode ? clock(x) : x));
+      if (xLabelled.has(x)) {
+        const anchor = x ? "middle" : "start";
+        grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + fontPx + 4, "text-anchor": anchor, class: "tick-label" }, xLabel(x)));
+      }
     }
     grid.append(
       svg("text", { x: MARGIN.left + plotW / 2, y: HEIGHT - 4, "text-anchor": "middle", class: "axis-label" },
@@ -164,6 +188,7 @@ export class RaceChart {
           "data-name": line.name,
           "data-last": last(line),
           "data-points": line.points.length,
+          "data-from": line.points.length ? line.points[0][0] : null,
         }),
       );
       const endX = sx(Math.max(stop, line.points.length ? line.points[line.points.length - 1][0] : 0));
@@ -182,8 +207,7 @@ export class RaceChart {
           shorten(end.name)),
       );
     }
-    this.figure.querySelector("svg")?.remove();
-    this.figure.prepend(root);
+    this.box.replaceChildren(root);
 
     // the legend, in the order given (the standings)
     this.legend.replaceChildren(
@@ -202,6 +226,20 @@ export class RaceChart {
       }),
     );
   }
+}
+
+/** The ticks whose labels stand at least `gap` apart (pos: a tick's place along
+ * the axis); the last tick (52 cards, the time now) keeps its label first. */
+function spaced(ticks, pos, gap) {
+  const kept = new Set();
+  let at = Infinity;
+  for (const tick of [...ticks].reverse()) {
+    if (Math.abs(at - pos(tick)) >= gap) {
+      kept.add(tick);
+      at = pos(tick);
+    }
+  }
+  return kept;
 }
 
 const last = (line) => (line.points.length ? line.points[line.points.length - 1][1] : 0);

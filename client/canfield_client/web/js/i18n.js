@@ -364,6 +364,12 @@ const STRINGS = {
     rp_moves: "Moves",
     rp_players: "Players: {names}",
     names_more: "{names} and {n} more",
+    // the spectator screen (watchscreen.js)
+    watch_big: "Big screen",
+    watch_feed: "Finishes",
+    watch_feed_empty: "Nobody has finished yet.",
+    watch_feed_detail: "{time} \u00b7 {n} cards home",
+    "watch_feed_detail:one": "{time} \u00b7 {n} card home",
   },
   hr: {
     title: "Canfield utrka",
@@ -730,6 +736,13 @@ const STRINGS = {
     rp_moves: "Potezi",
     rp_players: "Igrači: {names}",
     names_more: "{names} i još {n}",
+    // the spectator screen (watchscreen.js)
+    watch_big: "Veliki zaslon",
+    watch_feed: "Završili",
+    watch_feed_empty: "Još nitko nije završio.",
+    watch_feed_detail: "{time} \u00b7 {n} karata na temeljima",
+    "watch_feed_detail:one": "{time} \u00b7 {n} karta na temeljima",
+    "watch_feed_detail:few": "{time} \u00b7 {n} karte na temeljima",
   },
 };
 

@@ -20,6 +20,7 @@ import { flash, initShell } from "./shell.js";
 import { Sounds } from "./sound.js";
 import { Actions, state, subscribe, update } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
+import { WatchScreen } from "./watchscreen.js";
 
 // what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
 const HINT_ERRORS = new Set([ERR.NOT_ALLOWED, ERR.WRONG_PHASE, ERR.NOT_PLAYER, ERR.UNAVAILABLE]);
@@ -120,6 +121,7 @@ const sounds = new Sounds();
 // the winner moment and the live race chart; every finish sounds
 new RaceWatch(conn, (row, mine) => sounds.play(mine ? "finish" : "rival"));
 new Lanes(conn); // every racer's progress, always in view
+new WatchScreen(conn); // a spectator's feed of finishes and the big-screen mode
 const leaderboard = new Leaderboard(
   $("#race-lb"),
   () => (state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null),

@@ -46,10 +46,16 @@ export class RaceWatch {
     const panel = h("div", { class: "chart-panel" }, this.chartTitle);
     this.box = h("section", { id: "race-watch", class: "race-watch", hidden: true }, this.finish, panel);
     $("#view-race .race-main").prepend(this.box);
-    this.chart = new RaceChart(panel, "time");
+    // on the spectator's wide screen the chart fills the height it is given
+    const wide = window.matchMedia?.("(min-width: 761px)");
+    this.chart = new RaceChart(panel, "time", { fit: () => document.body.classList.contains("spectator") && Boolean(wide?.matches) });
     const later = () => setTimeout(() => this.update(), 0); // after main.js updated the state
     conn.on("started", (msg) => {
       this.restart(msg.started_at);
+      later();
+    });
+    conn.on("progress", (msg) => {
+      this.recall(msg);
       later();
     });
     conn.on("leaderboard", (msg) => {
@@ -70,6 +76,21 @@ export class RaceWatch {
     this.news.replaceChildren();
     this.celebrated = null;
     this.chart.reset();
+  }
+
+  /** The race so far (a `progress` message: we came in mid-race): each racer's
+   * line from the start, ahead of what the leaderboard rows add from now on. */
+  recall(msg) {
+    if (!msg.started_at || !Array.isArray(msg.racers)) return;
+    if (this.raceKey !== msg.started_at) this.restart(msg.started_at);
+    for (const racer of msg.racers) {
+      const past = stepsOf(racer.reached || []);
+      if (!past.length) continue;
+      const line = this.series.get(racer.id) || { id: racer.id, name: "", points: [], end: null };
+      const since = line.points.filter(([ms]) => ms > past[past.length - 1][0]);
+      line.points = [...past, ...since];
+      this.series.set(racer.id, line);
+    }
   }
 
   /** Take a leaderboard message into the lines. */
@@ -106,9 +127,8 @@ export class RaceWatch {
   /** "Ana finished 1st in 0:39", on every page but the finisher's own (theirs has its moment). */
   announce(row) {
     if (row.id === state.me?.id) return;
-    const key = { won: "news_won", gave_up: "news_gave_up", left: "news_left" }[row.status];
-    if (!key) return; // out of time or stopped: the race is over, the results say it
-    const text = t(key, { name: row.name, place: ordinal(row.rank), time: clock(row.time_ms), n: row.on_foundations });
+    const text = finishText(row);
+    if (!text) return; // out of time or stopped: the race is over, the results say it
     const item = h("p", { class: `news ${row.status}`, text });
     this.news.prepend(item);
     while (this.news.children.length > NEWS_MAX) this.news.lastChild.remove();
@@ -184,6 +204,27 @@ export class RaceWatch {
     clearTimeout(this.momentTimer);
     this.momentTimer = setTimeout(() => (this.moment.hidden = true), MOMENT_MS);
   }
+}
+
+const NEWS = { won: "news_won", gave_up: "news_gave_up", left: "news_left" };
+
+/** A finish in words ("Ana finished 1st in 0:39", "Bob gave up with 12 cards home"),
+ * or null for a row that is not one (still racing, out of time, stopped). */
+export function finishText(row) {
+  const key = NEWS[row.status];
+  return key ? t(key, { name: row.name, place: ordinal(row.rank), time: clock(row.time_ms), n: row.on_foundations }) : null;
+}
+
+/** A step line's points from `reached` (reached[n]: ms when n cards were first home). */
+function stepsOf(reached) {
+  const points = [];
+  reached.forEach((ms, cards) => {
+    if (!cards) return; // no racer has fewer cards than the base card
+    const lastPoint = points[points.length - 1];
+    if (lastPoint && lastPoint[0] === ms) lastPoint[1] = cards;
+    else points.push([ms, cards]);
+  });
+  return points;
 }
 
 /** The room's players in the order they joined. */
