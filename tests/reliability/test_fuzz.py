@@ -217,7 +217,9 @@ async def test_a_hundred_thousand_hostile_frames_break_nothing(
     pong = await eve.request("pong", type="ping", t=7)
     assert pong["type"] == "pong"
     assert [m["type"] for m in eve.log[-1:]] == ["pong"]  # nothing reached the bystanders
-    heard = [m for m in eve.log if m["type"] != "pong"]
+    # the race so far reaches a watcher once, as it joins
+    assert [m["type"] for m in eve.log].count("progress") <= 1
+    heard = [m for m in eve.log if m["type"] not in ("pong", "progress")]
     boards = [m for m in heard if m["type"] == "leaderboard"]
     assert [m["type"] for m in heard].count("joined") == 1 and len(boards) == len(heard) - 1
     assert boards and all(m["rows"] == boards[0]["rows"] for m in boards)  # re-sent, not changed

@@ -33,7 +33,7 @@ from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_b
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import need
-from tests.web.pages import new_page
+from tests.web.pages import low_contrast, new_page, pick_language
 
 #: the solver wins this one in milliseconds
 WINNABLE_DEAL = "CF1-D3-AAADKOH"
@@ -191,8 +191,9 @@ def test_the_replay_page_puts_the_board_first_at_every_size_in_both_languages(
     page.goto(f"{replay_server.http_url}/replays/{replay_id}")
     expect(page.locator("#rp-title")).to_have_text("Ana & Bo's wins!")
     expect(page.locator("#rp-what")).to_contain_text("Players: Ana & Bo's and Mo")
+    assert low_contrast(page) == []  # every word readable, the page's background included
     for lang, title in (("en", "Ana & Bo's wins!"), ("hr", "Ana & Bo's pobjeđuje!")):
-        page.select_option("#pref-lang", lang)
+        pick_language(page, lang)
         expect(page.locator("#rp-title")).to_have_text(title)
         expect(page.locator("#rp-how")).to_contain_text("52")
         for width, height in SIZES:

@@ -21,7 +21,14 @@ from canfield_client.processes import ServerProcess
 from playwright.sync_api import Browser, FloatRect, Page, expect
 
 from tests.conftest import ServerFactory
-from tests.web.pages import leaderboard_row, new_page, record_frames, wire_race
+from tests.web.pages import (
+    leaderboard_row,
+    low_contrast,
+    new_page,
+    pick_language,
+    record_frames,
+    wire_race,
+)
 
 #: the solver wins it in milliseconds: a line all the way to 52 cards
 DEAL = "CF1-D3-AAADKOH"
@@ -74,12 +81,6 @@ def box(page: Page, selector: str) -> FloatRect:
 def chart_text(page: Page, root: str) -> dict[str, Any]:
     page.wait_for_function(CHART_FITS, arg=root)
     return page.evaluate(CHART_TEXT, root)
-
-
-def set_language(page: Page, lang: str) -> None:
-    page.click("#settings summary")
-    page.select_option("#pref-lang", lang)
-    page.keyboard.press("Escape")
 
 
 def test_the_spectator_screen_from_a_late_join_to_the_results(
@@ -153,10 +154,12 @@ def test_the_spectator_screen_from_a_late_join_to_the_results(
         assert vi.locator(".card").count() == 0
         assert vi.locator("#board .board").count() == 0
         assert not [f for f in frames if f["type"] in ("ack", "board") or f.get("board")]
+        # every word on the screen readable, its background included
+        assert low_contrast(vi) == []
 
         # every size, both languages: it fits, the lanes come first, the chart reads
         for lang in ("en", "hr"):
-            set_language(vi, lang)
+            pick_language(vi, lang)
             for width, height in SIZES:
                 vi.set_viewport_size({"width": width, "height": height})
                 where = f"{lang} {width}x{height}"
@@ -183,7 +186,7 @@ def test_the_spectator_screen_from_a_late_join_to_the_results(
         expect(vi.locator("#watch-feed h2")).to_have_text("Završili")
 
         # big screen: larger type, still one screen, remembered after a reload
-        set_language(vi, "en")
+        pick_language(vi, "en")
         vi.set_viewport_size({"width": 1920, "height": 1080})
         name_px = "el => parseFloat(getComputedStyle(el).fontSize)"
         normal = vi.locator("#race-lb .lane .name").first.evaluate(name_px)

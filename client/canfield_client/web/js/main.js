@@ -2,7 +2,7 @@
 // results) and the server's messages. Each view lives in its own module.
 
 import { dismissable, fold } from "./chrome.js";
-import { $, clock, confirmTwice } from "./dom.js";
+import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView, raceKeys } from "./board.js";
 import { ask, dismiss, initConfirm } from "./confirm.js";
@@ -165,6 +165,14 @@ let hintAsked = 0;
 function askHint() {
   if (!isPlaying() || !isPractice() || Date.now() - hintAsked < 5000) return;
   if (conn.send({ type: "hint" })) hintAsked = Date.now();
+}
+
+/** The header's room tag: the code, and whether this page watches. */
+function tagRoom(code, role) {
+  const tag = $("#room-tag");
+  tag.replaceChildren(code);
+  if (role !== "player") tag.append(" ", h("span", { class: "tag-role" }, t("spectating")));
+  tag.hidden = false;
 }
 
 const isHost = () => Boolean(state.me && state.roomState?.host_id === state.me.id);
@@ -331,8 +339,7 @@ function seatFromMembers(room) {
   if (!mine) return;
   state.me.role = mine.role;
   state.me.waiting = Boolean(mine.waiting);
-  const tag = $("#room-tag");
-  tag.textContent = mine.role === "player" ? room.room : `${room.room} \u00b7 ${t("spectating")}`;
+  tagRoom(room.room, mine.role);
   // how to take a seat again when this one is freed (spectators' seats go with the link)
   const rejoin = mine.waiting ? "player" : mine.role === "spectator" ? "spectator" : null;
   const seat = getSeat(room.room);
@@ -372,9 +379,7 @@ conn.on("joined", (msg) => {
   state.me = { id: msg.player_id, role: msg.role };
   setSeat(msg.room, { token: msg.token, player_id: msg.player_id });
   history.replaceState(null, "", `/r/${msg.room}`);
-  const tag = $("#room-tag");
-  tag.textContent = msg.role === "player" ? msg.room : `${msg.room} \u00b7 ${t("spectating")}`;
-  tag.hidden = false;
+  tagRoom(msg.room, msg.role);
   actions.resumed(msg.last_seq || 0);
   applyRoom(msg.state);
 });
@@ -509,6 +514,7 @@ function initSettings() {
 
 /** The page's words again in the language just picked. */
 function relabel() {
+  for (const role of document.querySelectorAll("#room-tag .tag-role")) role.textContent = t("spectating");
   home.relabel();
   leaderboard.relabel();
   results.relabel();
