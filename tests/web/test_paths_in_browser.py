@@ -26,6 +26,7 @@ from tests.web.pages import (
     set_deal,
     wait_board,
 )
+from tests.web.test_daily_in_browser import DAY, daily_env
 
 DEAL = "CF1-D3-AAAAACL"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
@@ -63,7 +64,9 @@ RING = """() => {
 
 @pytest.fixture
 def fast_server(server_factory: ServerFactory) -> ServerProcess:
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "0"})
+    # the daily race on a fixed day: a run at midnight never waits for a new day's deal
+    env = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "0", **daily_env(DAY)}
+    return server_factory(env=env)
 
 
 def one_row(page: Page, selector: str, where: str) -> None:
