@@ -16,7 +16,7 @@ import json
 
 import redis
 from canfield import Game, Move
-from playwright.sync_api import Browser, Dialog, Page, expect
+from playwright.sync_api import Browser, Dialog, Page, WebSocketRoute, expect
 
 from tests.conftest import ServerFactory, decoded
 from tests.web.pages import create_room, new_page, tap_or_draw, wait_board
@@ -220,4 +220,37 @@ def test_the_race_page_identifies_and_its_races_reach_my_races(
     assert href and href.startswith("/replays/r-")
     page.goto(server.http_url + href)
     expect(page.locator("#rp-moves button").last).to_have_text("Give up")
+    page.context.close()
+
+
+def test_a_start_whose_answer_the_link_lost_goes_again(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
+    """The link drops just as the server starts Ana's daily race (its answer is
+    lost): the page asks again when it is back and gets the board the server
+    started, one race, never a button left waiting."""
+    server = server_factory(env=daily_env(DAY))
+    page = new_page(browser)
+    lost: list[str] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        upstream = ws.connect_to_server()
+        ws.on_message(lambda m: upstream.send(m))
+
+        def from_server(m: str | bytes) -> None:
+            if not lost and isinstance(m, str) and json.loads(m).get("type") == "daily_started":
+                lost.append(m)
+                ws.close()  # the answer never arrives; the link is down
+                return
+            ws.send(m)
+
+        upstream.on_message(from_server)
+
+    page.route_web_socket("**/ws", route)
+    page.goto(server.http_url + "/daily")
+    page.fill("#daily-name", "Ana")
+    page.click("#daily-play")
+    expect(page.locator("#daily-board .card").first).to_be_visible(timeout=60_000)
+    assert len(lost) == 1
+    expect(page.locator("#standing-count")).to_contain_text("1")
     page.context.close()

@@ -110,11 +110,14 @@ def test_a_wrong_link_says_so_and_offers_the_ways_on(
     browser: Browser, fast_server: ServerProcess
 ) -> None:
     base = fast_server.http_url
-    # an unknown path: the status says so, and so does a page in the reader's language
-    with pytest.raises(HTTPError) as missing:
-        urllib.request.urlopen(base + "/no/such/page", timeout=10)
-    assert missing.value.code == 404
-    assert "text/html" in missing.value.headers["content-type"]
+    # an unknown path, or a replay that is not there: the status says so, and so
+    # does a page in the reader's language
+    for path in ("/no/such/page", "/replays/nosuchreplay"):
+        with pytest.raises(HTTPError) as missing:
+            urllib.request.urlopen(base + path, timeout=10)
+        assert missing.value.code == 404
+        assert "text/html" in missing.value.headers["content-type"]
+        assert 'src="/js/notfound.js"' in missing.value.read().decode()
     page = new_page(browser, locale="hr-HR")
     response = page.goto(base + "/no/such/page")
     assert response is not None and response.status == 404

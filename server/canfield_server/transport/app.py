@@ -210,5 +210,10 @@ def create_app(
         # in front of the middleware)
         Middleware(GZipMiddleware, minimum_size=512),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=middleware,
+        exception_handlers={404: pages.not_found},
+    )
     return WebSocketFirst(app, "/ws", ws)

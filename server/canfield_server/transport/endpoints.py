@@ -77,6 +77,14 @@ class Pages:
             return FileResponse(os.path.join(root, "index.html"))
         return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Canfield Race")
 
+    async def not_found(self, request: Request, exc: Exception) -> Response:
+        """Any route's 404 (an unknown replay, a path no route serves): the page
+        that helps, ``404.html``, in the reader's language, with the status."""
+        page = os.path.join(self.root, "404.html") if self.root else ""
+        if page and os.path.exists(page):
+            return FileResponse(page, status_code=404, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Not found.", 404)
+
     def page(self, name: str) -> Callable[[Request], Awaitable[Response]]:
         """A page of the web client by its file (the daily race, my races)."""
 

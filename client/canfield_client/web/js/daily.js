@@ -77,8 +77,11 @@ identity.onReady((me) => {
   S.streak = me.streak;
   askStandings();
   askYesterday();
-  // back after a dropped link: `daily` again resumes the same board
+  // back after a dropped link: `daily` again resumes the same board, and a start
+  // whose answer the link lost (or that waited for the link) goes again: the
+  // server gives the board it started, never a second race
   if (S.race && !S.race.done) conn.send({ type: "daily", name: S.race.name, draw: S.race.draw });
+  else if (S.starting) conn.send(S.starting);
   render();
 });
 
