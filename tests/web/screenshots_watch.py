@@ -19,8 +19,8 @@ from pathlib import Path
 from canfield.solver import solve
 from canfield_client.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
-from pages import WireRacer, launch, new_page, screenshot_command, wire_race
-from playwright.sync_api import Page, expect, sync_playwright
+from pages import WireRacer, launch, new_page, pick_language, screenshot_command, wire_race
+from playwright.sync_api import expect, sync_playwright
 
 #: the solver wins it in milliseconds: a line to 52 cards
 DEAL = "CF1-D3-AAADKOH"
@@ -36,12 +36,6 @@ def play(racer: WireRacer, line: list[str], pause_s: float) -> None:
     for move in line:
         racer.act(type="move", move=move)
         time.sleep(pause_s)
-
-
-def set_language(page: Page, lang: str) -> None:
-    page.click("#settings summary")
-    page.select_option("#pref-lang", lang)
-    page.keyboard.press("Escape")
 
 
 def shoot(out: Path) -> list[Path]:
@@ -74,7 +68,7 @@ def shoot(out: Path) -> list[Path]:
                 play(ana, line[2 * third :], 0.0)  # Ana wins
                 expect(page.locator("#watch-feed .feed-item")).to_have_count(2)
                 for lang in ("en", "hr"):
-                    set_language(page, lang)
+                    pick_language(page, lang)
                     for big in (False, True):
                         page.set_viewport_size({"width": 1920, "height": 1080})  # has the toggle
                         toggle = page.locator("#big-screen")
