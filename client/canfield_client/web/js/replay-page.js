@@ -161,18 +161,19 @@ function renderMoves() {
   const slip = stepper.slip;
   const following = stepper.following();
   $("#rp-moves").replaceChildren(
-    ...stepper.moves.map((move, i) => {
+    ...stepper.moves.flatMap((move, i) => {
       const line = following && i >= slip;
       const lost = !following && i === slip;
-      return h(
+      const item = h(
         "li",
         { class: line ? "line" : lost ? "slip" : null },
         h("span", { class: "n", text: i + 1, "aria-hidden": "true" }), // the list numbers itself for readers
         h("button", { type: "button", class: "link", dataset: { step: i + 1, move }, onclick: () => stepper.go(i + 1) },
           moveWords(stepper.frames[i], move)),
         lost ? h("span", { class: "slip-tag", text: t("rv_lost_here") }) : null,
-        line && i === slip ? h("span", { class: "line-tag", text: t("rv_line") }) : null,
       );
+      // the solver's line starts here: its heading, a row of its own
+      return following && i === slip ? [h("li", { class: "line-head" }, h("span", { class: "line-tag", text: t("rv_line") })), item] : [item];
     }),
   );
 }
