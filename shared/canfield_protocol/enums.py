@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Phase", "Role", "MemberStatus", "Cap"]
+__all__ = ["Phase", "Role", "MemberStatus", "Cap", "ReviewState", "Outcome"]
 
 
 class Phase(StrEnum):
@@ -58,3 +58,29 @@ class Cap(StrEnum):
     OPEN_ROOMS = "open_rooms"
     #: rooms one client address may create in a minute
     NEW_ROOMS = "new_rooms"
+
+
+class ReviewState(StrEnum):
+    """Where one racer's review of a finished race stands (``GET /replay/<id>/review``)."""
+
+    #: its verdict is ready (decided or not: an undecided verdict is final too)
+    DONE = "done"
+    #: the solver is on it (or it waits for its turn): ask again later
+    PENDING = "pending"
+    #: the line could not be read by the engine (never for a line the server stored)
+    FAILED = "failed"
+
+
+class Outcome(StrEnum):
+    """A review's verdict in one word, the one the page puts into a sentence."""
+
+    #: the racer won
+    WON = "won"
+    #: the deal could still be won where the racer stopped
+    WINNABLE = "winnable"
+    #: the deal could not be won from the start
+    UNWINNABLE = "unwinnable"
+    #: winnable at the start, lost at ``slip``
+    SLIP = "slip"
+    #: a solver call ran out of time before both sides were decided
+    UNDECIDED = "undecided"

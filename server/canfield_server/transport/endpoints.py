@@ -29,6 +29,7 @@ __all__ = [
     "healthz",
     "metrics_endpoint",
     "replay",
+    "replay_review",
     "history_download",
 ]
 
@@ -129,6 +130,23 @@ async def replay(request: Request) -> Response:
     if isinstance(body, bytes):
         return Response(body, status_code=status, media_type="application/json")
     return JSONResponse(body, status_code=status)
+
+
+async def replay_review(request: Request) -> Response:
+    """Every racer's review of a finished race (``solving.reviews``): only for a
+    replay ``/replay/<id>`` serves, so never before the race is over for everyone
+    (a daily one: its day). An unknown id is a 404 and starts nothing."""
+    try:
+        found = await request.app.state.hub.replay(request.path_params["replay_id"])
+        status, body = await request.app.state.reviews.of_replay(*found)
+    except (RedisError, OSError):
+        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+    except ProtocolError as exc:
+        return JSONResponse({"error": exc.message}, status_code=503)
+    if isinstance(body, dict):
+        return JSONResponse(body, status_code=status)
+    headers = {"Cache-Control": "no-cache"}
+    return Response(encode(body), media_type="application/json", headers=headers)
 
 
 async def history_download(request: Request) -> Response:

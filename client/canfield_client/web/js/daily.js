@@ -15,6 +15,7 @@ import { Connection } from "./net.js";
 import { ACTION_ERRORS, DONE_STATUSES as DONE, ERR } from "./protocol.js";
 import { Actions } from "./state.js";
 import { dayBefore, flash, initShell, replayPage } from "./shell.js";
+import { verdictText, watchReviews } from "./review.js";
 import { getName, getPref, setName, setPref } from "./store.js";
 import { placeText } from "./words.js";
 
@@ -274,9 +275,24 @@ function renderYesterday() {
         h("b", { class: "who", text: row.name }),
         h("span", { class: "how", text: how }),
         link ? h("a", { href: replayPage(link), text: t("replay") }) : null,
+        link ? h("span", { class: "verdict", text: reviewOf(link, row.id) }) : null,
       );
     }),
   );
+}
+
+/** The solver's verdict on a past day's racer (asked for once per replay link). */
+const reviews = new Map();
+function reviewOf(link, id) {
+  if (!reviews.has(link)) {
+    reviews.set(link, null);
+    watchReviews(link, (body) => {
+      reviews.set(link, body);
+      renderYesterday();
+    });
+  }
+  const racer = reviews.get(link)?.racers[0];
+  return racer ? verdictText(racer, id === identity.id) : "";
 }
 
 function tick() {

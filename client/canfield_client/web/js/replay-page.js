@@ -3,6 +3,8 @@
 // GET /replay/<id> (the deal, every player's row and list of actions) and
 // steps through one player's race on a read-only board, rebuilt move by move
 // from the deal code (js/replay.js). No connection and no identity needed.
+// The solver's review of each racer's line (js/review.js) marks the move that
+// lost the win, and the move list can follow its winning line from there.
 //
 // The board comes first and is sized by the race board's rule (board.js fit);
 // the race (result, players, date) heads the page; the move list scrolls
@@ -14,6 +16,7 @@ import { getLang, t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { Leaderboard } from "./leaderboard.js";
 import { ReplayPlayer } from "./replay.js";
+import { ReviewBar, watchReviews } from "./review.js";
 import { initShell, when } from "./shell.js";
 import { headline, moveWords, names } from "./words.js";
 
@@ -25,10 +28,13 @@ const view = {
   race: null, // the /replay/<id> body
   problem: "rp_loading", // the status text's key while nothing is shown
   player: null,
+  reviews: null, // the /replay/<id>/review body, once asked
 };
 const players = new Leaderboard($("#rp-players"));
 const board = new BoardView($("#replay-board"), {}, { fit: true, spaceBelow });
 const stepper = new ReplayPlayer($(".replay-controls"), board, painted);
+const reviewBar = new ReviewBar(stepper.hint, stepper, renderMoves);
+let stopReviews = () => {};
 
 /** The replay's id: the page's path (/replays/<id>) or, on /replay.html, its hash. */
 function replayId() {
@@ -59,7 +65,9 @@ function fitSide() {
 async function load() {
   const id = replayId();
   stepper.stop();
+  stopReviews();
   view.race = null;
+  view.reviews = null;
   view.problem = "rp_loading";
   render();
   if (!ID_OK.test(id)) {
@@ -84,8 +92,18 @@ async function load() {
       ...view.race.players.map((row) => h("option", { value: row.id, text: `${row.rank}. ${row.name}` })),
     );
     choose(view.race.players[0]?.id);
+    stopReviews = watchReviews(`/replay/${encodeURIComponent(id)}`, (body) => {
+      view.reviews = body;
+      showReview();
+    });
   }
   render();
+}
+
+/** The review of the racer shown, under the stepper (and the slip in the move list). */
+function showReview() {
+  const id = view.player?.id;
+  reviewBar.show(view.reviews?.racers.find((r) => r.id === id) || null);
 }
 
 /** Step through one player's race, rebuilt from the deal code. */
@@ -93,6 +111,7 @@ function choose(id) {
   const row = view.race?.players.find((p) => p.id === id);
   view.player = row || null;
   stepper.load(view.race?.deal, row?.moves_list || []);
+  showReview();
   renderMoves();
   stepper.paint();
 }
@@ -136,18 +155,26 @@ function renderHead() {
     .join(" \u00b7 ");
 }
 
-/** Every action in words ("Draw", "10♠ to column 2"), each a button to its position. */
+/** Every action in words ("Draw", "10♠ to column 2"), each a button to its position;
+ * the move that lost the win marked, the solver's winning line set apart. */
 function renderMoves() {
+  const slip = stepper.slip;
+  const following = stepper.following();
   $("#rp-moves").replaceChildren(
-    ...stepper.moves.map((move, i) =>
-      h(
+    ...stepper.moves.flatMap((move, i) => {
+      const line = following && i >= slip;
+      const lost = !following && i === slip;
+      const item = h(
         "li",
-        {},
+        { class: line ? "line" : lost ? "slip" : null },
         h("span", { class: "n", text: i + 1, "aria-hidden": "true" }), // the list numbers itself for readers
         h("button", { type: "button", class: "link", dataset: { step: i + 1, move }, onclick: () => stepper.go(i + 1) },
           moveWords(stepper.frames[i], move)),
-      ),
-    ),
+        lost ? h("span", { class: "slip-tag", text: t("rv_lost_here") }) : null,
+      );
+      // the solver's line starts here: its heading, a row of its own
+      return following && i === slip ? [h("li", { class: "line-head" }, h("span", { class: "line-tag", text: t("rv_line") })), item] : [item];
+    }),
   );
 }
 
@@ -179,5 +206,6 @@ window.addEventListener("resize", fitSide);
 initShell(() => {
   players.relabel();
   render();
+  reviewBar.render();
 });
 load();

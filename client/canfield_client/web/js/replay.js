@@ -127,10 +127,15 @@ export class ReplayPlayer {
   constructor(bar, board, onPaint = () => {}) {
     this.board = board;
     this.onPaint = onPaint;
+    this.deal = null;
     this.moves = [];
     this.frames = [];
     this.step = 0;
     this.timer = null;
+    /** the move that lost the win (its index in the moves played), or null */
+    this.slip = null;
+    /** while the solver's winning line is shown: the moves played and their positions */
+    this.own = null;
     const buttons = CONTROLS.map(([id, label, symbol]) =>
       h("button", { type: "button", id, title: t(label), "aria-label": t(label), dataset: { i18nTitle: label } }, icon(symbol)),
     );
@@ -138,7 +143,16 @@ export class ReplayPlayer {
     this.stepText = h("span", { id: "rp-step" });
     this.moveText = h("code", { id: "rp-move" });
     this.moveWords = h("span", { id: "rp-words" });
-    bar.after(h("p", { class: "hint" }, this.stepText, " ", this.moveText, " ", this.moveWords));
+    // the race as a bar: where this step is, and the move that lost the win
+    this.fill = h("span", { class: "fill" });
+    this.slipMark = h("span", { class: "slip-mark", hidden: true });
+    this.timeline = h("div", { class: "timeline", "aria-hidden": "true" }, this.fill, this.slipMark);
+    this.timeline.addEventListener("click", (e) => {
+      const box = this.timeline.getBoundingClientRect();
+      this.go(Math.round(((e.clientX - box.left) / box.width) * (this.frames.length - 1)));
+    });
+    this.hint = h("p", { class: "hint" }, this.stepText, " ", this.moveText, " ", this.moveWords);
+    bar.after(this.timeline, this.hint);
     const [first, back, play, forward, last] = buttons;
     this.playButton = play;
     first.addEventListener("click", () => this.go(0));
@@ -151,23 +165,62 @@ export class ReplayPlayer {
   /** Rebuild every position of a race from its deal code; false when the code is unreadable. */
   load(deal, moves) {
     this.stop();
+    this.deal = deal;
+    this.own = null;
+    this.slip = null;
     this.moves = moves || [];
-    this.frames = [];
-    let ok = true;
-    try {
-      const game = new ReplayGame(deal);
-      this.frames.push(game.view());
-      for (const move of this.moves) {
-        game.apply(move);
-        this.frames.push(game.view());
-      }
-    } catch {
-      this.frames = [];
-      ok = false;
-    }
+    this.frames = this.positions(this.moves) || [];
     this.step = 0;
     this.paint();
-    return ok;
+    return this.frames.length > 0;
+  }
+
+  /** Every position of `moves` from the deal (null: the deal code is unreadable). */
+  positions(moves) {
+    try {
+      const game = new ReplayGame(this.deal);
+      const frames = [game.view()];
+      for (const move of moves) {
+        game.apply(move);
+        frames.push(game.view());
+      }
+      return frames;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Mark the move that lost the win (its index in the moves played; null: none). */
+  mark(slip) {
+    this.back();
+    this.slip = slip;
+    this.paint();
+  }
+
+  /** Step through the solver's winning `line` from the position before the slip
+   * instead of the moves played (`back` returns to them). */
+  follow(line) {
+    if (this.slip == null || this.own) return;
+    const moves = [...this.moves.slice(0, this.slip), ...line];
+    const frames = this.positions(moves);
+    if (!frames) return;
+    this.stop();
+    this.own = { moves: this.moves, frames: this.frames };
+    this.moves = moves;
+    this.frames = frames;
+    this.go(this.slip);
+  }
+
+  back() {
+    if (!this.own) return;
+    this.stop();
+    ({ moves: this.moves, frames: this.frames } = this.own);
+    this.own = null;
+    this.go(this.slip ?? 0);
+  }
+
+  following() {
+    return this.own !== null;
   }
 
   go(step) {
@@ -179,7 +232,12 @@ export class ReplayPlayer {
 
   paint() {
     const at = this.step;
-    this.stepText.textContent = t("step", { i: at, n: this.moves.length });
+    const from = this.own ? this.slip : null;
+    this.stepText.textContent =
+      from !== null && at > from
+        ? t("rv_line_step", { i: at - from, n: this.moves.length - from })
+        : t("step", { i: at, n: this.moves.length });
+    this.paintTimeline();
     this.moveText.textContent = at ? this.moves[at - 1] : "";
     this.moveWords.textContent = at ? moveWords(this.frames[at - 1], this.moves[at - 1]) : "";
     const play = this.playButton;
@@ -188,6 +246,19 @@ export class ReplayPlayer {
     play.setAttribute("aria-label", play.title);
     this.board.render(this.frames[at] || null);
     this.onPaint(this);
+  }
+
+  paintTimeline() {
+    const last = Math.max(this.frames.length - 1, 1);
+    this.fill.style.width = `${(100 * this.step) / last}%`;
+    this.timeline.classList.toggle("following", this.own !== null);
+    this.slipMark.hidden = this.slip == null;
+    if (this.slip != null) {
+      // the slip is the step after the position it was played from
+      this.slipMark.style.left = `${(100 * (this.slip + 1)) / last}%`;
+      this.slipMark.title = t("rv_slip", { n: this.slip + 1 });
+    }
+    this.hint.classList.toggle("at-slip", this.own === null && this.slip != null && this.step === this.slip + 1);
   }
 
   togglePlay() {

@@ -1,7 +1,8 @@
 // After the race: who won and our own place, final standings, the series
 // tally, the race chart (every player's cards home after each action, replayed
-// from the deal code), each player's replay (step or play), and the host's
-// rematch button.
+// from the deal code), each player's replay (step or play), the solver's
+// review of each racer's line (review.js: where the win slipped away, and its
+// winning line from there), and the host's rematch button.
 
 import { $, copyText, h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -10,6 +11,7 @@ import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
 import { ReplayGame, ReplayPlayer } from "./replay.js";
+import { ReviewBar, slipOf, verdictText, watchReviews } from "./review.js";
 import { seriesEl } from "./series.js";
 import { replayPage } from "./shell.js";
 import { state } from "./state.js";
@@ -21,8 +23,16 @@ export class Results {
     this.flash = flash;
     this.table = new Leaderboard($("#final-lb"));
     this.player = new ReplayPlayer($("#view-results .replay-controls"), new BoardView($("#replay-board")));
+    this.reviewBar = new ReviewBar(this.player.hint, this.player);
     this.finished = null;
     this.me = null;
+    // the solver's reviews of this race (asked for once it is over for everyone)
+    this.reviews = null;
+    this.stopReviews = () => {};
+    this.reviewTitle = h("h3", { id: "review-title", text: t("rv_title") });
+    this.reviewList = h("ul", { id: "review-list", class: "review-list", "aria-labelledby": "review-title" });
+    this.reviewPanel = h("div", { class: "review-panel", hidden: true }, this.reviewTitle, this.reviewList);
+    $("#par").after(this.reviewPanel);
     // the call-out under the title, the series tally, the race chart panel
     this.call = h("div", { id: "winner-call", class: "winner-call", role: "status" });
     $("#view-results h1").after(this.call);
@@ -47,14 +57,22 @@ export class Results {
     this.table.update({ rows: finished.standings, final: true }, me?.id);
     this.renderCall();
     this.renderSeries();
-    if (first) this.lines = this.replayLines(finished);
+    if (first) {
+      this.lines = this.replayLines(finished);
+      this.stopReviews();
+      this.reviews = null;
+      this.stopReviews = watchReviews(finished.replay, (body) => {
+        if (this.finished !== finished) return; // a later race is shown
+        this.reviews = body;
+        this.renderReviews();
+      });
+    }
     this.renderChart();
     $("#deal-code").textContent = finished.deal;
     const link = $("#replay-link"); // its own page, for anyone (the server keeps it)
     link.hidden = !finished.replay;
     if (finished.replay) link.href = replayPage(finished.replay);
-    // whether the deal could be won (the solver's line), or that it found none
-    $("#par").textContent = finished.par ? t("par", { n: finished.par }) : t("par_none");
+    this.renderPar();
     $("#rematch").hidden = !isHost;
     this.renderAgain();
     const select = $("#replay-player");
@@ -65,6 +83,45 @@ export class Results {
     if (!first && current) select.value = current;
     else if (me && finished.replays?.[me.id]) select.value = me.id;
     if (first) this.load(select.value);
+    this.renderReviews();
+  }
+
+  /** Whether the deal could be won (the solver's line), or that it found none. */
+  renderPar() {
+    const par = this.finished?.par;
+    $("#par").textContent = par ? t("par", { n: par }) : t("par_none");
+  }
+
+  /** Each racer's verdict, in the standings' order; the replay's bar for the one shown. */
+  renderReviews() {
+    const racers = new Map((this.reviews?.racers || []).map((r) => [r.id, r]));
+    this.reviewTitle.textContent = t("rv_title");
+    this.reviewPanel.hidden = !this.finished?.replay;
+    this.reviewList.replaceChildren(
+      ...(this.finished?.standings || []).map((row) => {
+        const racer = racers.get(row.id);
+        const slip = slipOf(racer);
+        return h("li", { dataset: { racer: row.id }, class: racer?.state === "done" ? racer.verdict.outcome : "pending" },
+          h("span", { class: "who", text: `${row.rank}. ${row.name}` }),
+          h("span", { class: "what", text: racer ? verdictText(racer, row.id === this.me?.id) : t("rv_pending_start") }),
+          slip != null
+            ? h("button", { type: "button", class: "link", text: t("rv_show"), onclick: () => this.showSlip(row.id, slip) })
+            : null);
+      }),
+    );
+    const shown = $("#replay-player").value;
+    this.reviewBar.show(racers.get(shown) || null, shown === this.me?.id);
+  }
+
+  /** A racer's replay, at the move that lost the win. */
+  showSlip(playerId, slip) {
+    const select = $("#replay-player");
+    if (select.value !== playerId) {
+      select.value = playerId;
+      this.load(playerId);
+    }
+    this.player.go(slip + 1);
+    $("#replay-board").scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
 
   /** "Race again": one tap per racer; who the next race still waits for. */
@@ -85,6 +142,8 @@ export class Results {
     this.table.relabel();
     this.player.paint();
     if (!this.finished) return;
+    this.renderPar();
+    this.renderReviews();
     this.renderCall();
     this.renderSeries();
     this.renderChart();
@@ -149,5 +208,7 @@ export class Results {
   load(playerId) {
     const moves = this.finished?.replays?.[playerId] || [];
     if (!this.player.load(this.finished?.deal, moves)) this.flash(t("err_bad_deal_code"));
+    const racer = this.reviews?.racers.find((r) => r.id === playerId) || null;
+    this.reviewBar.show(racer, playerId === this.me?.id);
   }
 }
