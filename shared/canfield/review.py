@@ -7,22 +7,26 @@ position just before it; or that it was still winnable when the player
 stopped (or won).
 
 Winnability can only fall along a line of legal moves: a win from a later
-position is a win from every earlier one. So once the line is cut down to
-the moves that stood (an undo takes its move away), the slip is found by
-bisection over its positions, about log2(moves) solver calls after the
-first and the last. A slip is claimed only when both sides of it are
-decided: winnable before it (with a line that replays to a win) and
-proven unwinnable after it; a call that runs out of time leaves the
+position is a win from every earlier one (play the moves between, then
+that win). That needs "winnable" to mean "some line of legal moves wins",
+take-backs included: without them it is not monotone along a line that
+takes a card back, and a deal the search without take-backs proves lost
+can be won with them (docs/solver.md, "Reviewing a line"). The position
+is the piles alone (the stock may be turned over any number of times,
+and nothing counts passes), and an undo restores it exactly, so once the
+line is cut down to the moves that stood (an undo takes its move away)
+the slip is found by bisection over its positions: the start, the end,
+then about log2(moves) calls. A slip is claimed only when both sides of
+it are decided: winnable before it (with a line that replays to a win)
+and proven unwinnable after it; a call that runs out of time leaves the
 review undecided, and it says so.
 
 The review is sans-I/O, like the protocol: it asks questions (a position,
 given as the deal and the moves that lead to it) and takes the solver's
 answers, so the command line answers them in process and the server in
-its fair solver service, one bounded call at a time. ``review_line`` runs
-one to the end in process.
-
-Foundation take-backs are searched (a player may take a card back), so
-"unwinnable" here means no line of legal moves wins.
+its fair solver service, one bounded call at a time, each as
+``solve(question.game(), timeout_s, takebacks=TAKEBACKS)``.
+``review_line`` runs one to the end in process.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from .errors import CanfieldError
 from .game import Game
 from .moves import UNDO
 from .solver import NOT_WINNABLE, WINNABLE, SolveResult, solve
+from .textinput import BLANK, ascii_upper, excerpt, strip_spaces
 
 __all__ = [
     "GIVE_UP",
@@ -43,16 +48,29 @@ __all__ = [
     "Question",
     "Verdict",
     "LineReview",
+    "TAKEBACKS",
     "review_line",
     "stood_moves",
 ]
 
 #: a race log's give-up: the line ends there (nothing may follow it)
 GIVE_UP = "G"
+#: every solver call of a review searches take-backs too, so that "not
+#: winnable" means no legal line wins (the server's calls pass it as well)
+TAKEBACKS = True
 
 
 class LineError(CanfieldError):
-    """A line that is not a list of legal moves; the message names the entry."""
+    """A line that is not a list of legal moves; the message names the entry.
+
+    ``index`` is that entry's 0-based index in the moves given; ``rule`` the
+    engine's rule identifier when a well-formed move broke a rule, else None.
+    """
+
+    def __init__(self, message: str, index: int, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+        self.rule = rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +97,7 @@ class Verdict:
     won: bool = False
     solver_calls: int = 0
     seconds: float = 0.0
-    #: the slip's move as the player wrote it, for the reader
+    #: the slip's move in the notation's own form (``w-3`` is ``W-3``), for the reader
     slip_move: str | None = None
     moves: int = 0
 
@@ -100,15 +118,17 @@ class Verdict:
 
 def stood_moves(code: DealCode | str, moves: Sequence[str]) -> tuple[Game, list[tuple[int, str]]]:
     """Replay ``moves`` (``U`` undoes, ``G`` ends the line) from the deal; the final
-    game and the moves that stood, each with its index in ``moves``. Raises the
-    engine's ``CanfieldError`` naming the first entry that is not a legal move."""
+    game and the moves that stood, each with its index in ``moves``. Raises
+    ``LineError`` naming the first entry that is not a legal move (an undo with
+    nothing to undo, or anything after a give-up, included). ``U`` and ``G`` are
+    read as the engine reads ``U``: ASCII case folding, spaces around trimmed."""
     game = Game.deal(code)
     stood: list[tuple[int, str]] = []
     for index, text in enumerate(moves):
-        entry = text.strip().upper() if isinstance(text, str) else text
+        entry = ascii_upper(strip_spaces(text, BLANK)) if isinstance(text, str) else text
         if entry == GIVE_UP:
             if index != len(moves) - 1:
-                raise LineError(f"move {index + 1} is a give-up, and moves follow it")
+                raise LineError(f"move {index + 1} is a give-up, and moves follow it", index)
             break
         try:
             if entry == UNDO:
@@ -117,13 +137,21 @@ def stood_moves(code: DealCode | str, moves: Sequence[str]) -> tuple[Game, list[
                 continue
             move = game.push_text(text)
         except CanfieldError as exc:
-            raise LineError(f"move {index + 1} ({text!r}): {exc}") from exc
+            rule = getattr(exc, "rule", None)
+            reason = f"{exc} [{rule}]" if rule else str(exc)
+            raise LineError(f"move {index + 1} ({excerpt(str(text))}): {reason}", index, rule) from exc
         stood.append((index, move.text()))
     return game, stood
 
 
 class LineReview:
-    """One line's review, a question at a time (``question``, then ``answer``)."""
+    """One line's review, a question at a time (``question``, then ``answer``).
+
+    The positions are numbered by how many stood moves lead to them: 0 is the
+    deal, ``len(stood)`` where the player stopped. The first question is the
+    start, the second the end, then the middle of what is left between the
+    last position known winnable and the first known lost.
+    """
 
     def __init__(self, code: DealCode | str, moves: Sequence[str]) -> None:
         self.code = str(code)
@@ -132,7 +160,8 @@ class LineReview:
         self.calls = 0
         self.seconds = 0.0
         self._verdict: Verdict | None = None
-        #: the position known winnable (its index in ``stood``) and its winning line
+        self._start: bool | None = None
+        #: the last position known winnable (its index in ``stood``) and its winning line
         self._low: int | None = None
         self._low_line: list[str] = []
         #: the first position known unwinnable
@@ -153,24 +182,33 @@ class LineReview:
 
     def question(self) -> Question:
         """The next position to decide (only while not ``done``)."""
+        if self._verdict is not None:
+            raise RuntimeError("the review is done: it has no question left")
         return Question(self.code, tuple(text for _, text in self.stood[: self._asking]))
 
     def answer(self, result: SolveResult) -> None:
-        """The solver's verdict on the last question."""
+        """The solver's verdict on the last question (asked with take-backs)."""
+        question = self.question()
         self.calls += 1
         self.seconds += result.seconds
         at, end = self._asking, len(self.stood)
         if result.result == WINNABLE:
-            game = Game.replay(self.question().game(), result.moves)
-            if not game.is_won:  # pragma: no cover - the solver's lines replay to wins
-                raise RuntimeError("the solver's line does not win")
+            if not Game.replay(question.game(), result.moves).is_won:
+                raise ValueError("the solver's line does not win from the position asked")
+            if self._high is not None and at >= self._high:
+                raise ValueError("a win after a position proven lost: the answers contradict")
             self._low, self._low_line = at, list(result.moves)
         elif result.result == NOT_WINNABLE:
+            if self._low is not None and at <= self._low:
+                raise ValueError("a loss before a position won: the answers contradict")
             self._high = at
         else:
             self._finish(decided=False)
             return
+        if at == 0:
+            self._start = result.result == WINNABLE
         if self._low is None:  # the start is lost: no slip to find
+            self._winnable_at_end = False
             self._finish(decided=True)
             return
         if self._high is None:
@@ -187,19 +225,15 @@ class LineReview:
         self._asking = (self._low + self._high) // 2
 
     def _finish(self, decided: bool) -> None:
-        start = self._low == 0 if self._low is not None else (False if self._high == 0 else None)
         slip = line = move = None
         if decided and self._low is not None and self._high is not None:
             slip, move = self.stood[self._high - 1]
             line = self._low_line
-        at_end = self._winnable_at_end
-        if decided and start is False:
-            at_end = False
         self._verdict = Verdict(
-            winnable_at_start=start,
+            winnable_at_start=self._start,
             slip=slip,
             continuation=line,
-            winnable_at_end=at_end,
+            winnable_at_end=self._winnable_at_end,
             decided=decided,
             solver_calls=self.calls,
             seconds=self.seconds,
@@ -218,5 +252,5 @@ def review_line(
     processor time."""
     review = LineReview(code, moves)
     while not review.done:
-        review.answer(solver(review.question().game(), timeout_s, takebacks=True))
+        review.answer(solver(review.question().game(), timeout_s, takebacks=TAKEBACKS))
     return review.verdict()
