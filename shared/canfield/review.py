@@ -18,15 +18,21 @@ line is cut down to the moves that stood (an undo takes its move away)
 the slip is found by bisection over its positions: the start, the end,
 then about log2(moves) calls. A slip is claimed only when both sides of
 it are decided: winnable before it (with a line that replays to a win)
-and proven unwinnable after it; a call that runs out of time leaves the
-review undecided, and it says so.
+and proven unwinnable after it. A position the solver cannot decide in
+time is stepped round (at most ``LineReview.MAX_UNDECIDED`` times); when
+that does not close in on the slip, the review is undecided, and says so.
 
 The review is sans-I/O, like the protocol: it asks questions (a position,
 given as the deal and the moves that lead to it) and takes the solver's
 answers, so the command line answers them in process and the server in
 its fair solver service, one bounded call at a time, each as
-``solve(question.game(), timeout_s, takebacks=TAKEBACKS)``.
-``review_line`` runs one to the end in process.
+``decide(question.game(), timeout_s)``. ``review_line`` runs one to the
+end in process.
+
+``decide`` answers with take-backs allowed, but looks for a win without
+them first: a win found either way is a legal line, that search is the
+quicker one, and only proving that no line wins needs the search with
+take-backs, which then gets the time left.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from .dealcode import DealCode
 from .errors import CanfieldError
 from .game import Game
 from .moves import UNDO
-from .solver import NOT_WINNABLE, WINNABLE, SolveResult, solve
+from .solver import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult, solve
 from .textinput import BLANK, ascii_upper, excerpt, strip_spaces
 
 __all__ = [
@@ -49,14 +55,15 @@ __all__ = [
     "Verdict",
     "LineReview",
     "TAKEBACKS",
+    "decide",
     "review_line",
     "stood_moves",
 ]
 
 #: a race log's give-up: the line ends there (nothing may follow it)
 GIVE_UP = "G"
-#: every solver call of a review searches take-backs too, so that "not
-#: winnable" means no legal line wins (the server's calls pass it as well)
+#: a review's "not winnable" means no line of legal moves wins, take-backs
+#: included (``decide`` and ``review_line`` pass it to the solver)
 TAKEBACKS = True
 
 
@@ -139,7 +146,9 @@ def stood_moves(code: DealCode | str, moves: Sequence[str]) -> tuple[Game, list[
         except CanfieldError as exc:
             rule = getattr(exc, "rule", None)
             reason = f"{exc} [{rule}]" if rule else str(exc)
-            raise LineError(f"move {index + 1} ({excerpt(str(text))}): {reason}", index, rule) from exc
+            raise LineError(
+                f"move {index + 1} ({excerpt(str(text))}): {reason}", index, rule
+            ) from exc
         stood.append((index, move.text()))
     return game, stood
 
@@ -150,8 +159,16 @@ class LineReview:
     The positions are numbered by how many stood moves lead to them: 0 is the
     deal, ``len(stood)`` where the player stopped. The first question is the
     start, the second the end, then the middle of what is left between the
-    last position known winnable and the first known lost.
+    last position known winnable and the first known lost (or the end, while
+    that is not known). A position the solver leaves undecided is stepped
+    round: the next question is the nearest other one to the middle, so an
+    undecided position away from the slip costs one call, not the review;
+    after ``MAX_UNDECIDED`` of them, or with nothing left to ask, the review
+    ends undecided.
     """
+
+    #: undecided answers a review takes before it gives up (each costs a full timeout)
+    MAX_UNDECIDED = 2
 
     def __init__(self, code: DealCode | str, moves: Sequence[str]) -> None:
         self.code = str(code)
@@ -166,7 +183,8 @@ class LineReview:
         self._low_line: list[str] = []
         #: the first position known unwinnable
         self._high: int | None = None
-        self._winnable_at_end: bool | None = None
+        #: positions the solver left undecided
+        self._undecided: set[int] = set()
         if final.is_won:
             self._verdict = Verdict(True, None, None, True, True, won=True, moves=self.given)
         self._asking = 0  # the start first, then the end, then halves
@@ -191,7 +209,7 @@ class LineReview:
         question = self.question()
         self.calls += 1
         self.seconds += result.seconds
-        at, end = self._asking, len(self.stood)
+        at = self._asking
         if result.result == WINNABLE:
             if not Game.replay(question.game(), result.moves).is_won:
                 raise ValueError("the solver's line does not win from the position asked")
@@ -203,37 +221,51 @@ class LineReview:
                 raise ValueError("a loss before a position won: the answers contradict")
             self._high = at
         else:
-            self._finish(decided=False)
-            return
+            self._undecided.add(at)
         if at == 0:
-            self._start = result.result == WINNABLE
-        if self._low is None:  # the start is lost: no slip to find
-            self._winnable_at_end = False
-            self._finish(decided=True)
-            return
-        if self._high is None:
-            if at == end:  # still winnable when the player stopped
-                self._winnable_at_end = True
-                self._finish(decided=True)
-                return
-            self._asking = end
-            return
-        self._winnable_at_end = False
-        if self._high - self._low <= 1:
-            self._finish(decided=True)
-            return
-        self._asking = (self._low + self._high) // 2
+            self._start = {WINNABLE: True, NOT_WINNABLE: False}.get(result.result)
+        if self._start is None:  # nothing is known without the start
+            self._finish(decided=False)
+        elif not self._start or self._low == len(self.stood):
+            self._finish(decided=True)  # lost from the start, or still winnable at the end
+        elif self._high is not None and self._low is not None and self._high - self._low <= 1:
+            self._finish(decided=True)  # the slip: won just before, lost just after
+        elif len(self._undecided) > self.MAX_UNDECIDED:
+            self._finish(decided=False)
+        else:
+            following = self._next()
+            if following is None:
+                self._finish(decided=False)
+            else:
+                self._asking = following
+
+    def _next(self) -> int | None:
+        """The next position to ask: the end first, then the one nearest the
+        middle of those left between the known winnable and the known lost."""
+        low = self._low or 0
+        end = len(self.stood)
+        if self._high is None and end not in self._undecided:
+            return end
+        high = self._high if self._high is not None else end + 1
+        left = [at for at in range(low + 1, high) if at not in self._undecided]
+        middle = (low + high) / 2
+        return min(left, key=lambda at: (abs(at - middle), at), default=None)
 
     def _finish(self, decided: bool) -> None:
         slip = line = move = None
         if decided and self._low is not None and self._high is not None:
             slip, move = self.stood[self._high - 1]
             line = self._low_line
+        at_end: bool | None = None
+        if self._high is not None:
+            at_end = False  # lost there, so lost at the end too
+        elif self._low == len(self.stood):
+            at_end = True
         self._verdict = Verdict(
             winnable_at_start=self._start,
             slip=slip,
             continuation=line,
-            winnable_at_end=self._winnable_at_end,
+            winnable_at_end=at_end,
             decided=decided,
             solver_calls=self.calls,
             seconds=self.seconds,
@@ -242,14 +274,33 @@ class LineReview:
         )
 
 
+def decide(game: Game, timeout_s: float | None, *, takebacks: bool = TAKEBACKS) -> SolveResult:
+    """Whether ``game`` can be won, in at most about ``timeout_s`` processor
+    seconds in all (None: no limit), take-backs allowed unless ``takebacks``
+    is false. A call of ``solve`` without take-backs first: its win is a win
+    all the same, and it comes sooner; when it finds none (it may have proven
+    only that no line without take-backs wins), ``solve`` with take-backs
+    gets the time left, and only its "not winnable" is the answer."""
+    first = solve(game, timeout_s)
+    if first.result == WINNABLE or not takebacks:
+        return first
+    left = None if timeout_s is None else timeout_s - first.seconds
+    if left is not None and left <= 0:
+        return SolveResult(UNKNOWN, [], first.seconds, first.nodes)
+    second = solve(game, left, takebacks=True)
+    return SolveResult(
+        second.result, second.moves, first.seconds + second.seconds, first.nodes + second.nodes
+    )
+
+
 def review_line(
     code: DealCode | str,
     moves: Sequence[str],
     timeout_s: float = 5.0,
-    solver: Callable[..., SolveResult] = solve,
+    solver: Callable[..., SolveResult] = decide,
 ) -> Verdict:
-    """Review a line in process, each solver call at most ``timeout_s`` of
-    processor time."""
+    """Review a line in process, each question at most ``timeout_s`` of
+    processor time; ``solver`` is called as ``decide`` is (``solve`` fits too)."""
     review = LineReview(code, moves)
     while not review.done:
         review.answer(solver(review.question().game(), timeout_s, takebacks=TAKEBACKS))
