@@ -205,20 +205,23 @@ class LineReview:
         return Question(self.code, tuple(text for _, text in self.stood[: self._asking]))
 
     def answer(self, result: SolveResult) -> None:
-        """The solver's verdict on the last question (asked with take-backs)."""
+        """The solver's verdict on the last question (asked with take-backs).
+        A line that does not win, or an answer that contradicts an earlier
+        one, raises ``ValueError`` and changes nothing."""
         question = self.question()
-        self.calls += 1
-        self.seconds += result.seconds
         at = self._asking
         if result.result == WINNABLE:
             if not Game.replay(question.game(), result.moves).is_won:
                 raise ValueError("the solver's line does not win from the position asked")
             if self._high is not None and at >= self._high:
                 raise ValueError("a win after a position proven lost: the answers contradict")
+        elif result.result == NOT_WINNABLE and self._low is not None and at <= self._low:
+            raise ValueError("a loss before a position won: the answers contradict")
+        self.calls += 1
+        self.seconds += result.seconds
+        if result.result == WINNABLE:
             self._low, self._low_line = at, list(result.moves)
         elif result.result == NOT_WINNABLE:
-            if self._low is not None and at <= self._low:
-                raise ValueError("a loss before a position won: the answers contradict")
             self._high = at
         else:
             self._undecided.add(at)
