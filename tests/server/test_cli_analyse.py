@@ -67,6 +67,7 @@ def test_plain_words_for_a_win_a_line_still_open_a_lost_deal_and_no_time() -> No
     assert analyse(DEAL, *won, "G").stdout.strip() == "You won."
     still = analyse(DEAL, *LOSING[:5])
     assert still.stdout.strip() == "The deal could be won. Still winnable when you stopped."
+    assert analyse(DEAL, stdin="").stdout.strip() == "The deal could be won."
     lost = analyse("CF1-D3-FEQBCNB", "S")
     assert lost.stdout.startswith("The deal could not be won from the start")
     late = analyse("CF1-D3-SZRRFEE", "S", "--timeout", "0.01", "--json")

@@ -130,6 +130,8 @@ def describe(verdict: Verdict, timeout: float) -> str:
             f"({len(verdict.continuation)} moves):\n" + " ".join(verdict.continuation)
         )
     if verdict.winnable_at_end:
+        if not verdict.moves:
+            return "The deal could be won."
         return "The deal could be won. Still winnable when you stopped."
     if verdict.winnable_at_end is None:
         return f"The deal could be won. {late}: whether it still could when you stopped."
