@@ -70,11 +70,12 @@ TAKEBACKS = True
 class LineError(CanfieldError):
     """A line that is not a list of legal moves; the message names the entry.
 
-    ``index`` is that entry's 0-based index in the moves given; ``rule`` the
-    engine's rule identifier when a well-formed move broke a rule, else None.
+    ``index`` is that entry's 0-based index in the moves given (None when not
+    known); ``rule`` the engine's rule identifier when a well-formed move broke
+    a rule, else None.
     """
 
-    def __init__(self, message: str, index: int, rule: str | None = None) -> None:
+    def __init__(self, message: str, index: int | None = None, rule: str | None = None) -> None:
         super().__init__(message)
         self.index = index
         self.rule = rule
