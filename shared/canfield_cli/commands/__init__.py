@@ -1,1 +1,1 @@
-"""The subcommands that need only the rules engine: deal, play, solve, bench-engine."""
+"""The subcommands that need only the rules engine: deal, play, solve, analyse, bench-engine."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -22,7 +21,7 @@ from canfield.analysis import has_useful_move, has_useful_move_seen
 from canfield.dealcode import SEED_SPACE
 from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult, solve
 
-from canfield_cli.stats import percentile
+from canfield_cli.stats import percentile, wilson
 
 HELP = "decide whether a deal can be won"
 
@@ -200,16 +199,6 @@ def summarise(results: list[SolveResult]) -> dict[str, Any]:
         "winnable_p90_s": percentile(won, 90) or 0.0,
         "nodes_per_s": sum(r.nodes for r in results) / total if total else 0.0,
     }
-
-
-def wilson(hits: int, count: int, z: float = 1.96) -> tuple[float, float]:
-    """A 95% Wilson score interval for a share ``hits / count``."""
-    if count == 0:
-        return 0.0, 1.0
-    p = hits / count
-    centre = (p + z * z / (2 * count)) / (1 + z * z / count)
-    half = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count)) / (1 + z * z / count)
-    return centre - half, centre + half
 
 
 def format_table(draw: int, table: dict[str, Any]) -> str:
