@@ -35,6 +35,7 @@ from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from canfield import DealCode, Game
+from canfield.review import decide
 from canfield.solver import WINNABLE, SolveResult, hint, solve
 from canfield_protocol import ErrorCode, ProtocolError
 from redis.exceptions import RedisError
@@ -110,8 +111,9 @@ def _par(code: str, timeout_s: float) -> int | None:
 
 
 def _decide(code: str, moves: Sequence[str], timeout_s: float) -> SolveResult:
-    """One review question: can the position the moves lead to still be won?"""
-    return solve(Game.replay(code, moves), timeout_s, takebacks=True)
+    """One review question: can the position the moves lead to still be won?
+    (A win is looked for without take-backs first; a loss is proven with them.)"""
+    return decide(Game.replay(code, moves), timeout_s)
 
 
 def _hint(position: dict[str, Any], timeout_s: float) -> str | None:

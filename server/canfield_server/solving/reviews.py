@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
 import json
 import logging
@@ -39,7 +38,7 @@ from typing import Any
 
 import msgspec
 from canfield.review import LineError, LineReview, Verdict
-from canfield.solver import NOT_WINNABLE, UNKNOWN, WINNABLE, SolveResult
+from canfield.solver import UNKNOWN, SolveResult
 from canfield_protocol import (
     DailyReplay,
     LineVerdict,
@@ -58,7 +57,7 @@ from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.scheduler import Busy
 from canfield_server.storage import keys
 
-__all__ = ["LineReviews", "line_hash", "outcome", "questions_at_most", "settled", "wire_verdict"]
+__all__ = ["LineReviews", "line_hash", "outcome", "questions_at_most", "wire_verdict"]
 
 log = logging.getLogger(__name__)
 
@@ -97,39 +96,22 @@ def wire_verdict(verdict: Verdict) -> LineVerdict:
 
 def questions_at_most(review: LineReview) -> int:
     """The most questions a review of this line asks: the start, the end, then
-    a bisection over the moves that stood (none for a won line)."""
+    a bisection over the moves that stood, and the undecided positions it steps
+    round (none for a won line)."""
     if review.done and review.calls == 0:
         return 0
     stood = len(review.stood)
-    return 1 if stood == 0 else 2 + (stood - 1).bit_length()
-
-
-def settled(verdict: Verdict, start: bool | None) -> Verdict:
-    """The verdict with the start's answer as the solver gave it.
-
-    Work-around: ``LineReview`` of f6bef7b takes "winnable at the start" from
-    the last position known winnable, which bisection moves past the start
-    (a slip after move 1, or a line still winnable at its end, came out as
-    "could not be won"). With the start's own answer both fields follow; for
-    a correct ``LineReview`` this changes nothing.
-    """
-    if verdict.won or start is None:
-        return verdict
-    at_end = verdict.winnable_at_end
-    if verdict.decided:
-        at_end = start and verdict.slip is None
-    return dataclasses.replace(verdict, winnable_at_start=start, winnable_at_end=at_end)
+    return 1 if stood == 0 else 2 + (stood - 1).bit_length() + LineReview.MAX_UNDECIDED
 
 
 class _Run:
-    """One line under review in this process, and the start's answer."""
+    """One line under review in this process."""
 
-    __slots__ = ("review", "task", "start")
+    __slots__ = ("review", "task")
 
     def __init__(self, review: LineReview) -> None:
         self.review = review
         self.task: asyncio.Task[None] | None = None
-        self.start: bool | None = None
 
 
 class LineReviews:
@@ -229,11 +211,9 @@ class LineReviews:
                 if answer is None:
                     log.warning("review of a line of %s dropped: the solver stayed busy", deal)
                     return
-                if not question.moves:
-                    run.start = {WINNABLE: True, NOT_WINNABLE: False}.get(answer.result)
                 review.answer(answer)
                 await self.redis.set(claim, self._claim(review), xx=True, ex=self.claim_s)
-            verdict = wire_verdict(settled(review.verdict(), run.start))
+            verdict = wire_verdict(review.verdict())
             await self.redis.set(keys.review(deal, line), encode(verdict), ex=self.ttl_s)
         except (RedisError, OSError) as exc:
             log.warning("review of a line of %s stopped: %s", deal, exc)
