@@ -128,10 +128,17 @@ def test_two_browsers_race_from_lobby_to_replay(
     set_deal(host, code)
     guest.click("#ready")
     expect(host.locator("#players .ready-mark.on")).to_have_count(1)
+    # the guest's page shows the countdown (noted as it happens: on a busy machine
+    # its second can pass before a check could look)
+    guest.evaluate(
+        """() => new MutationObserver(() => {
+             if (!document.querySelector('#countdown').hidden) window.sawCountdown = true;
+           }).observe(document.querySelector('#countdown'), { attributes: true })"""
+    )
     host.click("#start")
-    expect(guest.locator("#countdown")).to_be_visible()
     wait_board(host)
     wait_board(guest)
+    assert guest.evaluate("window.sawCountdown === true")
 
     # first move: the host drags, the guest taps (a touch tap on the phone)
     text1 = picked_card(engine, first)
