@@ -62,6 +62,7 @@ from canfield_protocol import (
     Phase,
     Ping,
     Pong,
+    Quick,
     Ready,
     Resume,
     Role,
@@ -438,6 +439,10 @@ class RaceClient:
         """Take a seat; ``bot``: this client is a program (always ready, never host)."""
         join = Join(room=room_from_link(room), name=name, role=role, bot=bot)
         return await self._request(join, Joined)
+
+    async def quick(self, name: str, draw: int = 3) -> Joined:
+        """A seat in the next public race of a draw mode (after ``identify``)."""
+        return await self._request(Quick(name=name, draw=draw), Joined)  # type: ignore[arg-type]
 
     async def resume(self, room: str | None = None, token: str | None = None) -> Joined:
         """Rejoin with the secret token; afterwards ``seq`` continues from ``last_seq``."""

@@ -62,6 +62,7 @@ __all__ = [
     "Leave",
     "Kick",
     "EndRace",
+    "Quick",
     "ClientMessage",
     "ReserveView",
     "StockView",
@@ -90,6 +91,8 @@ __all__ = [
     "Left",
     "Kicked",
     "BotFailed",
+    "BotOffer",
+    "LiveRace",
     "CLOSE_KICKED",
     "Identify",
     "Daily",
@@ -319,6 +322,14 @@ class EndRace(_Client, tag="end_race"):
     """The host ends the race now: results so far, by the usual ranking."""
 
 
+class Quick(_Client, tag="quick"):
+    """Race anyone, now: a seat in the next public race of this draw mode
+    (identified connections only; answered with ``joined``)."""
+
+    name: str
+    draw: Literal[1, 3] = 3
+
+
 # identity, history and the daily race (docs/protocol.md "Identity, history, daily race")
 
 #: a UTC date, ``YYYY-MM-DD`` in ASCII digits (``\Z``: no trailing newline)
@@ -376,6 +387,7 @@ ClientMessage = (
     | Leave
     | Kick
     | EndRace
+    | Quick
     | Identify
     | Daily
     | DailyStandingQuery
@@ -460,6 +472,8 @@ class _RoomBody(msgspec.Struct, kw_only=True):
     server_time: int = 0
     #: the series so far (rooms set to best of 3, 5 or 7), after its first race
     series: Series | None = None
+    #: a public race (``quick``): anyone may be seated, nobody hosts it
+    public: bool = False
 
 
 class RoomState(_RoomBody):
@@ -614,6 +628,27 @@ class BotFailed(_Server, tag="bot_failed"):
     name: str
     code: str
     message: str
+
+
+class BotOffer(_Server, tag="bot_offer"):
+    """To a racer waiting alone in a public race for ``waited_s``: nobody else
+    came yet; the page may offer a race against a bot (never started for them)."""
+
+    room: str
+    draw: int
+    waited_s: float
+
+
+class LiveRace(msgspec.Struct, kw_only=True):
+    """One public race in progress, as ``GET /api/live`` lists it (no cards)."""
+
+    room: str
+    draw: int
+    racers: int
+    names: list[str]
+    elapsed_ms: int
+    #: the name of the racer in first place now (null before anyone moved)
+    leader: str | None = None
 
 
 class Kicked(_Server, tag="kicked"):
@@ -807,6 +842,7 @@ ServerMessage = (
     | Left
     | Kicked
     | BotFailed
+    | BotOffer
     | IdentityMsg
     | DailyStarted
     | DailyFinished

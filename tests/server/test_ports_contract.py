@@ -21,6 +21,7 @@ from canfield_server.room.ports import (
     DailyMove,
     DailyStore,
     IdentityStore,
+    MatchQueue,
     MoveRecord,
     RoomBudget,
     RoomsRefused,
@@ -30,11 +31,13 @@ from canfield_server.room.ports import (
 from canfield_server.storage import keys
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.history import RedisIdentityStore
+from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
     MemoryDailyStore,
     MemoryIdentityStore,
+    MemoryMatchQueue,
     MemoryRoomStore,
 )
 from canfield_server.storage.pubsub import RoomBus
@@ -83,6 +86,11 @@ class World:
             url=self.url,
             clock=self.clock,
         )
+
+    def queue(self) -> MatchQueue:
+        if self.kind == "memory":
+            return MemoryMatchQueue(self.backend)
+        return RedisMatchQueue(self.backend, self.url)
 
     def daily(self) -> DailyStore:
         if self.kind == "memory":
@@ -445,3 +453,28 @@ async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
     count, top, mine = await store.standing("2026-12-01", 3, None, 5)
     assert [r.id for r in top] == ["b", "a", "c"] and mine is None
     await close(store)
+
+
+async def test_a_pool_gathers_into_one_race_and_live_races_are_listed(world: World) -> None:
+    first, second = world.queue(), world.queue()  # two processes
+    try:
+        assert await first.open_race("d3") is None
+        assert await first.offer_race("d3", "AAAAAA", TTL_S)
+        # the other process offered later: it is told to use the first race
+        assert not await second.offer_race("d3", "BBBBBB", TTL_S)
+        assert await second.open_race("d3") == "AAAAAA"
+        assert await second.open_race("d1") is None
+        # closing a race the pool no longer gathers into leaves the newer one
+        await second.close_race("d3", "AAAAAA")
+        assert await second.offer_race("d3", "BBBBBB", TTL_S)
+        await first.close_race("d3", "AAAAAA")
+        assert await first.open_race("d3") == "BBBBBB"
+
+        await first.live_add("AAAAAA", 1_000)
+        await second.live_add("BBBBBB", 2_000)
+        assert await first.live(10) == ["BBBBBB", "AAAAAA"]
+        assert await first.live(1) == ["BBBBBB"]
+        await second.live_drop("BBBBBB")
+        assert await first.live(10) == ["AAAAAA"]
+    finally:
+        await close(first, second)

@@ -67,6 +67,16 @@ class Settings:
     #: joins one client address may make at once, and then per second
     joins_per_ip_burst: int = 30
     joins_per_ip_per_s: float = 0.5
+    #: racers in one public race (``quick``), at most; one more opens the next race
+    quick_max_racers: int = 8
+    #: a racer waiting alone this long in a public race is offered a bot race
+    quick_bot_offer_s: float = 20.0
+    #: ``quick`` requests one identity, and one client address, may make at once,
+    #: and then per second
+    quick_burst: int = 10
+    quick_per_s: float = 0.2
+    #: public races in progress ``GET /api/live`` lists, at most
+    live_max: int = 50
     #: presence heartbeat period; a process silent for 3 periods counts as gone
     presence_s: float = 5.0
     #: a Redis call finding all 256 pooled connections busy waits this long for

@@ -43,11 +43,14 @@ from canfield_protocol import (
     Ping,
     Pong,
     ProtocolError,
+    Quick,
     RaceAgain,
     Ready,
     Reconnect,
     Rematch,
     Resume,
+    RoomState,
+    Row,
     SettingsMsg,
     Start,
     Tap,
@@ -71,6 +74,7 @@ from canfield_server.room.ports import (
     DailyDeals,
     DailyStore,
     IdentityStore,
+    MatchQueue,
     Peer,
     RoomBus,
     RoomStore,
@@ -78,8 +82,9 @@ from canfield_server.room.ports import (
     StorageErrors,
 )
 from canfield_server.room.presence import Presence
+from canfield_server.room.quick import QuickRaces
 from canfield_server.room.registry import Rooms
-from canfield_server.room.results import Results
+from canfield_server.room.results import OnPublicFinished, Results
 from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
 
@@ -111,6 +116,8 @@ class Hub:
         identities: IdentityStore | None = None,
         daily: DailyStore | None = None,
         daily_deals: DailyDeals | None = None,
+        queue: MatchQueue | None = None,
+        ratings: OnPublicFinished | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
@@ -122,10 +129,14 @@ class Hub:
             solver,
             # replays and history are kept only with an identity store
             on_finished=self.identities.room_finished if identities is not None else None,
+            on_public_finished=self._public_race_over,
         )
+        #: told each public race's finishing order, once (ratings; None: unrated)
+        self.ratings = ratings
         self.actions = BoardActions(self.rooms, solver)
         self.seating = Seating(self.rooms, self.actions)
         self.lobby = Lobby(self.rooms, self.results, solver, bots)
+        self.quick = QuickRaces(self.rooms, self.seating, self.lobby, self.identities, queue)
         self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings, clock)
         #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
@@ -142,7 +153,8 @@ class Hub:
             Ready: self.lobby.ready,
             Start: self.lobby.start,
             Rematch: self.lobby.rematch,
-            RaceAgain: self.lobby.race_again,
+            RaceAgain: self._race_again,
+            Quick: self.quick.quick,
             AddBot: self.lobby.add_bot,
             MoveMsg: self._act,
             Tap: self._act,
@@ -191,7 +203,21 @@ class Hub:
     async def member_gone(self, code: str, member_id: str) -> None:
         await self.seating.gone(code, member_id)
 
+    async def _public_race_over(self, state: RoomState, standings: list[Row]) -> None:
+        """THE hook at the end of a public race (once, on one process), with its
+        full finishing order: no longer live, then rated."""
+        await self.quick.race_over(state, standings)
+        if self.ratings is not None:
+            await self.ratings(state, standings)
+
     # ------------------------------------------------------------ messages
+
+    async def _race_again(self, peer: Peer, msg: RaceAgain) -> None:
+        """After a public race, the next public race; in a room, the room's next race."""
+        if self.rooms.session_of(peer).state.public:
+            await self.quick.race_again(peer, msg)
+        else:
+            await self.lobby.race_again(peer, msg)
 
     async def _hint(self, peer: Peer, msg: Hint) -> None:
         """A hint takes its turn at the solver as the asker's address, and counts
@@ -234,7 +260,7 @@ class Hub:
         try:
             await self._handlers[type(msg)](peer, msg)
             accepted = True
-            if isinstance(msg, Create | Join | Resume) and self.identities.of(peer):
+            if isinstance(msg, Create | Join | Resume | Quick) and self.identities.of(peer):
                 await self.identities.link(peer)
         except ProtocolError as exc:
             peer.send(frames.error_frame(exc, seq))

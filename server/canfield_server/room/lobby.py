@@ -69,6 +69,10 @@ class Lobby:
     async def start(self, peer: Peer, msg: Start) -> None:
         await self._start(self.rooms.session_of(peer), peer.member_id or "", msg.force)
 
+    async def start_as_server(self, session: RoomSession) -> None:
+        """A public race has gathered its racers: the server starts it (no host)."""
+        await self._start(session, rules.NO_HOST, force=True)
+
     async def _start(self, session: RoomSession, member_id: str, force: bool) -> None:
         state, proven = session.state, None
         if (
@@ -135,6 +139,7 @@ class Lobby:
         """The host adds a bot: bounded per room and per server, paced like a person."""
         session = self.rooms.session_of(peer)
         state = session.state
+        rules.check_public_host(state, peer.member_id or "", "add bots")
         if state.host_id != peer.member_id:
             raise ProtocolError(E.NOT_HOST, "only the host can add bots")
         if state.phase != Phase.LOBBY:

@@ -119,6 +119,33 @@ class MoveRecord(NamedTuple):
     done: bool
 
 
+class MatchQueue(Protocol):
+    """Where public races gather, shared by every process (``room/quick.py``):
+    the open race of each pool (a draw mode and a rating band) and the public
+    races in progress."""
+
+    async def open_race(self, pool: str) -> str | None:
+        """The code of the public race ``pool`` is gathering into, if any."""
+        ...
+
+    async def offer_race(self, pool: str, code: str, ttl_s: int) -> bool:
+        """Make ``code`` the race ``pool`` gathers into, unless one is already
+        (False: another process offered one first)."""
+        ...
+
+    async def close_race(self, pool: str, code: str) -> None:
+        """``code`` takes nobody more: forget it, if it is still ``pool``'s race."""
+        ...
+
+    async def live_add(self, code: str, started_at: int) -> None: ...
+
+    async def live(self, limit: int) -> list[str]:
+        """Public races in progress (or just over), newest first."""
+        ...
+
+    async def live_drop(self, code: str) -> None: ...
+
+
 class RoomStore(Protocol):
     """Every read and write the room logic makes; each one round trip."""
 

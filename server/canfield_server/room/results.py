@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgspec
-from canfield_protocol import Finished, MemberStatus, RoomState, encode
+from canfield_protocol import Finished, MemberStatus, RoomState, Row, encode
 
 from canfield_server.room import rules
 from canfield_server.room.identity import new_replay_id
@@ -51,17 +51,25 @@ def _close_open_rows(rows: dict[str, StoredRow], state: RoomState, now: int) -> 
 
 #: told once when a race's results are written (history and replays)
 OnFinished = Callable[[str, Finished], Coroutine[Any, Any, None]]
+#: told once when a public race's results are written: the room as it raced, and
+#: its full finishing order (``QuickRaces.race_over``: live races, ratings)
+OnPublicFinished = Callable[[RoomState, list[Row]], Coroutine[Any, Any, None]]
 
 
 class Results:
     def __init__(
-        self, rooms: Rooms, solver: SolverService | None, on_finished: OnFinished | None = None
+        self,
+        rooms: Rooms,
+        solver: SolverService | None,
+        on_finished: OnFinished | None = None,
+        on_public_finished: OnPublicFinished | None = None,
     ) -> None:
         self.rooms = rooms
         self.store = rooms.store
         self.clock = rooms.clock
         self.solver = solver
         self.on_finished = on_finished
+        self.on_public_finished = on_public_finished
 
     async def end(self, code: str, race_no: int) -> None:
         """End a race now (its time ran out, or the host ended it): once, whichever
@@ -83,6 +91,15 @@ class Results:
             except self.rooms.storage_errors as exc:
                 log.warning("results of %s not written yet: %s", code, exc)
                 await self.clock.sleep(min(0.2 * 2**attempt, 5.0))  # back off: Redis is down
+
+    async def _public_finished(self, state: RoomState, standings: list[Row]) -> None:
+        """Once per public race, after its results are saved and sent; a failure
+        there is logged, never retried (the results stand)."""
+        assert self.on_public_finished is not None
+        try:
+            await self.on_public_finished(state, standings)
+        except Exception:
+            log.exception("the end of public race %s not recorded", state.room)
 
     async def _write(self, code: str, race_no: int) -> None:
         async def attempt(n: int) -> bool | None:
@@ -117,6 +134,8 @@ class Results:
             session = self.rooms.get(code)
             if session is not None:
                 session.adopt(ver, state, None, final)
+            if record.state.public and self.on_public_finished is not None:
+                await self._public_finished(record.state, finished.standings)
             return True
 
         if await compare_and_set(SAVE_ATTEMPTS, attempt) is None:

@@ -47,6 +47,11 @@ __all__ = [
     "clean_name",
     "check_settings",
     "create_room",
+    "NO_HOST",
+    "check_public_host",
+    "create_public_room",
+    "public_counting",
+    "seat_public",
     "add_member",
     "update_settings",
     "set_ready",
@@ -164,8 +169,14 @@ def _replace_member(state: RoomState, new: Member) -> RoomState:
     return msgspec.structs.replace(state, members=members)
 
 
+#: who acts as host in a public race: the server, never a member
+NO_HOST = ""
+
+
 def _require_host(state: RoomState, member_id: str, what: str) -> None:
-    if state.host_id != member_id:
+    if state.public:
+        check_public_host(state, member_id, what)
+    elif state.host_id != member_id:
         raise ProtocolError(ErrorCode.NOT_HOST, f"only the host can {what}")
 
 
@@ -174,6 +185,54 @@ def _require_phase(state: RoomState, phase: Phase, what: str) -> None:
         raise ProtocolError(
             ErrorCode.WRONG_PHASE, f"cannot {what} now: the room is in {state.phase}"
         )
+
+
+def check_public_host(state: RoomState, member_id: str, what: str) -> None:
+    """A public race has no host: only the server (``NO_HOST``) starts it."""
+    if state.public and member_id != NO_HOST:
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"a public race has no host: nobody can {what}")
+
+
+def create_public_room(code: str, draw: int) -> RoomState:
+    """An empty public race of a draw mode: proven-winnable random deals, no host."""
+    return RoomState(
+        room=code,
+        phase=Phase.LOBBY,
+        host_id=NO_HOST,
+        settings=RoomSettings(draw=1 if draw == 1 else 3),
+        members=[],
+        public=True,
+    )
+
+
+def public_counting(state: RoomState, now_ms: int) -> bool:
+    """A public race's countdown is on: a newcomer still races in it."""
+    return state.phase == Phase.RACING and now_ms < (state.starts_at or 0)
+
+
+def seat_public(
+    state: RoomState, member_id: str, name: str, now_ms: int, max_racers: int
+) -> RoomState:
+    """A racer takes a seat in a public race while it gathers or counts down.
+    A name taken there gets a number (``Ana 2``): a stranger cannot refuse it."""
+    if not state.public:
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, "not a public race")
+    if state.phase != Phase.LOBBY and not public_counting(state, now_ms):
+        raise ProtocolError(ErrorCode.WRONG_PHASE, "this public race has started")
+    if len(players(state)) >= max_racers:
+        raise ProtocolError(
+            ErrorCode.ROOM_FULL,
+            f"this public race has {max_racers} racers, the most it takes",
+            params={"cap": Cap.PLAYERS, "limit": max_racers},
+        )
+    base = clean_name(name)
+    taken = {name_key(m.name) for m in state.members}
+    text, n = base, 1
+    while name_key(text) in taken:
+        n += 1
+        text = clean_name(f"{base[: NAME_MAX - 4]} {n}")
+    new = Member(id=member_id, name=text, role=Role.PLAYER, ready=True)
+    return msgspec.structs.replace(state, members=[*state.members, new])
 
 
 def create_room(

@@ -104,7 +104,7 @@ class Seating:
                 break
         else:  # pragma: no cover - 8 collisions in a space of 887 million
             raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
-        await self._enter(peer, RoomRecord(state, ver), member_id, token, counted=True)
+        await self.enter(peer, RoomRecord(state, ver), member_id, token, counted=True)
 
     def _refuse(self, refused: RoomsRefused | None) -> None:
         """A room the address may not create now: why, in words and in facts."""
@@ -156,7 +156,7 @@ class Seating:
         )
         if launched and session is not None:
             session.bot_names.discard(msg.name.strip())
-        await self._enter(peer, record, member_id, token, counted=True)
+        await self.enter(peer, record, member_id, token, counted=True)
 
     def _served(self, text: str) -> RoomSession | None:
         """The session of the room ``text`` names, if this process serves it."""
@@ -182,9 +182,9 @@ class Seating:
         record = await self.rooms.load(code) if member_id else None
         if member_id is None or record is None or rules.member(record.state, member_id) is None:
             raise ProtocolError(E.BAD_TOKEN, "that token does not open a seat in this room")
-        await self._enter(peer, record, member_id, msg.token)
+        await self.enter(peer, record, member_id, msg.token)
 
-    async def _enter(
+    async def enter(
         self, peer: Peer, record: RoomRecord, member_id: str, token: str, counted: bool = False
     ) -> None:
         """Seat a connection: local room, presence, ``joined`` and what it missed

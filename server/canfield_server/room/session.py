@@ -176,6 +176,7 @@ class RoomSession:
                 self.flush()
                 self.broadcast(final.decode())
         elif state.phase == Phase.RACING and _presence(old) != _presence(state):
+            self._fill_rows()  # a racer seated in a public race's countdown has a row
             self.mark_dirty()
 
     def _announce(self, urgent: bool) -> None:

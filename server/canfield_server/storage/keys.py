@@ -23,6 +23,9 @@ key                             type    holds
                                         of the last minute (the burst limit)
 ``cf:due``                      zset    room code -> ms its next timer is due (time limit,
                                         grace, a serving process's watchdog); any process sweeps
+``cf:quick:{POOL}``             string  the code of the public race a pool (``d3``, ``d1``: a draw
+                                        mode, later with a rating band) gathers into now
+``cf:live``                     zset    public race code -> ms it started: races in progress
 ``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
 ``cf:par:{DEAL}``               string  a deal's par (empty: unknown), one room TTL
@@ -51,6 +54,8 @@ __all__ = [
     "ip_open_rooms",
     "ip_new_rooms",
     "DUE",
+    "quick",
+    "LIVE",
     "pool",
     "pool_lock",
     "par",
@@ -112,6 +117,13 @@ def ip_new_rooms(address: str) -> str:
 
 #: every room's next due timer, so a room nobody is connected to still ends on time
 DUE = "cf:due"
+
+
+def quick(pool: str) -> str:
+    return f"cf:quick:{pool}"
+
+
+LIVE = "cf:live"
 
 
 def pool(draw: int) -> str:

@@ -46,6 +46,7 @@ __all__ = [
     "MemoryBackend",
     "MemoryRoomStore",
     "MemoryBus",
+    "MemoryMatchQueue",
     "MemoryIdentityStore",
     "MemoryDailyStore",
     "MemoryDailyDeals",
@@ -112,6 +113,9 @@ class MemoryBackend:
         self.daily_rows: dict[tuple[str, int], dict[str, bytes]] = {}
         self.daily_rank: dict[tuple[str, int], dict[str, float]] = {}
         self.subscribers: dict[str, set[MemoryBus]] = {}
+        #: pool -> the public race it gathers into; public race -> ms it started
+        self.quick: dict[str, str] = {}
+        self.live: dict[str, int] = {}
 
     def publish(self, code: str, payload: bytes) -> None:
         """Deliver on the next turn of the event loop, as a Redis subscriber hears it."""
@@ -389,6 +393,37 @@ class MemoryBus:
     def deliver(self, code: str, payload: bytes) -> None:
         if code in self.rooms:
             self.on_event(code, payload)
+
+
+class MemoryMatchQueue:
+    """``MatchQueue`` over a ``MemoryBackend`` (``storage.matchmaking``'s twin;
+    the pool's expiry is not kept: a test's races end long before it)."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.backend = backend
+
+    async def close(self) -> None:
+        pass
+
+    async def open_race(self, pool: str) -> str | None:
+        return self.backend.quick.get(pool)
+
+    async def offer_race(self, pool: str, code: str, ttl_s: int) -> bool:
+        return self.backend.quick.setdefault(pool, code) == code
+
+    async def close_race(self, pool: str, code: str) -> None:
+        if self.backend.quick.get(pool) == code:
+            del self.backend.quick[pool]
+
+    async def live_add(self, code: str, started_at: int) -> None:
+        self.backend.live[code] = started_at
+
+    async def live(self, limit: int) -> list[str]:
+        newest = sorted(self.backend.live.items(), key=lambda kv: kv[1], reverse=True)
+        return [code for code, _ in newest[:limit]]
+
+    async def live_drop(self, code: str) -> None:
+        self.backend.live.pop(code, None)
 
 
 class MemoryIdentityStore:

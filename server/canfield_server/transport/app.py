@@ -37,6 +37,7 @@ from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.history import RedisIdentityStore
+from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport import endpoints
@@ -141,6 +142,7 @@ def create_app(
         dealer = DailyDealer(redis, pool, settings)
         reviews = LineReviews(redis, pool, settings)
         bus = RoomBus(redis)
+        queue = RedisMatchQueue(redis, url)
         hub = Hub(
             store,
             settings,
@@ -151,6 +153,7 @@ def create_app(
             identities=identities,
             daily=daily,
             daily_deals=dealer,
+            queue=queue,
         )
         bus.start(hub.on_event, hub.resync)
         hub.presence.start()
@@ -170,6 +173,7 @@ def create_app(
                 ("the solver", pool.close),
                 ("the room bus", bus.stop),
                 ("the daily store", daily.close),
+                ("the match queue", queue.close),
                 ("the identity store", identities.close),
                 ("the room store", store.close),
                 ("the Redis pool", redis.aclose),
@@ -194,6 +198,7 @@ def create_app(
 
     routes: list[BaseRoute] = [
         Route("/healthz", endpoints.healthz),
+        Route("/api/live", endpoints.live, methods=["GET"]),
         Route("/r/{code}", pages.share_link),
         Route("/replay/{replay_id}", endpoints.replay, methods=["GET"]),
         Route("/replay/{replay_id}/review", endpoints.replay_review, methods=["GET"]),

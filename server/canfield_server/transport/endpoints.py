@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from canfield_server.ops import metrics
+from canfield_server.ops.clock import now_ms
 
 __all__ = [
     "web_root",
@@ -130,6 +131,22 @@ async def replay(request: Request) -> Response:
     if isinstance(body, bytes):
         return Response(body, status_code=status, media_type="application/json")
     return JSONResponse(body, status_code=status)
+
+
+async def live(request: Request) -> Response:
+    """``GET /api/live``: public races in progress (racers, names, elapsed time,
+    leader); never a private room, never a card."""
+    try:
+        races = await request.app.state.hub.quick.live()
+    except (RedisError, OSError):
+        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+    except ProtocolError as exc:
+        return JSONResponse({"error": exc.message}, status_code=503)
+    return Response(
+        encode({"races": races, "server_time": now_ms()}),
+        media_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 async def replay_review(request: Request) -> Response:

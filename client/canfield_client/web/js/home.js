@@ -1,5 +1,6 @@
-// The home page: a remembered display name, "new race", or join/watch a room
-// by its code (prefilled when the page was opened from a share link).
+// The home page: a remembered display name, "race now" (a public race),
+// "new race", or join/watch a room by its code (prefilled when the page was
+// opened from a share link).
 
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
@@ -39,6 +40,13 @@ export class Home {
       this.join("player");
     });
     $("#watch").addEventListener("click", () => this.join("spectator"));
+    // "Race now": a seat in the next public race of that draw mode
+    for (const button of [$("#quick-3"), $("#quick-1")]) {
+      button.addEventListener("click", () => {
+        const who = this.name();
+        if (who) this.request({ type: "quick", name: who, draw: Number(button.dataset.draw) });
+      });
+    }
     $("#room-code").addEventListener("input", (e) => {
       e.target.value = e.target.value.toUpperCase().replace(/\s/g, "");
     });
@@ -51,6 +59,7 @@ export class Home {
     this.linked = valid ? linkedRoom : null;
     this.badLink = linkedRoom && !valid ? linkedRoom : null;
     $("#create-block").hidden = valid;
+    $("#quick-block").hidden = valid;
     $("#code-field").hidden = valid;
     const title = $("#join-title");
     title.hidden = !valid;

@@ -10,6 +10,8 @@ import { errorText as wordError } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Home, linkedCode } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
+import { LiveRaces } from "./live.js";
+import { PublicLobby } from "./quick.js";
 import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
@@ -19,7 +21,7 @@ import { Results } from "./results.js";
 import { flash, initShell } from "./shell.js";
 import { Sounds } from "./sound.js";
 import { Actions, state, subscribe, update } from "./state.js";
-import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
+import { clearSeat, getName, getPref, getSeat, setPref, setSeat } from "./store.js";
 import { WatchScreen } from "./watchscreen.js";
 
 // what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
@@ -115,6 +117,8 @@ function focusView(name) {
 }
 
 const home = new Home(request);
+const liveRaces = new LiveRaces();
+const publicLobby = new PublicLobby((msg) => conn.send(msg), request);
 const lobby = new Lobby((msg) => conn.send(msg), flash, () => conn.serverNow());
 const results = new Results((msg) => conn.send(msg), flash);
 const sounds = new Sounds();
@@ -184,6 +188,7 @@ function goHome(linkedRoom = null, error = "") {
   $("#room-tag").hidden = true;
   home.show(linkedRoom, error);
   showView("home");
+  liveRaces.start(() => state.view === "home");
 }
 
 // ------------------------------------------------------------------ race view
@@ -330,6 +335,7 @@ function applyRoom(room) {
   } else if (room.phase === "finished" && state.finished) {
     showResults();
   }
+  publicLobby.room(room, state.me); // after the lobby's own render: a public race hides its controls
   tickClock();
 }
 
@@ -453,7 +459,11 @@ function seatGone(msg, text = "") {
   goHome(null, text);
 }
 
-conn.on("left", (msg) => seatGone(msg));
+conn.on("left", (msg) => {
+  seatGone(msg);
+  publicLobby.left();
+});
+conn.on("bot_offer", (msg) => publicLobby.offer(msg, state.roomState));
 conn.on("kicked", (msg) => seatGone(msg, t("kicked")));
 conn.on("bot_failed", (msg) => flash(t("bot_failed", { name: msg.name })));
 
@@ -518,6 +528,7 @@ function relabel() {
   home.relabel();
   leaderboard.relabel();
   results.relabel();
+  liveRaces.render();
   if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me);
   update();
   if (state.board && state.view === "race") board.render(state.board);
@@ -533,7 +544,10 @@ function boot() {
     $("#room-tag").textContent = linked;
     $("#room-tag").hidden = false;
   } else {
+    // a live race's link: watch it at once under the name this browser keeps
+    const watch = new URLSearchParams(location.search).has("watch");
     goHome(linked);
+    if (linked && watch && getName()) request({ type: "join", room: linked, name: getName(), role: "spectator" });
   }
   conn.connect();
 }

@@ -1,0 +1,228 @@
+"""Race anyone, now: public races that gather whoever asks (``quick``).
+
+Each pool (a draw mode) has one race it gathers into, kept in the
+``MatchQueue`` (Redis), so players on any process meet in the same race.
+A race in a pool takes racers while it gathers (its lobby) and while its
+countdown runs; when a seat in it is refused (full, started) it leaves
+the pool and the next asker opens the next race. The second racer starts
+the countdown. A racer alone for ``quick_bot_offer_s`` is offered a bot
+race (``bot_offer``), never put into one. Public races have no host: the
+server starts them, and nobody kicks, ends or changes them
+(``rules.check_public_host``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from canfield_protocol import (
+    BotOffer,
+    Leave,
+    LiveRace,
+    Phase,
+    ProtocolError,
+    Quick,
+    RaceAgain,
+    RoomState,
+    Row,
+)
+from canfield_protocol import ErrorCode as E
+
+from canfield_server.ops.logs import event
+from canfield_server.ops.ratelimit import PerAddress
+from canfield_server.room import frames, rules
+from canfield_server.room.identity import Identities, Identity
+from canfield_server.room.leaderboard import ranked
+from canfield_server.room.lobby import Lobby
+from canfield_server.room.ports import MatchQueue, Peer
+from canfield_server.room.registry import Rooms
+from canfield_server.room.seating import Seating
+
+__all__ = ["QuickRaces", "pool_of"]
+
+log = logging.getLogger(__name__)
+
+#: races tried in turn (each refused as full or started) before ``quick`` gives up
+QUICK_ATTEMPTS = 6
+
+
+def pool_of(draw: int) -> str:
+    """The pool a racer gathers in. Rating bands go here when ratings come:
+    today one pool per draw mode (``d3``, ``d1``)."""
+    return f"d{draw}"
+
+
+class QuickRaces:
+    def __init__(
+        self,
+        rooms: Rooms,
+        seating: Seating,
+        lobby: Lobby,
+        identities: Identities,
+        queue: MatchQueue | None,
+    ) -> None:
+        self.rooms = rooms
+        self.seating = seating
+        self.lobby = lobby
+        self.identities = identities
+        self.queue = queue
+        settings = rooms.settings
+        self.clock = rooms.clock
+        self.max_racers = min(settings.quick_max_racers, settings.max_players_per_room)
+        self.offer_s = settings.quick_bot_offer_s
+        self.ttl_s = settings.room_ttl_s
+        self.live_max = settings.live_max
+        self.by_address = PerAddress(settings.quick_per_s, settings.quick_burst)
+        self.by_identity = PerAddress(settings.quick_per_s, settings.quick_burst)
+
+    def _queue(self) -> MatchQueue:
+        if self.queue is None:
+            raise ProtocolError(E.UNAVAILABLE, "this server runs no public races")
+        return self.queue
+
+    # ------------------------------------------------------------ a seat
+
+    async def quick(self, peer: Peer, msg: Quick) -> None:
+        """A seat in the next public race of ``msg.draw``; answered with ``joined``.
+        From a finished public race, this is "race again": it leaves that one first."""
+        identity = self.identities.require(peer)
+        queue = self._queue()
+        self._limit(peer, identity)
+        await self._leave_finished(peer)
+        if peer.room is not None:
+            raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
+        pool = pool_of(msg.draw)
+        for _ in range(QUICK_ATTEMPTS):
+            code = await queue.open_race(pool) or await self._open(pool, msg.draw)
+            try:
+                await self._seat(peer, code, msg.name, identity)
+                return
+            except ProtocolError as exc:
+                if exc.code not in (E.WRONG_PHASE, E.ROOM_FULL, E.UNKNOWN_ROOM):
+                    raise
+                await queue.close_race(pool, code)  # it takes nobody more: the next one
+        raise ProtocolError(E.UNAVAILABLE, "no public race could take you now; try again")
+
+    async def race_again(self, peer: Peer, msg: RaceAgain) -> None:
+        """ "Race again" after a public race: a seat in the next one, same name and draw."""
+        session = self.rooms.session_of(peer)
+        me = rules.member(session.state, peer.member_id or "")
+        name = me.name if me is not None else "Player"
+        await self.quick(peer, Quick(name=name, draw=session.state.settings.draw))
+
+    def _limit(self, peer: Peer, identity: Identity) -> None:
+        if not self.by_identity.allow(identity.id) or (
+            peer.ip and not self.by_address.allow(peer.ip)
+        ):
+            raise ProtocolError(E.RATE_LIMITED, "too many quick races asked; wait a little")
+
+    async def _leave_finished(self, peer: Peer) -> None:
+        session = self.rooms.get(peer.room)
+        if session is not None and session.state.public and session.state.phase == Phase.FINISHED:
+            await self.seating.leave(peer, Leave())
+
+    async def _open(self, pool: str, draw: int) -> str:
+        """A new empty public race, offered to the pool; if another process
+        offered one first, that one (ours, never seen, expires unused)."""
+        queue = self._queue()
+        for _ in range(QUICK_ATTEMPTS):
+            code = rules.new_room_code()
+            ver = await self.rooms.store.save_room(0, rules.create_public_room(code, draw))
+            if ver is not None:
+                break
+        else:  # pragma: no cover - collisions in a space of 887 million
+            raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
+        if await queue.offer_race(pool, code, self.ttl_s):
+            event(log, "quick.opened", room=code, pool=pool)
+            return code
+        return await queue.open_race(pool) or code
+
+    async def _seat(self, peer: Peer, code: str, name: str, identity: Identity) -> None:
+        """One seat per identity in a public race; a racer seated in the countdown races it."""
+        member_id, token = rules.new_member_id(), rules.new_token()
+        mine = await self._seats_of(code, identity)
+        now = self.clock.now_ms()
+
+        def seat(state: RoomState) -> RoomState:
+            if any(rules.member(state, seat_id) for seat_id in mine):
+                raise ProtocolError(E.ALREADY_IN_ROOM, "you race in this public race already")
+            return rules.seat_public(state, member_id, name, now, self.max_racers)
+
+        record = await self.rooms.change(
+            code,
+            seat,
+            token=(rules.token_hash(token), member_id),
+            present=member_id,
+            new_race=True,  # the racers of the coming race, this one included
+        )
+        await self.seating.enter(peer, record, member_id, token, counted=True)
+        state = record.state
+        racers = len(rules.players(state))
+        if state.phase == Phase.LOBBY and racers >= 2:
+            await self._start(code)
+        elif racers == 1:
+            self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
+
+    async def _seats_of(self, code: str, identity: Identity) -> set[str]:
+        """The seats this identity took in the race (any process, any connection)."""
+        store = self.identities.store
+        if store is None:
+            return set()
+        linked = await store.room_identities(code)
+        return {seat_id for seat_id, owner in linked.items() if owner == identity.token_hash}
+
+    async def _start(self, code: str) -> None:
+        session = self.rooms.get(code)
+        if session is None:
+            return
+        try:
+            await self.lobby.start_as_server(session)
+        except ProtocolError as exc:  # another racer's process started it first
+            log.info("public race %s: %s", code, exc.message)
+            return
+        await self._queue().live_add(code, session.state.starts_at or self.clock.now_ms())
+
+    def _offer_bot(self, peer: Peer, code: str) -> None:
+        """Still alone in the gathering race: the page may offer a bot race."""
+        session = self.rooms.get(code)
+        if peer.room != code or session is None or session.state.phase != Phase.LOBBY:
+            return
+        if len(rules.players(session.state)) == 1:
+            offer = BotOffer(room=code, draw=session.state.settings.draw, waited_s=self.offer_s)
+            peer.send(frames.text(offer))
+
+    # ------------------------------------------------------------ the end, and live races
+
+    async def race_over(self, state: RoomState, standings: list[Row]) -> None:
+        """A public race's results were written (once, by one process): it is no
+        longer live. THE place for ratings: the full finishing order is here."""
+        await self._queue().live_drop(state.room)
+
+    async def live(self) -> list[LiveRace]:
+        """Public races in progress, newest first: never a private room, no card."""
+        queue, store = self._queue(), self.rooms.store
+        now = self.clock.now_ms()
+        out = []
+        for code in await queue.live(self.live_max):
+            record = await store.load_room(code)
+            if record is None or not record.state.public or record.state.phase != Phase.RACING:
+                await queue.live_drop(code)
+                continue
+            state = record.state
+            started = state.starts_at or now
+            if now < started:
+                continue  # still counting down
+            rows = ranked((await store.rows(code)).values())
+            leader = rows[0].name if rows and rows[0].moves > 0 else None
+            racers = rules.players(state)
+            out.append(
+                LiveRace(
+                    room=code,
+                    draw=state.settings.draw,
+                    racers=len(racers),
+                    names=[m.name for m in racers],
+                    elapsed_ms=now - started,
+                    leader=leader,
+                )
+            )
+        return out

@@ -1,0 +1,59 @@
+"""Race now, in the browser: two pages press "Race now" (Draw 3), land in one
+public race, see its countdown and their boards; the home page lists the
+race as live (a link to watch it), at four sizes and in both languages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, Page, expect
+
+from tests.web.pages import new_page, pick_language, wait_board
+
+SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
+SHOTS = Path("/tmp/shots-quick")
+
+
+def race_now(page: Page, base: str, name: str) -> None:
+    page.goto(base + "/")
+    page.fill("#name", name)
+    page.click("#quick-3")
+    page.wait_for_url("**/r/*")
+
+
+def test_race_now_puts_two_pages_in_one_public_race_listed_live(
+    browser: Browser, server: ServerProcess
+) -> None:
+    base = server.http_url
+    ana, bob = new_page(browser), new_page(browser)
+    race_now(ana, base, "Ana")
+    expect(ana.locator("#view-lobby")).to_be_visible()
+    expect(ana.locator("#ready")).to_be_hidden()  # nobody hosts a public race
+    race_now(bob, base, "Bob")
+    assert bob.url == ana.url  # the same race
+    for page in (ana, bob):
+        wait_board(page)
+        expect(page.locator("#race-lb")).to_contain_text("Ana")
+        expect(page.locator("#race-lb")).to_contain_text("Bob")
+    room = ana.url.rsplit("/", 1)[1]
+
+    # the home page lists it, a link to watch it
+    home = new_page(browser)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    home.goto(base + "/")
+    race = home.locator(f'#live-list a[href="/r/{room}?watch=1"]')
+    expect(race).to_contain_text("2 racers")
+    expect(race).to_contain_text("Ana, Bob")
+    for lang, words in (("hr", "2 natjecatelja"), ("en", "2 racers")):
+        pick_language(home, lang)
+        expect(race).to_contain_text(words)
+        expect(home.locator("#quick-3")).to_be_visible()
+        for width, height in SIZES:
+            home.set_viewport_size({"width": width, "height": height})
+            home.screenshot(path=str(SHOTS / f"home-{lang}-{width}.png"))
+    home.fill("#name", "Cy")
+    race.click()  # one click: watching the race
+    expect(home.locator("#view-race")).to_be_visible()
+    expect(home.locator("body.spectator")).to_have_count(1)
