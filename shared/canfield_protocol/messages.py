@@ -86,6 +86,7 @@ __all__ = [
     "Error",
     "Pong",
     "Reconnect",
+    "Notice",
     "HintMsg",
     "Left",
     "Kicked",
@@ -597,6 +598,15 @@ class Reconnect(_Server, tag="reconnect"):
     retry_ms: int = 500
 
 
+class Notice(_Server, tag="notice"):
+    """A word from the server's operator to every connected page ("the server
+    restarts in 5 minutes"), in the operator's words; a page shows it as a banner.
+    ``id``: a new notice has a new one (a page shows each once)."""
+
+    id: str
+    text: str
+
+
 class Left(_Server, tag="left"):
     """This seat left the room (reply to ``leave``); the connection stays open, in no room."""
 
@@ -803,6 +813,7 @@ ServerMessage = (
     | Error
     | Pong
     | Reconnect
+    | Notice
     | HintMsg
     | Left
     | Kicked

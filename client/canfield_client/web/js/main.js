@@ -16,7 +16,7 @@ import { Connection } from "./net.js";
 import { ACTION_ERRORS, DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
-import { flash, initShell } from "./shell.js";
+import { flash, initShell, showNotices } from "./shell.js";
 import { Sounds } from "./sound.js";
 import { Actions, state, subscribe, update } from "./state.js";
 import { clearSeat, getPref, getSeat, setPref, setSeat } from "./store.js";
@@ -26,6 +26,7 @@ import { WatchScreen } from "./watchscreen.js";
 const HINT_ERRORS = new Set([ERR.NOT_ALLOWED, ERR.WRONG_PHASE, ERR.NOT_PLAYER, ERR.UNAVAILABLE]);
 
 const conn = new Connection();
+showNotices(conn);
 attachIdentity(conn); // `identify` goes first on every connection: races land in this browser's history
 const actions = new Actions((msg) => conn.send(msg));
 let outbox = null; // a create/join/resume waiting for the link

@@ -2,8 +2,8 @@
 // page in the chosen language, a toast.
 
 import { mountChrome } from "./chrome.js";
-import { $ } from "./dom.js";
-import { applyStatic, browserLanguage, onLangChange, setLang } from "./i18n.js";
+import { $, h } from "./dom.js";
+import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
 import { getPref, setPref } from "./store.js";
 
 /** Write the header, pick the language (remembered for every page), fill the words. */
@@ -54,4 +54,25 @@ export function when(serverMs, lang) {
   } catch {
     return at.toISOString().slice(0, 16).replace("T", " ");
   }
+}
+
+/** The operator's notice (a `notice` message, in the operator's words): a banner
+ * under the header until the reader closes it; each notice shows once. */
+export function showNotices(conn) {
+  let shown = null;
+  conn.on("notice", (msg) => {
+    if (msg.id === shown) return;
+    shown = msg.id;
+    document.querySelector(".banner.notice")?.remove();
+    const close = h("button", { type: "button", class: "quiet", "data-i18n": "close" }, t("close"));
+    const banner = h(
+      "div",
+      { class: "banner notice", role: "status" },
+      h("strong", { "data-i18n": "notice_label" }, t("notice_label")),
+      h("span", { class: "notice-text" }, msg.text),
+      close,
+    );
+    close.addEventListener("click", () => banner.remove());
+    document.querySelector("header.top").after(banner);
+  });
 }
