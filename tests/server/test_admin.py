@@ -24,9 +24,7 @@ ON = {"CANFIELD_ADMIN_TOKEN": TOKEN, "CANFIELD_PRESENCE_S": "0.5", "CANFIELD_COU
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 
 
-def _call(
-    url: str, headers: dict[str, str] | None = None, body: Any = None
-) -> tuple[int, Any]:
+def _call(url: str, headers: dict[str, str] | None = None, body: Any = None) -> tuple[int, Any]:
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, headers=headers or {})
     try:
@@ -85,8 +83,10 @@ async def test_console_sees_every_process_and_acts_on_all(
     for server in (a, b):
         seen = await overview_until(
             server,
-            lambda o: any(r["code"] == code and r["connections"] == 2 for r in o["rooms"])
-            and sum(p["conns"] for p in o["processes"]) >= 2,
+            lambda o: (
+                any(r["code"] == code and r["connections"] == 2 for r in o["rooms"])
+                and sum(p["conns"] for p in o["processes"]) >= 2
+            ),
             "the room with both connections, from every process",
         )
         room = next(r for r in seen["rooms"] if r["code"] == code)
@@ -110,9 +110,9 @@ async def test_console_sees_every_process_and_acts_on_all(
     assert bad[0] == 400 and "text" in bad[1]["error"]
 
     # a block refuses the address at the handshake on every process, then expires
-    assert (
-        await call(a, "/admin/api/block", headers=BEARER, body={"address": "x", "seconds": 5})
-    )[0] == 400
+    assert (await call(a, "/admin/api/block", headers=BEARER, body={"address": "x", "seconds": 5}))[
+        0
+    ] == 400
     status, _ = await call(
         a, "/admin/api/block", headers=BEARER, body={"address": "127.0.0.2", "seconds": 2}
     )

@@ -47,12 +47,11 @@ async function poll() {
   clearTimeout(timer);
   try {
     data = await api("overview");
-    $("#adm-error").textContent = "";
     $("#adm-login").hidden = true;
     $("#adm-console").hidden = false;
     render();
   } catch (err) {
-    if (token()) $("#adm-error").textContent = err.message;
+    if (token()) $("#adm-updated").textContent = err.message;
   }
   if (token()) timer = setTimeout(poll, POLL_MS);
 }
@@ -128,6 +127,7 @@ function render() {
 }
 
 async function act(path, body, done) {
+  $("#adm-error").textContent = "";
   try {
     await api(path, body);
     flash(t(done));
