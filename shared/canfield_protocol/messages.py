@@ -627,10 +627,12 @@ class BotFailed(_Server, tag="bot_failed"):
 
 
 class Kicked(_Server, tag="kicked"):
-    """The host removed this seat; the connection is closed next (``CLOSE_KICKED``)."""
+    """The host removed this seat - or, ``by: "operator"``, the server's operator
+    closed the room; the connection is closed next (``CLOSE_KICKED``)."""
 
     room: str
     message: str
+    by: Literal["host", "operator"] = "host"
 
 
 class IdentityMsg(_Server, tag="identity"):

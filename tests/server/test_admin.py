@@ -146,3 +146,33 @@ async def test_console_sees_every_process_and_acts_on_all(
         for _ in range(40)
     ]
     assert statuses[0] == 401 and statuses[-1] == 429
+
+
+async def test_closing_a_room_mid_race_gives_everyone_the_results_and_why(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
+    a, b = server_factory(env=ON), server_factory(env=ON)
+    ann = await connect(a.ws_url)
+    code = (await ann.create("Ann"))["room"]
+    bob = await connect(b.ws_url)
+    assert (await bob.join(code, "Bob"))["type"] == "joined"
+    cy = await connect(b.ws_url)
+    assert (await cy.join(code, "Cy", "spectator"))["type"] == "joined"
+    await ann.send(type="start", force=True)
+    for racer in (ann, bob):
+        await racer.expect("started")
+
+    assert (await call(a, "/admin/api/rooms/NOSUCH/close", headers=BEARER, body={}))[0] == 404
+    status, _ = await call(a, f"/admin/api/rooms/{code}/close", headers=BEARER, body={})
+    assert status == 200
+    for client in (ann, bob, cy):  # the results so far, then why the room went
+        finished = await client.expect("finished")
+        assert {row["name"] for row in finished["standings"]} == {"Ann", "Bob"}
+        told = await client.expect("kicked")
+        assert told["by"] == "operator" and told["room"] == code
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await client.ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+    late = await connect(b.ws_url)
+    assert (await late.join(code, "Dee"))["code"] == "unknown-room"  # gone for good
+    assert "close room" in a.log_path.read_text()

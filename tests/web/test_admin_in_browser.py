@@ -1,7 +1,8 @@
 """The operator console in a browser: it asks for the token (a wrong one is told
 so), then shows a room made on the race page, posts a notice the race page shows
-as a banner, and blocks and unblocks an address - at the four sizes, in English
-and Croatian, with the site's header and no sideways scroll.
+as a banner, blocks and unblocks an address, and closes the room (its player is
+told why) - at the four sizes, in English and Croatian, with the site's header
+and no sideways scroll.
 
 Screenshots of each size and language go to ``$ADMIN_SHOTS`` when it is set.
 """
@@ -86,3 +87,12 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     expect(player.locator(".banner.notice strong")).to_have_text("Obavijest poslužitelja")
     if shots:
         player.screenshot(path=f"{shots}/notice-hr-390x844.png")
+
+    # closing the room (after a confirmation) sends its player home, told why
+    room_row.get_by_role("button", name="Zatvori sobu").click()
+    console.locator("#confirm-yes").click()
+    expect(player.get_by_text("Operater poslužitelja zatvorio je ovu sobu.")).to_be_visible()
+    expect(console.locator("#adm-rooms tbody")).to_contain_text("Nema soba.")
+    if shots:
+        player.screenshot(path=f"{shots}/closed-hr-390x844.png")
+        console.screenshot(path=f"{shots}/closed-console-hr-360x740.png", full_page=True)

@@ -135,6 +135,11 @@ class ConsoleStore:
             "owner": _text(ip) or None,
         }
 
+    async def forget_room(self, code: str) -> None:
+        """A closed room's keys go at once (its players' boards lapse with their TTL)."""
+        await self.redis.delete(*keys.room_keys(code), keys.servers(code))
+        await self.redis.zrem(keys.DUE, code)
+
     # ------------------------------------------------------------ blocks
 
     async def block(self, address: str, seconds: int, by: str) -> None:

@@ -139,6 +139,17 @@ class AdminConsole:
         self.audit(request, "unblock", address=address, was_blocked=removed)
         return JSONResponse({"unblocked": address, "was_blocked": removed})
 
+    async def close_room(self, request: Request) -> Response:
+        code = str(request.path_params["code"]).upper()
+        if not code.isalnum() or len(code) > 12:
+            raise BadInput(f"not a room code: {code[:20]!r}")
+        if not await request.app.state.hub.close_room(code):
+            return _refused(404, f"no room {code}")
+        # nobody joins a closed room: its keys go (replays and histories stay)
+        await self._console(request).forget_room(code)
+        self.audit(request, "close room", room=code)
+        return JSONResponse({"closed": code})
+
     async def notice(self, request: Request) -> Response:
         body = await _json(request)
         text = body.get("text")
@@ -187,4 +198,5 @@ def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
         Route("/admin/api/block", guarded(console.block), methods=["POST"]),
         Route("/admin/api/unblock", guarded(console.unblock), methods=["POST"]),
         Route("/admin/api/notice", guarded(console.notice), methods=["POST"]),
+        Route("/admin/api/rooms/{code}/close", guarded(console.close_room), methods=["POST"]),
     ]

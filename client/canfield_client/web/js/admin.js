@@ -1,11 +1,12 @@
 // The operator console (/admin): asks for the operator's token once a tab (kept in
 // sessionStorage, never in a cookie or on disk), then polls the console's API
 // (/admin/api/overview, every few seconds) and shows the whole server - rooms
-// by phase, processes, Redis - with the actions: a notice to every page, a block
-// of an address for a time. Every word through i18n; the server's data through
+// by phase, processes, Redis - with the actions: close a room (after a
+// confirmation), a notice to every page, a block of an address for a time. Every word through i18n; the server's data through
 // textContent only.
 
 import { $, h } from "./dom.js";
+import { ask, initConfirm } from "./confirm.js";
 import { getLang, t } from "./i18n.js";
 import { flash, initShell } from "./shell.js";
 
@@ -86,7 +87,7 @@ function render() {
   const ordered = [...rooms].sort((a, b) => PHASES.indexOf(a.phase) - PHASES.indexOf(b.phase));
   table(
     $("#adm-rooms"),
-    ["adm_room", "adm_phase", "adm_racers", "adm_spectators", "adm_connections", "adm_age", "adm_owner"],
+    ["adm_room", "adm_phase", "adm_racers", "adm_spectators", "adm_connections", "adm_age", "adm_owner", ""],
     ordered.map((r) => [
       h("a", { href: `/r/${r.code}`, class: "code", text: r.code }),
       t(`adm_phase_${r.phase}`),
@@ -95,6 +96,7 @@ function render() {
       String(r.connections),
       duration(r.age_s),
       r.owner || "-",
+      h("button", { type: "button", class: "quiet", onclick: () => closeRoom(r.code) }, t("adm_close")),
     ]),
     "adm_no_rooms",
   );
@@ -137,6 +139,10 @@ async function act(path, body, done) {
   }
 }
 
+async function closeRoom(code) {
+  if (await ask(t("adm_close_sure", { code }), t("adm_close"))) act(`rooms/${code}/close`, {}, "adm_closed");
+}
+
 const seconds = (input) => Math.round(Number(input.value) * 60);
 
 $("#adm-login").addEventListener("submit", (e) => {
@@ -154,6 +160,7 @@ $("#adm-block-form").addEventListener("submit", (e) => {
   act("block", { address: $("#adm-block-addr").value.trim(), seconds: seconds($("#adm-block-min")) }, "adm_blocked");
 });
 
+initConfirm();
 initShell(() => render());
 if (token()) poll();
 else signOut();

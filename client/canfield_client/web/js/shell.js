@@ -56,23 +56,29 @@ export function when(serverMs, lang) {
   }
 }
 
-/** The operator's notice (a `notice` message, in the operator's words): a banner
- * under the header until the reader closes it; each notice shows once. */
+/** A banner under the header, with a label and a text, until the reader closes
+ * it (one at a time: a new one replaces the last). */
+export function showBanner(labelKey, text) {
+  document.querySelector(".banner.notice")?.remove();
+  const close = h("button", { type: "button", class: "quiet", "data-i18n": "close" }, t("close"));
+  const banner = h(
+    "div",
+    { class: text ? "banner notice" : "banner notice bare", role: "status" },
+    h("strong", { "data-i18n": labelKey }, t(labelKey)),
+    text ? h("span", { class: "notice-text" }, text) : null,
+    close,
+  );
+  close.addEventListener("click", () => banner.remove());
+  document.querySelector("header.top").after(banner);
+}
+
+/** The operator's notice (a `notice` message, in the operator's words): a banner;
+ * each notice shows once. */
 export function showNotices(conn) {
   let shown = null;
   conn.on("notice", (msg) => {
     if (msg.id === shown) return;
     shown = msg.id;
-    document.querySelector(".banner.notice")?.remove();
-    const close = h("button", { type: "button", class: "quiet", "data-i18n": "close" }, t("close"));
-    const banner = h(
-      "div",
-      { class: "banner notice", role: "status" },
-      h("strong", { "data-i18n": "notice_label" }, t("notice_label")),
-      h("span", { class: "notice-text" }, msg.text),
-      close,
-    );
-    close.addEventListener("click", () => banner.remove());
-    document.querySelector("header.top").after(banner);
+    showBanner("notice_label", msg.text);
   });
 }
