@@ -87,6 +87,7 @@ __all__ = [
     "Error",
     "Pong",
     "Reconnect",
+    "Notice",
     "HintMsg",
     "Left",
     "Kicked",
@@ -611,6 +612,15 @@ class Reconnect(_Server, tag="reconnect"):
     retry_ms: int = 500
 
 
+class Notice(_Server, tag="notice"):
+    """A word from the server's operator to every connected page ("the server
+    restarts in 5 minutes"), in the operator's words; a page shows it as a banner.
+    ``id``: a new notice has a new one (a page shows each once)."""
+
+    id: str
+    text: str
+
+
 class Left(_Server, tag="left"):
     """This seat left the room (reply to ``leave``); the connection stays open, in no room."""
 
@@ -652,10 +662,12 @@ class LiveRace(msgspec.Struct, kw_only=True):
 
 
 class Kicked(_Server, tag="kicked"):
-    """The host removed this seat; the connection is closed next (``CLOSE_KICKED``)."""
+    """The host removed this seat - or, ``by: "operator"``, the server's operator
+    closed the room; the connection is closed next (``CLOSE_KICKED``)."""
 
     room: str
     message: str
+    by: Literal["host", "operator"] = "host"
 
 
 class IdentityMsg(_Server, tag="identity"):
@@ -838,6 +850,7 @@ ServerMessage = (
     | Error
     | Pong
     | Reconnect
+    | Notice
     | HintMsg
     | Left
     | Kicked

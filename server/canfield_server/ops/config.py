@@ -178,6 +178,10 @@ class Settings:
     #: the same for a connection in a room; 0 (the default): never, since today's
     #: clients stay silent while they only listen (a spectator, a bot in a lobby)
     ws_idle_member_s: float = 0.0
+    #: the operator console (``/admin`` and ``/admin/api/...``) answers only with
+    #: ``Authorization: Bearer <this>``; empty (the default): no console at all (404).
+    #: Make it long and random (``openssl rand -hex 32``); it is never logged
+    admin_token: str | None = None
     #: a server-process name for logs and metrics
     instance: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 

@@ -66,6 +66,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
+from canfield_server.room.closing import close_room
 from canfield_server.room.daily import DailyRaces
 from canfield_server.room.identity import REPLAY_ID, Identities
 from canfield_server.room.lobby import Lobby
@@ -289,6 +290,10 @@ class Hub:
             await self.seating.detach(peer)
         except Exception:
             log.exception("departure from %s not recorded", peer.room)
+
+    async def close_room(self, code: str) -> bool:
+        """The operator closes a room (``room.closing``); False: no such room."""
+        return await close_room(self.rooms, self.results, code)
 
     async def shutdown(self, message: str = "server restarting") -> None:
         text = frames.text(Reconnect(message=message))

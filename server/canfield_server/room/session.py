@@ -33,7 +33,11 @@ from canfield_server.room.leaderboard import Pace, ranked
 from canfield_server.room.ports import Peer, RoomRecord, StoredRow
 from canfield_server.room.race import PlayerRace
 
-__all__ = ["Slot", "SessionHooks", "RoomSession"]
+__all__ = ["CLOSED_BY_OPERATOR", "Slot", "SessionHooks", "RoomSession"]
+
+#: the ``kicked`` of the change that closes a room (``room.closing``): every seat
+#: went at once, by the operator's hand (no member id is ever ``*``)
+CLOSED_BY_OPERATOR = "*"
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +222,11 @@ class RoomSession:
             self.peers.discard(peer)
             peer.room = peer.member_id = peer.role = None
             event(log, "member.unseated", room=self.code, player=member_id)
-            if member_id == kicked:
+            if kicked == CLOSED_BY_OPERATOR:
+                text = "the server's operator closed the room"
+                peer.send(frames.text(Kicked(room=self.code, message=text, by="operator")))
+                peer.close(CLOSE_KICKED, "room closed by the operator")
+            elif member_id == kicked:
                 text = "the host removed you from the room"
                 peer.send(frames.text(Kicked(room=self.code, message=text)))
                 peer.close(CLOSE_KICKED, "removed by the host")

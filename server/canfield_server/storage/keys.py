@@ -9,7 +9,8 @@ key                             type    holds
 ``cf:{CODE}:room``              hash    ``state`` (RoomState JSON), ``ver``, ``phase``,
                                         ``race``, ``deal``, ``done``, ``nplayers``, ``final``,
                                         ``ip`` (the address that created it), ``open``
-                                        (``1``/``0``: ``rules.room_open`` at the last save)
+                                        (``1``/``0``: ``rules.room_open`` at the last save),
+                                        ``created`` (ms of the first save)
 ``cf:{CODE}:tokens``            hash    sha256(token) -> member id
 ``cf:{CODE}:presence``          hash    member id -> live connection count
 ``cf:{CODE}:rows``              hash    member id -> leaderboard row JSON

@@ -85,6 +85,7 @@ return {1, finished}
 #: ARGV[12] '1' the room is open after this save, else '0' (``rules.room_open``)
 #: ARGV[13] the address that creates the room ('' unless the room is new: its
 #: ``claim_room`` counted it already)  ARGV[14..] field, value pairs for the room hash
+#: The first save writes ``created`` (ARGV[11]): the room's age in the operator console.
 #: Returns {new ver, creator}: creator is the address that made the room when this
 #: save opened or closed it (it counts the room again, or no more), else ''.
 #: {-1, ''} when ver moved on (reload and retry).
@@ -119,6 +120,9 @@ end
 if ARGV[9] ~= '' then
   redis.call('HINCRBY', KEYS[3], ARGV[9], 1)
   redis.call('HSET', KEYS[3], ARGV[10], ARGV[11])
+end
+if ver == 0 then
+  redis.call('HSET', KEYS[1], 'created', ARGV[11])
 end
 ver = ver + 1
 if #ARGV >= 14 then

@@ -34,6 +34,7 @@ from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.reviews import LineReviews
 from canfield_server.storage.cluster import redis_client
+from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.history import RedisIdentityStore
@@ -41,8 +42,10 @@ from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport import endpoints
+from canfield_server.transport.admin import admin_routes
 from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
 from canfield_server.transport.instance import InstanceHeader, instance_header
+from canfield_server.transport.process_beat import ProcessBeat
 from canfield_server.transport.share import ReplayShare
 from canfield_server.transport.ws import WebSocketEndpoint
 
@@ -162,10 +165,14 @@ def create_app(
         dealer.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
         app.state.reviews = reviews
+        app.state.console = console = ConsoleStore(redis, settings.presence_stale_ms)
+        process_beat = ProcessBeat(settings.instance, console, ws, hub, settings.presence_s)
+        process_beat.start()
         try:
             yield
         finally:
             await close_in_turn(
+                ("the process beat", process_beat.stop),
                 ("the rooms", hub.shutdown),
                 ("the daily deals", dealer.close),
                 ("the reviews", reviews.close),
@@ -207,6 +214,9 @@ def create_app(
         Route("/history", endpoints.history_download, methods=["GET"]),
         Route("/daily", pages.page("daily.html")),
         Route("/me", pages.page("me.html")),
+        # the console's page is served at /admin only, and only when it is on
+        Route("/admin.html", endpoints.not_found),
+        *admin_routes(settings, pages.page("admin.html")),
         *extra_routes,
         Route("/metrics", endpoints.metrics_endpoint, methods=["GET"]),
     ]

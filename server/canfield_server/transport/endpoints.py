@@ -15,6 +15,7 @@ from importlib.util import find_spec
 
 from canfield_protocol import ErrorCode, ProtocolError, encode
 from redis.exceptions import RedisError
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.staticfiles import StaticFiles
@@ -27,6 +28,7 @@ __all__ = [
     "web_root",
     "Pages",
     "RevalidatedFiles",
+    "not_found",
     "healthz",
     "metrics_endpoint",
     "replay",
@@ -105,6 +107,11 @@ class Pages:
 async def metrics_endpoint(request: Request) -> Response:
     body, media_type = metrics.exposition()
     return Response(body, media_type=media_type)
+
+
+async def not_found(request: Request) -> Response:
+    """A path that exists as a file but is not served there (the 404 page answers)."""
+    raise HTTPException(404)
 
 
 async def healthz(request: Request) -> Response:

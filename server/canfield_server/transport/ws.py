@@ -25,6 +25,7 @@ from canfield_server.ops import metrics
 from canfield_server.ops.logs import Tally
 from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
+from canfield_server.storage.errors import STORAGE_ERRORS
 
 __all__ = ["WsPeer", "WebSocketEndpoint"]
 
@@ -170,6 +171,19 @@ class _IdleWatch:
             self.timer = None
 
 
+async def _blocked(scope: Scope, ip: str) -> bool:
+    """Has the operator blocked this address (``cf:block:ADDRESS``, every process
+    sees it)? Redis out of reach: not blocked - a block must not lock everyone out."""
+    console = getattr(scope["app"].state, "console", None)
+    if console is None:
+        return False
+    try:
+        return bool(await console.is_blocked(ip))
+    except STORAGE_ERRORS as exc:
+        log.warning("block list not read: %s", exc)
+        return False
+
+
 def _err(code: str, message: str) -> str:
     return encode(Error(code=code, message=message)).decode()
 
@@ -210,6 +224,16 @@ class WebSocketEndpoint:
         self.handshakes = handshakes
         self.handshakes_exempt = handshakes_exempt
         self.refusals = Tally(log)
+        #: every open connection of this process (the operator's notice reaches them all)
+        self.peers: set[WsPeer] = set()
+        #: the operator's notice as a frame, sent to each new connection while it lasts
+        #: (``transport.process_beat`` keeps it current); None: no notice
+        self.notice: str | None = None
+
+    def tell_all(self, text: str) -> None:
+        """Send one frame to every open connection of this process."""
+        for peer in list(self.peers):
+            peer.send(text)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
@@ -221,6 +245,10 @@ class WebSocketEndpoint:
         ip = client[0] if client else None
         if not self._handshake_allowed(ip):
             await send({"type": "websocket.close", "code": 1013, "reason": "too many connections"})
+            return
+        if ip is not None and await _blocked(scope, ip):
+            self.refusals.note("websocket handshakes refused: address blocked", ip)
+            await send({"type": "websocket.close", "code": 1008, "reason": "address blocked"})
             return
         await send({"type": "websocket.accept", "headers": self.accept_headers})
         await self._serve(scope["app"].state.hub, receive, send, ip)
@@ -237,6 +265,9 @@ class WebSocketEndpoint:
         metrics.client_connected()
         peer = WsPeer(send, ip, self.max_queued_frames)
         writer = asyncio.create_task(peer.writer())
+        self.peers.add(peer)
+        if self.notice is not None:
+            peer.send(self.notice)
         limiter = self.limiter_factory()
         abuse = TokenBucket(1.0, self.abuse_refusals)
         cap = self.max_frame_bytes
@@ -282,6 +313,7 @@ class WebSocketEndpoint:
                 await peer.flush()
         finally:
             idle.stop()
+            self.peers.discard(peer)
             metrics.client_disconnected()
             try:
                 await hub.detach(peer)

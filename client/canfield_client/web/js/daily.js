@@ -14,7 +14,7 @@ import { Leaderboard } from "./leaderboard.js";
 import { Connection } from "./net.js";
 import { ACTION_ERRORS, DONE_STATUSES as DONE, ERR } from "./protocol.js";
 import { Actions } from "./state.js";
-import { dayBefore, flash, initShell, replayPage } from "./shell.js";
+import { dayBefore, flash, initShell, replayPage, showNotices } from "./shell.js";
 import { verdictText, watchReviews } from "./review.js";
 import { getName, getPref, setName, setPref } from "./store.js";
 import { placeText } from "./words.js";
@@ -22,6 +22,7 @@ import { placeText } from "./words.js";
 const POLL_MS = 5000;
 
 const conn = new Connection();
+showNotices(conn);
 const identity = attachIdentity(conn);
 const actions = new Actions((msg) => conn.send(msg));
 

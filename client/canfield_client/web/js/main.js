@@ -18,7 +18,7 @@ import { Connection } from "./net.js";
 import { ACTION_ERRORS, DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
-import { flash, initShell } from "./shell.js";
+import { flash, initShell, showBanner, showNotices } from "./shell.js";
 import { Sounds } from "./sound.js";
 import { Actions, state, subscribe, update } from "./state.js";
 import { clearSeat, getName, getPref, getSeat, setPref, setSeat } from "./store.js";
@@ -28,6 +28,7 @@ import { WatchScreen } from "./watchscreen.js";
 const HINT_ERRORS = new Set([ERR.NOT_ALLOWED, ERR.WRONG_PHASE, ERR.NOT_PLAYER, ERR.UNAVAILABLE]);
 
 const conn = new Connection();
+showNotices(conn);
 attachIdentity(conn); // `identify` goes first on every connection: races land in this browser's history
 const actions = new Actions((msg) => conn.send(msg));
 let outbox = null; // a create/join/resume waiting for the link
@@ -376,6 +377,7 @@ conn.on("close", () => {
 
 conn.on("joined", (msg) => {
   pending = null;
+  document.body.classList.remove("room-closed");
   if (state.me?.id !== msg.player_id) {
     // another seat (or room) than the one on screen: forget the old race
     Object.assign(state, { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null });
@@ -464,7 +466,21 @@ conn.on("left", (msg) => {
   publicLobby.left();
 });
 conn.on("bot_offer", (msg) => publicLobby.offer(msg, state.roomState));
-conn.on("kicked", (msg) => seatGone(msg, t("kicked")));
+conn.on("kicked", (msg) => (msg.by === "operator" ? roomClosed(msg) : seatGone(msg, t("kicked"))));
+
+/** The operator closed the room: the seat is gone, but results of a race cut
+ * short stay on screen (with no way back into the room), and the page says why. */
+function roomClosed(msg) {
+  if (!state.finished) {
+    seatGone(msg, t("room_closed"));
+    return;
+  }
+  clearSeat(msg.room);
+  pending = outbox = null;
+  state.room = null;
+  document.body.classList.add("room-closed");
+  showBanner("room_closed", "");
+}
 conn.on("bot_failed", (msg) => flash(t("bot_failed", { name: msg.name })));
 
 conn.on("error", (msg) => {

@@ -9,7 +9,7 @@ import { ask, initConfirm } from "./confirm.js";
 import { errorText } from "./errors.js";
 import { attachIdentity, identityToken } from "./identity.js";
 import { Connection } from "./net.js";
-import { flash, initShell, replayPage, when } from "./shell.js";
+import { flash, initShell, replayPage, showNotices, when } from "./shell.js";
 import { placeText } from "./words.js";
 
 const LIMIT = 50;
@@ -17,6 +17,7 @@ const CHART_RACES = 20;
 const NS = "http://www.w3.org/2000/svg";
 
 const conn = new Connection();
+showNotices(conn);
 const identity = attachIdentity(conn);
 let data = null; // the last `history` message
 

@@ -2,8 +2,8 @@
 // page in the chosen language, a toast.
 
 import { mountChrome } from "./chrome.js";
-import { $ } from "./dom.js";
-import { applyStatic, browserLanguage, onLangChange, setLang } from "./i18n.js";
+import { $, h } from "./dom.js";
+import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
 import { getPref, setPref } from "./store.js";
 
 /** Write the header, pick the language (remembered for every page), fill the words. */
@@ -54,4 +54,31 @@ export function when(serverMs, lang) {
   } catch {
     return at.toISOString().slice(0, 16).replace("T", " ");
   }
+}
+
+/** A banner under the header, with a label and a text, until the reader closes
+ * it (one at a time: a new one replaces the last). */
+export function showBanner(labelKey, text) {
+  document.querySelector(".banner.notice")?.remove();
+  const close = h("button", { type: "button", class: "quiet", "data-i18n": "close" }, t("close"));
+  const banner = h(
+    "div",
+    { class: text ? "banner notice" : "banner notice bare", role: "status" },
+    h("strong", { "data-i18n": labelKey }, t(labelKey)),
+    text ? h("span", { class: "notice-text" }, text) : null,
+    close,
+  );
+  close.addEventListener("click", () => banner.remove());
+  document.querySelector("header.top").after(banner);
+}
+
+/** The operator's notice (a `notice` message, in the operator's words): a banner;
+ * each notice shows once. */
+export function showNotices(conn) {
+  let shown = null;
+  conn.on("notice", (msg) => {
+    if (msg.id === shown) return;
+    shown = msg.id;
+    showBanner("notice_label", msg.text);
+  });
 }

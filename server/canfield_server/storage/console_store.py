@@ -1,0 +1,196 @@
+"""What the operator console reads and writes in Redis, for every process at once.
+
+The console must show the whole server, not the memory of the process that
+answers it: rooms come from their hashes (``cf:{CODE}:room``, found with
+SCAN) and presence tables, processes from the table each one beats into
+(``cf:procs``), blocked addresses from keys that expire by themselves
+(``cf:block:ADDRESS``), and the notice every page shows from ``cf:notice``.
+
+==============================  ======  ==========================================
+key                             type    holds
+==============================  ======  ==========================================
+``cf:procs``                    hash    process name -> ``{"conns", "rooms", "beat"}``
+``cf:block:ADDRESS``            string  why (JSON: ``{"by", "at"}``), expiring when the
+                                        block ends
+``cf:notice``                   string  ``{"id", "text", "at"}``: the notice pages show,
+                                        expiring with it
+==============================  ======  ==========================================
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import msgspec
+from canfield_protocol import Role, RoomState
+
+from canfield_server.storage import keys
+from canfield_server.storage.presence_table import live_counts, live_origins
+
+__all__ = ["ConsoleStore", "PROCS", "NOTICE", "block_key"]
+
+PROCS = "cf:procs"
+NOTICE = "cf:notice"
+_BLOCK_PREFIX = "cf:block:"
+#: rooms one listing reads at most (a console page, not an export)
+MAX_ROOMS = 500
+
+_state_decoder = msgspec.json.Decoder(RoomState)
+
+
+def block_key(address: str) -> str:
+    return f"{_BLOCK_PREFIX}{address}"
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else (value or "")
+
+
+class ConsoleStore:
+    def __init__(self, redis: Any, stale_ms: int) -> None:
+        self.redis = redis
+        #: a process (or a room's connections held by it) silent this long is gone
+        self.stale_ms = stale_ms
+
+    # ------------------------------------------------------------ processes
+
+    async def beat_process(self, name: str, conns: int, rooms: int) -> None:
+        entry = json.dumps({"conns": conns, "rooms": rooms, "beat": _now_ms()})
+        await self.redis.hset(PROCS, name, entry)
+
+    async def forget_process(self, name: str) -> None:
+        await self.redis.hdel(PROCS, name)
+
+    async def processes(self) -> list[dict[str, Any]]:
+        """Processes with a fresh beat (stale ones are removed on the way)."""
+        oldest = _now_ms() - self.stale_ms
+        alive, gone = [], []
+        for name, raw in (await self.redis.hgetall(PROCS)).items():
+            entry = json.loads(raw)
+            if entry["beat"] < oldest:
+                gone.append(name)
+            else:
+                alive.append({"name": _text(name), **entry})
+        if gone:
+            await self.redis.hdel(PROCS, *gone)
+        return sorted(alive, key=lambda p: p["name"])
+
+    # ------------------------------------------------------------ rooms
+
+    async def room_codes(self) -> list[str]:
+        codes: list[str] = []
+        async for key in self.redis.scan_iter(match="cf:{*}:room", count=500):
+            codes.append(_text(key)[4:-6])  # cf:{CODE}:room
+            if len(codes) >= MAX_ROOMS:
+                break
+        return codes
+
+    async def rooms(self) -> list[dict[str, Any]]:
+        """Every room: phase, racers, spectators, connections, age, creator's address."""
+        codes = await self.room_codes()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hmget(keys.room(code), "state", "phase", "ip", "created")
+                pipe.hgetall(keys.presence(code))
+            replies = await pipe.execute()
+        now, oldest = _now_ms(), _now_ms() - self.stale_ms
+        listed = []
+        for code, (state_raw, phase, ip, created), table in zip(
+            codes, replies[::2], replies[1::2], strict=True
+        ):
+            if state_raw is None:
+                continue  # expired between the scan and the read
+            listed.append(self._summary(code, state_raw, phase, ip, created, table, now, oldest))
+        return sorted(listed, key=lambda r: (r["phase"], -(r["age_s"] or 0)))
+
+    @staticmethod
+    def _summary(
+        code: str,
+        state_raw: bytes,
+        phase: bytes | None,
+        ip: bytes | None,
+        created: bytes | None,
+        table: dict[bytes, bytes],
+        now: int,
+        oldest: int,
+    ) -> dict[str, Any]:
+        state = _state_decoder.decode(state_raw)
+        counts = live_counts(table, oldest)
+        players = [m for m in state.members if m.role == Role.PLAYER]
+        return {
+            "code": code,
+            "phase": _text(phase) or str(state.phase),
+            "race": state.race,
+            "players": [m.name for m in players],
+            "spectators": sum(1 for m in state.members if m.role != Role.PLAYER),
+            "connections": sum(counts.values()),
+            "processes": len(live_origins(table, oldest)),
+            "age_s": (now - int(created)) // 1000 if created else None,
+            "owner": _text(ip) or None,
+        }
+
+    async def forget_room(self, code: str) -> None:
+        """A closed room's keys go at once (its players' boards lapse with their TTL)."""
+        await self.redis.delete(*keys.room_keys(code), keys.servers(code))
+        await self.redis.zrem(keys.DUE, code)
+
+    # ------------------------------------------------------------ blocks
+
+    async def block(self, address: str, seconds: int, by: str) -> None:
+        why = json.dumps({"by": by, "at": _now_ms()})
+        await self.redis.set(block_key(address), why, ex=seconds)
+
+    async def unblock(self, address: str) -> bool:
+        return bool(await self.redis.delete(block_key(address)))
+
+    async def is_blocked(self, address: str) -> bool:
+        return bool(await self.redis.exists(block_key(address)))
+
+    async def blocks(self) -> list[dict[str, Any]]:
+        names = [k async for k in self.redis.scan_iter(match=f"{_BLOCK_PREFIX}*", count=500)]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.get(name)
+                pipe.ttl(name)
+            replies = await pipe.execute()
+        listed = []
+        for name, why, ttl in zip(names, replies[::2], replies[1::2], strict=True):
+            if why is None or ttl < 0:
+                continue
+            listed.append(
+                {"address": _text(name)[len(_BLOCK_PREFIX) :], "left_s": ttl, **json.loads(why)}
+            )
+        return sorted(listed, key=lambda b: b["address"])
+
+    # ------------------------------------------------------------ the notice
+
+    async def post_notice(self, text: str, seconds: int) -> dict[str, Any]:
+        notice = {"id": f"{_now_ms():x}", "text": text, "at": _now_ms()}
+        await self.redis.set(NOTICE, json.dumps(notice), ex=seconds)
+        return notice
+
+    async def notice(self) -> dict[str, Any] | None:
+        raw = await self.redis.get(NOTICE)
+        return json.loads(raw) if raw else None
+
+    # ------------------------------------------------------------ Redis itself
+
+    async def redis_info(self) -> dict[str, Any]:
+        memory = await self.redis.info("memory")
+        persistence = await self.redis.info("persistence")
+        return {
+            "used_memory": memory.get("used_memory"),
+            "used_memory_peak": memory.get("used_memory_peak"),
+            "maxmemory": memory.get("maxmemory"),
+            "aof_enabled": bool(persistence.get("aof_enabled")),
+            "aof_rewrite_in_progress": bool(persistence.get("aof_rewrite_in_progress")),
+            "aof_last_write_status": persistence.get("aof_last_write_status"),
+            "aof_last_bgrewrite_status": persistence.get("aof_last_bgrewrite_status"),
+            "rdb_last_save_time": persistence.get("rdb_last_save_time"),
+        }

@@ -1,0 +1,202 @@
+"""The operator console: ``/admin`` (the page) and its JSON API ``/admin/api/...``.
+
+Off - every path 404 - unless ``CANFIELD_ADMIN_TOKEN`` is set. The page
+itself holds no data: it asks for the token, keeps it in the tab's
+``sessionStorage`` and calls the API, where every request must carry
+``Authorization: Bearer <token>`` (compared in constant time; 401
+otherwise). Every request counts against its address's budget (429 past
+it), so a token cannot be guessed at speed. The token is never logged:
+an action's audit line names the operator by the first characters of the
+token's SHA-256 and their address.
+
+What the API shows is read from Redis (``storage.console_store``), so any
+process answers for all of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from canfield_server.ops.config import Settings
+from canfield_server.ops.logs import event
+from canfield_server.ops.ratelimit import PerAddress
+from canfield_server.storage.console_store import ConsoleStore
+from canfield_server.storage.errors import STORAGE_ERRORS
+
+__all__ = ["admin_routes"]
+
+log = logging.getLogger(__name__)
+
+#: requests one address may make to the console: a burst, then per second (the page
+#: polls every few seconds; a guesser gets two tries a second)
+REQUESTS_BURST = 30
+REQUESTS_PER_S = 2.0
+#: the longest block and the longest notice, in seconds (a week)
+MAX_SECONDS = 7 * 24 * 3600
+MAX_NOTICE_CHARS = 280
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _refused(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status)
+
+
+class BadInput(ValueError):
+    """A request the console refuses (400) with this message; nothing is changed."""
+
+
+class AdminConsole:
+    def __init__(self, token: str, page: Endpoint) -> None:
+        self.token = token.encode()
+        #: who the audit lines name: the token's hash, never the token
+        self.token_id = hashlib.sha256(self.token).hexdigest()[:8]
+        self.page_endpoint = page
+        self.budget = PerAddress(REQUESTS_PER_S, REQUESTS_BURST)
+
+    def _console(self, request: Request) -> ConsoleStore:
+        console: ConsoleStore = request.app.state.console
+        return console
+
+    def _address(self, request: Request) -> str:
+        return request.client.host if request.client else "-"
+
+    def _authorized(self, request: Request) -> bool:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode(), self.token
+        )
+
+    def guarded(self, handler: Endpoint) -> Endpoint:
+        """``handler`` behind the budget and the token; storage trouble is a 503."""
+
+        async def endpoint(request: Request) -> Response:
+            if not self.budget.allow(self._address(request)):
+                return _refused(429, "too many requests; slow down")
+            if not self._authorized(request):
+                return _refused(401, "a valid operator token is required")
+            try:
+                return await handler(request)
+            except BadInput as exc:
+                return _refused(400, str(exc))
+            except STORAGE_ERRORS as exc:
+                return _refused(503, f"storage unavailable: {exc}")
+
+        return endpoint
+
+    def audit(self, request: Request, what: str, **fields: Any) -> None:
+        event(
+            log,
+            "admin.action",
+            logging.WARNING,
+            who=f"{self.token_id}@{self._address(request)}",
+            what=what,
+            **fields,
+        )
+
+    # ------------------------------------------------------------ reading
+
+    async def page(self, request: Request) -> Response:
+        if not self.budget.allow(self._address(request)):
+            return _refused(429, "too many requests; slow down")
+        return await self.page_endpoint(request)
+
+    async def overview(self, request: Request) -> Response:
+        console = self._console(request)
+        return JSONResponse(
+            {
+                "processes": await console.processes(),
+                "rooms": await console.rooms(),
+                "blocks": await console.blocks(),
+                "notice": await console.notice(),
+                "redis": await console.redis_info(),
+            }
+        )
+
+    # ------------------------------------------------------------ acting
+
+    async def block(self, request: Request) -> Response:
+        body = await _json(request)
+        address, seconds = _address_of(body), _seconds_of(body)
+        await self._console(request).block(
+            address, seconds, f"{self.token_id}@{self._address(request)}"
+        )
+        self.audit(request, "block", address=address, seconds=seconds)
+        return JSONResponse({"blocked": address, "seconds": seconds})
+
+    async def unblock(self, request: Request) -> Response:
+        address = _address_of(await _json(request))
+        removed = await self._console(request).unblock(address)
+        self.audit(request, "unblock", address=address, was_blocked=removed)
+        return JSONResponse({"unblocked": address, "was_blocked": removed})
+
+    async def close_room(self, request: Request) -> Response:
+        code = str(request.path_params["code"]).upper()
+        if not code.isalnum() or len(code) > 12:
+            raise BadInput(f"not a room code: {code[:20]!r}")
+        if not await request.app.state.hub.close_room(code):
+            return _refused(404, f"no room {code}")
+        # nobody joins a closed room: its keys go (replays and histories stay)
+        await self._console(request).forget_room(code)
+        self.audit(request, "close room", room=code)
+        return JSONResponse({"closed": code})
+
+    async def notice(self, request: Request) -> Response:
+        body = await _json(request)
+        text = body.get("text")
+        if not isinstance(text, str) or not 0 < len(text.strip()) <= MAX_NOTICE_CHARS:
+            raise BadInput(f"text: 1 to {MAX_NOTICE_CHARS} characters")
+        seconds = _seconds_of(body)
+        posted = await self._console(request).post_notice(text.strip(), seconds)
+        self.audit(request, "notice", text=posted["text"], seconds=seconds)
+        return JSONResponse(posted)
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise BadInput("the body must be JSON") from None
+    if not isinstance(body, dict):
+        raise BadInput("the body must be a JSON object")
+    return body
+
+
+def _address_of(body: dict[str, Any]) -> str:
+    raw = body.get("address")
+    try:
+        return str(ipaddress.ip_address(str(raw).strip()))
+    except ValueError:
+        raise BadInput(f"address: not an IP address: {str(raw)[:60]!r}") from None
+
+
+def _seconds_of(body: dict[str, Any]) -> int:
+    seconds = body.get("seconds")
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 0 < seconds <= MAX_SECONDS:
+        raise BadInput(f"seconds: a whole number from 1 to {MAX_SECONDS}")
+    return seconds
+
+
+def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
+    """The console's routes; none when no token is set (every path is then a 404)."""
+    if not settings.admin_token:
+        return []
+    console = AdminConsole(settings.admin_token, page)
+    guarded = console.guarded
+    return [
+        Route("/admin", console.page, methods=["GET"]),
+        Route("/admin/api/overview", guarded(console.overview), methods=["GET"]),
+        Route("/admin/api/block", guarded(console.block), methods=["POST"]),
+        Route("/admin/api/unblock", guarded(console.unblock), methods=["POST"]),
+        Route("/admin/api/notice", guarded(console.notice), methods=["POST"]),
+        Route("/admin/api/rooms/{code}/close", guarded(console.close_room), methods=["POST"]),
+    ]

@@ -1,0 +1,178 @@
+"""The operator console's API on real processes sharing one Redis: off without a
+token, 401 without the right one, the whole server's rooms and processes from any
+process, a notice reaching every connected page, a block refusing an address at
+the handshake until it expires - each action in the log, the token never."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+import websockets
+from canfield_client.processes import ServerProcess
+
+from tests.conftest import ServerFactory
+from tests.server.conftest import TIMEOUT, Connect
+
+TOKEN = "operator-secret-4f1c9a7e"
+ON = {"CANFIELD_ADMIN_TOKEN": TOKEN, "CANFIELD_PRESENCE_S": "0.5", "CANFIELD_COUNTDOWN_S": "0.3"}
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def _call(url: str, headers: dict[str, str] | None = None, body: Any = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
+    try:
+        return status, json.loads(raw)
+    except ValueError:
+        return status, raw.decode(errors="replace")
+
+
+async def call(server: ServerProcess, path: str, **kwargs: Any) -> tuple[int, Any]:
+    return await asyncio.to_thread(_call, server.http_url + path, **kwargs)
+
+
+async def overview_until(server: ServerProcess, ok: Any, what: str) -> dict[str, Any]:
+    """The console's overview once ``ok(overview)`` holds (processes beat twice a second)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        status, body = await call(server, "/admin/api/overview", headers=BEARER)
+        assert status == 200, body
+        if ok(body):
+            return body
+        assert time.monotonic() < deadline, f"{what}: {body}"
+        await asyncio.sleep(0.2)
+
+
+async def test_console_is_off_without_a_token(server_factory: ServerFactory) -> None:
+    off = server_factory()
+    for path in ("/admin", "/admin.html", "/admin/api/overview"):
+        status, _ = await call(off, path, headers=BEARER)
+        assert status == 404, path
+
+
+async def test_console_sees_every_process_and_acts_on_all(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
+    a, b = server_factory(env=ON), server_factory(env=ON)
+
+    # the token, and only the token
+    assert (await call(a, "/admin/api/overview"))[0] == 401
+    assert (await call(a, "/admin/api/overview", headers={"Authorization": "Bearer nope"}))[
+        0
+    ] == 401
+    assert (await call(a, "/admin/api/overview", headers={"Authorization": TOKEN}))[0] == 401
+    status, page = await call(a, "/admin")
+    assert status == 200 and "admin.js" in page  # the page holds no data, only the form
+
+    # a room on one process, its spectator on the other: both processes see it whole
+    host = await connect(a.ws_url)
+    code = (await host.create("Ann"))["room"]
+    guest = await connect(b.ws_url)
+    assert (await guest.join(code, "Bo", "spectator"))["type"] == "joined"
+    for server in (a, b):
+        seen = await overview_until(
+            server,
+            lambda o: (
+                any(r["code"] == code and r["connections"] == 2 for r in o["rooms"])
+                and sum(p["conns"] for p in o["processes"]) >= 2
+            ),
+            "the room with both connections, from every process",
+        )
+        room = next(r for r in seen["rooms"] if r["code"] == code)
+        assert room["phase"] == "lobby" and room["players"] == ["Ann"]
+        assert room["spectators"] == 1 and room["processes"] == 2
+        assert room["owner"] == "127.0.0.1" and room["age_s"] is not None
+        assert len(seen["processes"]) == 2
+        assert seen["redis"]["aof_enabled"] is True and seen["redis"]["used_memory"] > 0
+
+    # a notice reaches every connected page, on every process, and pages that come later
+    status, posted = await call(
+        b, "/admin/api/notice", headers=BEARER, body={"text": "Restart at 22:00", "seconds": 60}
+    )
+    assert status == 200, posted
+    for client in (host, guest):
+        told = await client.expect("notice")
+        assert told == {"type": "notice", "id": posted["id"], "text": "Restart at 22:00"}
+    late = await connect(a.ws_url)
+    assert (await late.expect("notice"))["id"] == posted["id"]
+    bad = await call(b, "/admin/api/notice", headers=BEARER, body={"text": " ", "seconds": 60})
+    assert bad[0] == 400 and "text" in bad[1]["error"]
+
+    # a block refuses the address at the handshake on every process, then expires
+    assert (await call(a, "/admin/api/block", headers=BEARER, body={"address": "x", "seconds": 5}))[
+        0
+    ] == 400
+    status, _ = await call(
+        a, "/admin/api/block", headers=BEARER, body={"address": "127.0.0.2", "seconds": 2}
+    )
+    assert status == 200
+    listed = await overview_until(b, lambda o: o["blocks"], "the block listed")
+    assert [x["address"] for x in listed["blocks"]] == ["127.0.0.2"]
+    for server in (a, b):
+        with pytest.raises(websockets.InvalidStatus):
+            await connect(server.ws_url, "127.0.0.2")
+    assert (await (await connect(b.ws_url, "127.0.0.3")).request("pong", type="ping", t=1))[
+        "type"
+    ] == "pong"
+    deadline = time.monotonic() + TIMEOUT
+    while True:  # the block lapses by itself (Redis expires it)
+        try:
+            await connect(b.ws_url, "127.0.0.2")
+            break
+        except websockets.InvalidStatus:
+            assert time.monotonic() < deadline, "the block never expired"
+            await asyncio.sleep(0.3)
+    await overview_until(b, lambda o: not o["blocks"], "the lapsed block gone from the list")
+
+    # every action is an audit line naming the operator by the token's hash; never the token
+    logs = "".join(p.log_path.read_text() for p in (a, b))
+    assert logs.count("admin.action") >= 2 and "127.0.0.2" in logs
+    assert TOKEN not in logs
+
+    # guessing is slowed: past the address's budget, 429 even with the right token
+    statuses = [
+        (await call(a, "/admin/api/overview", headers={"Authorization": "Bearer guess"}))[0]
+        for _ in range(40)
+    ]
+    assert statuses[0] == 401 and statuses[-1] == 429
+
+
+async def test_closing_a_room_mid_race_gives_everyone_the_results_and_why(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
+    a, b = server_factory(env=ON), server_factory(env=ON)
+    ann = await connect(a.ws_url)
+    code = (await ann.create("Ann"))["room"]
+    bob = await connect(b.ws_url)
+    assert (await bob.join(code, "Bob"))["type"] == "joined"
+    cy = await connect(b.ws_url)
+    assert (await cy.join(code, "Cy", "spectator"))["type"] == "joined"
+    await ann.send(type="start", force=True)
+    for racer in (ann, bob):
+        await racer.expect("started")
+
+    assert (await call(a, "/admin/api/rooms/NOSUCH/close", headers=BEARER, body={}))[0] == 404
+    status, _ = await call(a, f"/admin/api/rooms/{code}/close", headers=BEARER, body={})
+    assert status == 200
+    for client in (ann, bob, cy):  # the results so far, then why the room went
+        finished = await client.expect("finished")
+        assert {row["name"] for row in finished["standings"]} == {"Ann", "Bob"}
+        told = await client.expect("kicked")
+        assert told["by"] == "operator" and told["room"] == code
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await client.ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+    late = await connect(b.ws_url)
+    assert (await late.join(code, "Dee"))["code"] == "unknown-room"  # gone for good
+    assert "close room" in a.log_path.read_text()

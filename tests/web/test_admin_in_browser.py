@@ -1,0 +1,98 @@
+"""The operator console in a browser: it asks for the token (a wrong one is told
+so), then shows a room made on the race page, posts a notice the race page shows
+as a banner, blocks and unblocks an address, and closes the room (its player is
+told why) - at the four sizes, in English and Croatian, with the site's header
+and no sideways scroll.
+
+Screenshots of each size and language go to ``$ADMIN_SHOTS`` when it is set.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from canfield_client.processes import ServerProcess
+from playwright.sync_api import Browser, Page, expect
+
+from tests.conftest import ServerFactory
+from tests.web.pages import create_room, new_page, pick_language
+
+TOKEN = "console-token-8d2e61b0"
+SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
+
+
+@pytest.fixture
+def console_server(server_factory: ServerFactory) -> ServerProcess:
+    return server_factory(env={"CANFIELD_ADMIN_TOKEN": TOKEN, "CANFIELD_PRESENCE_S": "0.5"})
+
+
+def fits(page: Page) -> bool:
+    return bool(page.evaluate("document.scrollingElement.scrollWidth <= innerWidth + 0.5"))
+
+
+def test_console_shows_the_server_and_acts(browser: Browser, console_server: ServerProcess) -> None:
+    base = console_server.http_url
+    player = new_page(browser)
+    code = create_room(player, base, "Ann")
+
+    console = new_page(browser)
+    console.goto(base + "/admin")
+    expect(console.locator("header.top .brand")).to_be_visible()  # the site's own header
+    console.fill("#adm-token", "not-the-token")
+    console.click("#adm-login button[type=submit]")
+    expect(console.locator("#adm-login-error")).to_have_text("That token is not right.")
+    console.fill("#adm-token", TOKEN)
+    console.click("#adm-login button[type=submit]")
+    room_row = console.locator("#adm-rooms tbody tr", has_text=code)
+    expect(room_row).to_contain_text("Lobby")
+    expect(room_row).to_contain_text("1: Ann")
+    expect(console.locator("#adm-procs tbody tr")).to_have_count(1)
+
+    # a notice reaches the race page as a banner
+    console.fill("#adm-notice-text", "Restart at 22:00")
+    console.click("#adm-notice-form button")
+    expect(player.locator(".banner.notice")).to_contain_text("Restart at 22:00")
+    expect(console.locator("#adm-notice-now")).to_contain_text("Restart at 22:00")
+
+    # a block is listed, and lifted
+    console.fill("#adm-block-addr", "203.0.113.9")
+    console.click("#adm-block-form button")
+    block_row = console.locator("#adm-blocks tbody tr", has_text="203.0.113.9")
+    expect(block_row).to_contain_text("59 minutes")
+    console.fill("#adm-block-addr", "not an address")
+    console.click("#adm-block-form button")
+    expect(console.locator("#adm-error")).to_contain_text("not an IP address")
+    block_row.get_by_role("button").click()
+    expect(console.locator("#adm-blocks tbody")).to_contain_text("No address is blocked.")
+
+    shots = os.environ.get("ADMIN_SHOTS")
+    for lang, heading, lobby in (
+        ("en", "Operator console", "Lobby"),
+        ("hr", "Upravljačka konzola", "Predvorje"),
+    ):
+        for width, height in SIZES:
+            console.set_viewport_size({"width": width, "height": height})
+            pick_language(console, lang)
+            expect(console.locator("h1")).to_have_text(heading)
+            expect(room_row).to_contain_text(lobby)
+            assert fits(console), f"sideways scroll at {width}x{height} {lang}"
+            if shots:
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                shot = f"{shots}/admin-{lang}-{width}x{height}.png"
+                console.screenshot(path=shot, full_page=True)
+    player.set_viewport_size({"width": 390, "height": 844})
+    pick_language(player, "hr")
+    expect(player.locator(".banner.notice strong")).to_have_text("Obavijest poslužitelja")
+    if shots:
+        player.screenshot(path=f"{shots}/notice-hr-390x844.png")
+
+    # closing the room (after a confirmation) sends its player home, told why
+    room_row.get_by_role("button", name="Zatvori sobu").click()
+    console.locator("#confirm-yes").click()
+    expect(player.get_by_text("Operater poslužitelja zatvorio je ovu sobu.")).to_be_visible()
+    expect(console.locator("#adm-rooms tbody")).to_contain_text("Nema soba.")
+    if shots:
+        player.screenshot(path=f"{shots}/closed-hr-390x844.png")
+        console.screenshot(path=f"{shots}/closed-console-hr-360x740.png", full_page=True)
