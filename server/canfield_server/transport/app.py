@@ -38,8 +38,9 @@ from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
-from canfield_server.transport import endpoints
+from canfield_server.transport import endpoints, ladder
 from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
 from canfield_server.transport.instance import InstanceHeader, instance_header
 from canfield_server.transport.share import ReplayShare
@@ -138,6 +139,11 @@ def create_app(
             room_ttl_s=settings.room_ttl_s,
             url=url,
         )
+        ratings = RedisRatingStore(
+            redis,
+            retention_days=settings.history_retention_days,
+            max_points=settings.rating_history_max,
+        )
         dealer = DailyDealer(redis, pool, settings)
         reviews = LineReviews(redis, pool, settings)
         bus = RoomBus(redis)
@@ -158,7 +164,7 @@ def create_app(
             pool.start()
         dealer.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
-        app.state.reviews = reviews
+        app.state.reviews, app.state.ratings = reviews, ratings
         try:
             yield
         finally:
@@ -171,6 +177,7 @@ def create_app(
                 ("the room bus", bus.stop),
                 ("the daily store", daily.close),
                 ("the identity store", identities.close),
+                ("the rating store", ratings.close),
                 ("the room store", store.close),
                 ("the Redis pool", redis.aclose),
             )
@@ -202,6 +209,9 @@ def create_app(
         Route("/history", endpoints.history_download, methods=["GET"]),
         Route("/daily", pages.page("daily.html")),
         Route("/me", pages.page("me.html")),
+        Route("/ladder", pages.page("ladder.html")),
+        Route("/api/ladder", ladder.ladder, methods=["GET"]),
+        Route("/api/rating", ladder.my_rating, methods=["GET"]),
         *extra_routes,
         Route("/metrics", endpoints.metrics_endpoint, methods=["GET"]),
     ]
