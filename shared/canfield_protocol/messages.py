@@ -73,6 +73,7 @@ __all__ = [
     "SeriesScore",
     "RoomState",
     "Row",
+    "RatedRow",
     "Welcome",
     "Joined",
     "RoomMsg",
@@ -496,6 +497,16 @@ class Row(msgspec.Struct, kw_only=True):
     status: MemberStatus
     time_ms: int
     reached_ms: int | None = None
+
+
+class RatedRow(Row, kw_only=True):
+    """A ``finished`` standings row of an identified racer in a public race: their
+    shown rating after the race, its uncertainty (``±``) and the change the race
+    made (bots, and racers of room races, have plain rows)."""
+
+    rating: int | None = None
+    rating_deviation: int | None = None
+    rating_change: int | None = None
 
 
 class _Server(msgspec.Struct, tag_field="type", kw_only=True):

@@ -53,6 +53,21 @@ async def identified(proxy: NginxProcess) -> AsyncIterator[Open]:
             await client.close()
 
 
+async def rating_of(proxy: NginxProcess, token: str) -> dict[str, Any]:
+    """An identity's draw 3 rating (``GET /api/rating``), once the race's end has
+    rated it (the hook runs just after ``finished`` goes out)."""
+    request = urllib.request.Request(
+        proxy.http_url + "/api/rating", headers={"X-Canfield-Identity": token}
+    )
+    for _ in range(100):
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            found = [r for r in json.load(reply)["ratings"] if r["draw"] == 3 and r["races"]]
+        if found:
+            return found[0]
+        await asyncio.sleep(0.1)
+    raise AssertionError("the public race was not rated")
+
+
 def live(proxy: NginxProcess) -> list[dict[str, Any]]:
     with urllib.request.urlopen(proxy.http_url + "/api/live", timeout=5) as reply:
         assert reply.headers["Content-Type"].startswith("application/json")
@@ -133,5 +148,9 @@ async def test_strangers_on_two_processes_meet_in_one_public_race(
         await client.give_up()
     await ann.wait_finished(10)
     assert room not in {r["room"] for r in live(proxy)}
+    # the race is rated: each racer's first public race in draw 3, newcomers all
+    for client in (ann, bob, cara):
+        rated = await rating_of(proxy, client.identity_token or "")
+        assert rated["draw"] == 3 and rated["races"] == 1 and rated["provisional"]
     again = await ann._request(RaceAgain(), Joined)
     assert again.room != room and again.state.public and again.role == Role.PLAYER

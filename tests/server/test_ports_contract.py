@@ -21,11 +21,15 @@ from canfield_server.room.ports import (
     DailyMove,
     DailyStore,
     IdentityStore,
+    LadderRow,
     MatchQueue,
     MoveRecord,
+    RatingPoint,
+    RatingStore,
     RoomBudget,
     RoomsRefused,
     RoomStore,
+    StoredRating,
     StoredRow,
 )
 from canfield_server.storage import keys
@@ -38,9 +42,11 @@ from canfield_server.storage.memory import (
     MemoryDailyStore,
     MemoryIdentityStore,
     MemoryMatchQueue,
+    MemoryRatingStore,
     MemoryRoomStore,
 )
 from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
 
@@ -96,6 +102,11 @@ class World:
         if self.kind == "memory":
             return MemoryDailyStore(self.backend)
         return RedisDailyStore(self.backend, self.url, retention_days=1)
+
+    def ratings(self) -> RatingStore:
+        if self.kind == "memory":
+            return MemoryRatingStore(self.backend, max_points=MAX_RACES)
+        return RedisRatingStore(self.backend, retention_days=1, max_points=MAX_RACES)
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -478,3 +489,47 @@ async def test_a_pool_gathers_into_one_race_and_live_races_are_listed(world: Wor
         assert await first.live(10) == ["AAAAAA"]
     finally:
         await close(first, second)
+
+
+# ---------------------------------------------------------------- ratings
+
+
+def rated(name: str, rating: int, races: int) -> tuple[StoredRating, LadderRow]:
+    mu = 25.0 + rating / 1000  # a mean no float text round trip may change
+    return (
+        StoredRating(mu=mu, sigma=8.0 / 3, races=races, name=name),
+        LadderRow(name=name, rating=rating, deviation=107, races=races),
+    )
+
+
+def point(at: int, rating: int) -> RatingPoint:
+    return RatingPoint(at=at, rating=rating, deviation=100, change=5, rank=1, players=3)
+
+
+async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> None:
+    store = world.ratings()
+    assert await store.ratings(3, ["a", "b"]) == {}
+    assert await store.ladder(3, 10) == []
+    a, a_row = rated("Ann", 1200, 5)
+    b, b_row = rated("Bob", 1300, 5)
+    c, c_row = rated("Cy", 1200, 5)
+    new, _ = rated("New", 1500, 1)
+    await store.save_ratings(3, [("a", a, point(1, 1200), a_row), ("b", b, point(1, 1300), b_row)])
+    await store.save_ratings(3, [("c", c, point(1, 1200), c_row), ("n", new, point(1, 1500), None)])
+    assert await store.ratings(3, ["a", "n", "z"]) == {"a": a, "n": new}
+    assert await store.ratings(1, ["a"]) == {}  # another draw mode
+    # best first; an equal rating goes by identity, descending (a sorted set read
+    # high to low); below the minimum (no row): not listed
+    assert [r.name for r in await store.ladder(3, 10)] == ["Bob", "Cy", "Ann"]
+    assert await store.ladder(3, 1) == [b_row]
+    assert await store.ladder(3, 0) == []
+    # a row taken away leaves the ladder
+    await store.save_ratings(3, [("b", b, point(2, 1290), None)])
+    assert [r.name for r in await store.ladder(3, 10)] == ["Cy", "Ann"]
+    for at in range(3, 7):
+        await store.save_ratings(3, [("a", a, point(at, 1200 + at), a_row)])
+    history = await store.rating_history("a", 3, 10)
+    assert [p.at for p in history] == [6, 5, 4]  # newest first, kept 3
+    assert await store.rating_history("a", 3, 2) == history[:2]
+    assert await store.rating_history("a", 1, 10) == []
+    await close(store)

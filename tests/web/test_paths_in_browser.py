@@ -30,9 +30,12 @@ from tests.web.test_daily_in_browser import DAY, daily_env
 
 DEAL = "CF1-D3-AAAAACL"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
-PAGES = ["/", "/daily", "/me", "/replay.html", "/no/such/page"]
+PAGES = ["/", "/daily", "/me", "/ladder", "/replay.html", "/no/such/page"]
 SMALL_PHONE: dict[str, Any] = {**PHONE, "viewport": {"width": 360, "height": 740}}
-LINKS = {"en": ["Race", "Daily race", "My races"], "hr": ["Utrka", "Dnevna utrka", "Moje utrke"]}
+LINKS = {
+    "en": ["Race", "Daily race", "My races", "Ladder"],
+    "hr": ["Utrka", "Dnevna utrka", "Moje utrke", "Ljestvica"],
+}
 
 # the tops and bottoms of what a bar shows, to tell one row from two
 ROWS = """sel => {

@@ -155,6 +155,11 @@ class Settings:
     history_retention_days: int = 90
     #: ... and at most this many races per identity
     history_max_races: int = 500
+    #: public races: rated races an identity needs before it shows on a ladder
+    #: (a newcomer's rating is too uncertain to rank, and cannot be farmed)
+    rating_min_races: int = 5
+    #: ... and the rating points kept per identity and draw mode (``/me``'s chart)
+    rating_history_max: int = 200
     #: slow clients (transport/guard.py, transport/ws.py). A request's line and
     #: headers - a WebSocket's upgrade request included - must arrive within this
     #: many seconds of the connection (or of the next request's first byte on a

@@ -35,6 +35,10 @@ __all__ = [
     "DailyAttempt",
     "DailyStore",
     "DailyDeals",
+    "StoredRating",
+    "RatingPoint",
+    "LadderRow",
+    "RatingStore",
 ]
 
 #: the exception types that mean "storage unreachable, nothing applied"
@@ -344,3 +348,60 @@ class DailyDeals(Protocol):
     async def deal(self, date: str, draw: int) -> str: ...
 
     async def known(self, date: str, draw: int) -> str | None: ...
+
+
+# ---------------------------------------------------------------- ratings
+
+
+class StoredRating(msgspec.Struct, frozen=True, kw_only=True):
+    """One identity's rating in one draw mode as stored (``room.ratings.Rating``
+    plus the name it last raced under, which the ladder shows)."""
+
+    mu: float
+    sigma: float
+    races: int
+    name: str
+
+
+class RatingPoint(msgspec.Struct, frozen=True, kw_only=True):
+    """One public race in an identity's rating history (newest first when read)."""
+
+    #: server ms when the race was rated
+    at: int
+    #: the shown rating after the race, its uncertainty, and the change
+    rating: int
+    deviation: int
+    change: int
+    rank: int
+    players: int
+
+
+class LadderRow(msgspec.Struct, frozen=True, kw_only=True):
+    """A ladder row: the name, the shown rating and its uncertainty, rated races."""
+
+    name: str
+    rating: int
+    deviation: int
+    races: int
+
+
+class RatingStore(Protocol):
+    """Ratings per identity (its token's hash) and draw mode, their histories,
+    and the ladder of each draw mode (ordered by the shown rating)."""
+
+    async def ratings(self, draw: int, identities: list[str]) -> dict[str, StoredRating]:
+        """The stored ratings of those who have one, read together."""
+        ...
+
+    async def save_ratings(
+        self, draw: int, saved: list[tuple[str, StoredRating, RatingPoint, LadderRow | None]]
+    ) -> None:
+        """Each identity's new rating, its history point (at the head; the oldest
+        beyond the kept number go) and its ladder row (None: not on the ladder)."""
+        ...
+
+    async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
+        """The first ``limit`` ladder rows, best first."""
+        ...
+
+    async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]: ...

@@ -72,6 +72,10 @@ __all__ = [
     "daily_log",
     "daily_rows",
     "daily_rank",
+    "rating",
+    "rating_history",
+    "ladder_rank",
+    "ladder_rows",
 ]
 
 
@@ -171,6 +175,13 @@ def room_keys(code: str) -> list[str]:
 # ``cf:{dly:DATE:DRAW}:log:{PID}``    list    its actions (as a room's player log)
 # ``cf:{dly:DATE:DRAW}:rows``         hash    PID -> leaderboard row JSON
 # ``cf:{dly:DATE:DRAW}:rank``         zset    PID by ``room.daily.standing_score``
+# ``cf:id:{HASH}:rating:dDRAW``        hash    public races' rating: ``mu``, ``sigma``,
+#                                             ``races``, ``name`` (the last name raced under)
+# ``cf:id:{HASH}:ratings:dDRAW``       list    its rating after each public race, newest
+#                                             first (``RatingPoint`` JSON; bounded)
+# ``cf:{ladder:DRAW}:rank``           zset    HASH by shown rating: the ladder (only
+#                                             identities with the minimum races)
+# ``cf:{ladder:DRAW}:rows``           hash    HASH -> ``LadderRow`` JSON (name, rating, ...)
 # ==================================  ======  ==========================================
 #
 # A day's keys share one hash tag (one Cluster slot), so its scripts touch them
@@ -218,3 +229,20 @@ def daily_rows(date: str, draw: int) -> str:
 
 def daily_rank(date: str, draw: int) -> str:
     return f"{_day(date, draw)}:rank"
+
+
+def rating(token_hash: str, draw: int) -> str:
+    return f"cf:id:{{{token_hash}}}:rating:d{draw}"
+
+
+def rating_history(token_hash: str, draw: int) -> str:
+    return f"cf:id:{{{token_hash}}}:ratings:d{draw}"
+
+
+def ladder_rank(draw: int) -> str:
+    """A ladder's two keys share a hash tag: one script reads the top rows."""
+    return f"cf:{{ladder:{draw}}}:rank"
+
+
+def ladder_rows(draw: int) -> str:
+    return f"cf:{{ladder:{draw}}}:rows"

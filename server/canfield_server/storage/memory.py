@@ -32,12 +32,16 @@ from canfield_server.room.ports import (
     DailyMove,
     DailyStore,
     IdentityStore,
+    LadderRow,
     MoveRecord,
+    RatingPoint,
+    RatingStore,
     RoomBudget,
     RoomBus,
     RoomRecord,
     RoomsRefused,
     RoomStore,
+    StoredRating,
     StoredRow,
 )
 from canfield_server.storage.presence_table import live_count, live_counts, live_origins, origin_of
@@ -50,6 +54,7 @@ __all__ = [
     "MemoryIdentityStore",
     "MemoryDailyStore",
     "MemoryDailyDeals",
+    "MemoryRatingStore",
 ]
 
 _state_decoder = msgspec.json.Decoder(RoomState)
@@ -112,6 +117,11 @@ class MemoryBackend:
         self.daily: dict[tuple[str, int], dict[str, _Daily]] = {}
         self.daily_rows: dict[tuple[str, int], dict[str, bytes]] = {}
         self.daily_rank: dict[tuple[str, int], dict[str, float]] = {}
+        #: (identity, draw) -> rating, and its history (newest first)
+        self.ratings: dict[tuple[str, int], StoredRating] = {}
+        self.rating_points: dict[tuple[str, int], list[RatingPoint]] = {}
+        #: draw -> identity -> its ladder row
+        self.ladders: dict[int, dict[str, LadderRow]] = {}
         self.subscribers: dict[str, set[MemoryBus]] = {}
         #: pool -> the public race it gathers into; public race -> ms it started
         self.quick: dict[str, str] = {}
@@ -553,14 +563,55 @@ class MemoryDailyDeals:
         return self.known_deals.get((date, draw))
 
 
+class MemoryRatingStore:
+    """``RatingStore`` over a ``MemoryBackend`` (``storage.rating_store``'s twin)."""
+
+    def __init__(self, backend: MemoryBackend, *, max_points: int) -> None:
+        self.backend = backend
+        self.max_points = max_points
+
+    async def close(self) -> None:
+        pass
+
+    async def ratings(self, draw: int, identities: list[str]) -> dict[str, StoredRating]:
+        found = ((i, self.backend.ratings.get((i, draw))) for i in identities)
+        return {i: rating for i, rating in found if rating is not None}
+
+    async def save_ratings(
+        self, draw: int, saved: list[tuple[str, StoredRating, RatingPoint, LadderRow | None]]
+    ) -> None:
+        ladder = self.backend.ladders.setdefault(draw, {})
+        for identity, rating, point, row in saved:
+            self.backend.ratings[identity, draw] = rating
+            points = self.backend.rating_points.setdefault((identity, draw), [])
+            points.insert(0, point)
+            del points[self.max_points :]
+            if row is None:
+                ladder.pop(identity, None)
+            else:
+                ladder[identity] = row
+
+    async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
+        # a sorted set read high to low: by score, then by member, both descending
+        ladder = self.backend.ladders.get(draw, {})
+        order = sorted(((row.rating, i) for i, row in ladder.items()), reverse=True)
+        return [ladder[i] for _, i in order[: max(0, limit)]]
+
+    async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]:
+        return self.backend.rating_points.get((identity, draw), [])[: max(0, limit)]
+
+
 if TYPE_CHECKING:  # the type checker proves each adapter is its port
 
-    def _ports(backend: MemoryBackend) -> tuple[RoomStore, RoomBus, IdentityStore, DailyStore]:
+    def _ports(
+        backend: MemoryBackend,
+    ) -> tuple[RoomStore, RoomBus, IdentityStore, DailyStore, RatingStore]:
         return (
             MemoryRoomStore(backend, 1, b"origin"),
             MemoryBus(backend),
             MemoryIdentityStore(backend, max_races=1),
             MemoryDailyStore(backend),
+            MemoryRatingStore(backend, max_points=1),
         )
 
     def _deals() -> DailyDeals:

@@ -26,10 +26,12 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from canfield_server.ops import metrics
+from canfield_server.ops.clock import SystemClock
 from canfield_server.ops.config import Settings
 from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import BotLauncher
+from canfield_server.room.rating_races import public_race_rater
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.reviews import LineReviews
@@ -40,8 +42,9 @@ from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
-from canfield_server.transport import endpoints
+from canfield_server.transport import endpoints, ladder
 from canfield_server.transport.admin import admin_routes
 from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
 from canfield_server.transport.instance import InstanceHeader, instance_header
@@ -142,6 +145,11 @@ def create_app(
             room_ttl_s=settings.room_ttl_s,
             url=url,
         )
+        ratings = RedisRatingStore(
+            redis,
+            retention_days=settings.history_retention_days,
+            max_points=settings.rating_history_max,
+        )
         dealer = DailyDealer(redis, pool, settings)
         reviews = LineReviews(redis, pool, settings)
         bus = RoomBus(redis)
@@ -157,6 +165,9 @@ def create_app(
             daily=daily,
             daily_deals=dealer,
             queue=queue,
+            ratings=public_race_rater(
+                ratings, identities, min_races=settings.rating_min_races, clock=SystemClock()
+            ),
         )
         bus.start(hub.on_event, hub.resync)
         hub.presence.start()
@@ -164,7 +175,7 @@ def create_app(
             pool.start()
         dealer.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
-        app.state.reviews = reviews
+        app.state.reviews, app.state.ratings = reviews, ratings
         app.state.console = console = ConsoleStore(redis, settings.presence_stale_ms)
         process_beat = ProcessBeat(settings.instance, console, ws, hub, settings.presence_s)
         process_beat.start()
@@ -182,6 +193,7 @@ def create_app(
                 ("the daily store", daily.close),
                 ("the match queue", queue.close),
                 ("the identity store", identities.close),
+                ("the rating store", ratings.close),
                 ("the room store", store.close),
                 ("the Redis pool", redis.aclose),
             )
@@ -217,6 +229,9 @@ def create_app(
         # the console's page is served at /admin only, and only when it is on
         Route("/admin.html", endpoints.not_found),
         *admin_routes(settings, pages.page("admin.html")),
+        Route("/ladder", pages.page("ladder.html")),
+        Route("/api/ladder", ladder.ladder, methods=["GET"]),
+        Route("/api/rating", ladder.my_rating, methods=["GET"]),
         *extra_routes,
         Route("/metrics", endpoints.metrics_endpoint, methods=["GET"]),
     ]

@@ -24,6 +24,7 @@ export const SITE_LINKS = [
   ["/", "nav_race"],
   ["/daily", "nav_daily"],
   ["/me", "nav_me"],
+  ["/ladder", "nav_ladder"],
 ];
 
 function sprite() {

@@ -22,6 +22,14 @@ export function h(tag, attrs = {}, ...children) {
 
 const SVG = "http://www.w3.org/2000/svg";
 
+/** An SVG element with its attributes, and its text if given (a chart's parts). */
+export function svgEl(tag, attrs = {}, text = null) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
+  if (text !== null) el.textContent = String(text);
+  return el;
+}
+
 /** An inline SVG that shows a symbol defined in index.html (e.g. "#s-H"). */
 export function icon(id, cls = "") {
   const svg = document.createElementNS(SVG, "svg");

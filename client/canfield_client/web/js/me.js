@@ -3,7 +3,7 @@
 // as a JSON download (GET /history with the identity's header) and a delete
 // button (after a confirmation; `delete_history`).
 
-import { $, clock, h } from "./dom.js";
+import { $, clock, h, svgEl as svg } from "./dom.js";
 import { getLang, t } from "./i18n.js";
 import { ask, initConfirm } from "./confirm.js";
 import { errorText } from "./errors.js";
@@ -11,19 +11,26 @@ import { attachIdentity, identityToken } from "./identity.js";
 import { Connection } from "./net.js";
 import { flash, initShell, replayPage, showNotices, when } from "./shell.js";
 import { placeText } from "./words.js";
+import { myRatings, renderRatings } from "./rating.js";
 
 const LIMIT = 50;
 const CHART_RACES = 20;
-const NS = "http://www.w3.org/2000/svg";
 
 const conn = new Connection();
 showNotices(conn);
 const identity = attachIdentity(conn);
 let data = null; // the last `history` message
+let ratings = null; // GET /api/rating's answer
+
+async function loadRatings() {
+  ratings = await myRatings();
+  render();
+}
 
 identity.onReady(() => {
   conn.send({ type: "history", limit: LIMIT });
   render();
+  loadRatings();
 });
 conn.on("open", () => ($("#offline").hidden = true));
 conn.on("close", () => ($("#offline").hidden = false));
@@ -51,6 +58,7 @@ function render() {
   renderStats(data?.stats || []);
   renderChart(races.slice(0, CHART_RACES).reverse());
   renderHistory(races);
+  renderRatings($("#me-rating"), ratings);
   document.title = `${t("me_title")} - ${t("title")}`;
 }
 
@@ -78,13 +86,6 @@ function renderStats(stats) {
     ),
   );
   $("#me-stats").replaceChildren(stats.length ? table : h("p", { class: "hint", text: t("me_none") }));
-}
-
-function svg(tag, attrs = {}, text = null) {
-  const el = document.createElementNS(NS, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
-  if (text !== null) el.textContent = String(text);
-  return el;
 }
 
 /** Cards home per race, oldest on the left; a win's bar is gold. */
@@ -182,6 +183,12 @@ $("#me-delete").addEventListener("click", async () => {
   if (!(await ask(t("me_sure_delete"), t("me_delete_yes")))) return;
   $("#me-error").textContent = "";
   if (!conn.send({ type: "delete_history" })) $("#me-error").textContent = t("reconnecting");
+});
+
+let resized = null;
+addEventListener("resize", () => {
+  clearTimeout(resized);
+  resized = setTimeout(() => renderRatings($("#me-rating"), ratings), 150);
 });
 
 initConfirm();

@@ -1,0 +1,107 @@
+"""Public races' ratings in Redis (``room.ports.RatingStore``).
+
+An identity's rating of a draw mode is a hash next to its identity
+(``keys.rating``; same hash tag), its history a bounded list
+(``keys.rating_history``); both live ``history_retention_days`` from the
+last rated race, as the identity does. Each draw mode's ladder is a sorted
+set by shown rating with a hash of display rows beside it (one hash tag:
+the LADDER script reads the top rows in one round trip).
+
+A race's ratings are read, computed and written without a lock: one
+identity holds one seat in one public race at a time, so no two races
+rate the same identity's draw mode at once.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from redis.asyncio import Redis, RedisCluster
+
+from canfield_server.room.ports import LadderRow, RatingPoint, StoredRating
+from canfield_server.storage import keys
+
+__all__ = ["LADDER", "RedisRatingStore"]
+
+#: The ladder's top rows.  KEYS[1] rank  KEYS[2] rows  ARGV[1] rows wanted
+#: Returns the rows' JSON, best first.
+LADDER = """
+local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #ids == 0 then return {} end
+return redis.call('HMGET', KEYS[2], unpack(ids))
+"""
+
+_point_decoder = msgspec.json.Decoder(RatingPoint)
+_row_decoder = msgspec.json.Decoder(LadderRow)
+_encoder = msgspec.json.Encoder()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisRatingStore:
+    def __init__(
+        self, redis: Redis | RedisCluster, *, retention_days: int, max_points: int
+    ) -> None:
+        self.redis = redis
+        self.ttl_s = retention_days * 86_400
+        self.max_points = max_points
+        self._ladder = redis.register_script(LADDER)
+
+    async def close(self) -> None:
+        pass
+
+    async def ratings(self, draw: int, identities: list[str]) -> dict[str, StoredRating]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for token_hash in identities:
+                pipe.hmget(keys.rating(token_hash, draw), "mu", "sigma", "races", "name")
+            found = await pipe.execute()
+        return {
+            token_hash: StoredRating(
+                mu=float(mu), sigma=float(sigma), races=int(races or 0), name=_text(name or b"")
+            )
+            for token_hash, (mu, sigma, races, name) in zip(identities, found, strict=True)
+            if mu is not None and sigma is not None
+        }
+
+    async def save_ratings(
+        self, draw: int, saved: list[tuple[str, StoredRating, RatingPoint, LadderRow | None]]
+    ) -> None:
+        rank, rows = keys.ladder_rank(draw), keys.ladder_rows(draw)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for token_hash, rating, point, ladder_row in saved:
+                key, history = keys.rating(token_hash, draw), keys.rating_history(token_hash, draw)
+                pipe.hset(
+                    key,
+                    mapping={
+                        "mu": repr(rating.mu),
+                        "sigma": repr(rating.sigma),
+                        "races": rating.races,
+                        "name": rating.name,
+                    },
+                )
+                pipe.expire(key, self.ttl_s)
+                pipe.lpush(history, _encoder.encode(point))
+                pipe.ltrim(history, 0, self.max_points - 1)
+                pipe.expire(history, self.ttl_s)
+                if ladder_row is None:
+                    pipe.zrem(rank, token_hash)
+                    pipe.hdel(rows, token_hash)
+                else:
+                    pipe.zadd(rank, {token_hash: ladder_row.rating})
+                    pipe.hset(rows, token_hash, _encoder.encode(ladder_row))
+            await pipe.execute()
+
+    async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
+        if limit <= 0:
+            return []
+        found = await self._ladder(
+            keys=[keys.ladder_rank(draw), keys.ladder_rows(draw)], args=[limit]
+        )
+        return [_row_decoder.decode(raw) for raw in found if raw]
+
+    async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]:
+        if limit <= 0:
+            return []
+        found = await self.redis.lrange(keys.rating_history(identity, draw), 0, limit - 1)
+        return [_point_decoder.decode(raw) for raw in found]

@@ -1,0 +1,149 @@
+"""Public races' ratings (``room.ratings``, ``room.rating_races``): a scripted
+finishing order moves them the right way, ties, newcomers, leavers last;
+and ``GET /api/ladder`` / ``GET /api/rating`` on a real server process."""
+
+from __future__ import annotations
+
+import hashlib
+
+import msgspec
+import pytest
+from canfield_client.processes import ServerProcess
+from canfield_protocol import MemberStatus, RatedRow, Row
+from canfield_server.room.rating_races import rate_public_race
+from canfield_server.room.ratings import NEWCOMER, Placed, Rating, leavers_last, rate, shown
+from canfield_server.storage.memory import MemoryBackend, MemoryRatingStore
+from canfield_server.storage.rating_store import RedisRatingStore
+from redis.asyncio import Redis
+
+from tests.server.conftest import Connect
+from tests.server.test_daily import get
+
+
+def standing(member: str, rank: int, status: MemberStatus = MemberStatus.GAVE_UP) -> Row:
+    return Row(
+        rank=rank,
+        id=member,
+        name=member.upper(),
+        score=10 - rank,
+        on_foundations=10 - rank,
+        moves=20,
+        status=status,
+        time_ms=60_000,
+    )
+
+
+def test_the_winner_goes_up_the_last_goes_down_and_everyone_grows_surer() -> None:
+    order = [Placed(f"i{n}", n) for n in range(1, 9)]
+    out = rate(order, {})
+    mus = [out[f"i{n}"].rating.mu for n in range(1, 9)]
+    assert mus == sorted(mus, reverse=True)  # the finishing order, kept
+    assert mus[0] > NEWCOMER.mu > mus[-1]
+    assert all(out[p.identity].rating.sigma < NEWCOMER.sigma for p in order)
+    assert all(out[p.identity].rating.races == 1 for p in order)
+    # the shown number: the winner's moves most; the last's least (it may still
+    # rise a little: the model is surer of them, and the number is conservative)
+    changes = [out[f"i{n}"].change for n in range(1, 9)]
+    assert changes == sorted(changes, reverse=True) and changes[0] > 0
+
+
+def test_a_tie_rates_alike_and_beating_a_strong_field_counts_more() -> None:
+    out = rate([Placed("a", 1), Placed("b", 1), Placed("c", 3)], {})
+    assert out["a"].rating == out["b"].rating and out["a"].rating.mu > out["c"].rating.mu
+    strong = Rating(mu=35.0, sigma=2.0, races=40)
+    weak = Rating(mu=15.0, sigma=2.0, races=40)
+    over_strong = rate([Placed("new", 1), Placed("s", 2)], {"s": strong})["new"]
+    over_weak = rate([Placed("new", 1), Placed("w", 2)], {"w": weak})["new"]
+    assert over_strong.rating.mu > over_weak.rating.mu
+
+
+def test_a_newcomer_is_uncertain_and_moves_further_than_a_regular() -> None:
+    regular = Rating(mu=25.0, sigma=2.0, races=50)
+    out = rate([Placed("new", 1), Placed("old", 2)], {"old": regular})
+    assert shown(NEWCOMER) == 1000
+    assert NEWCOMER.sigma > 8 and out["new"].rating.sigma > out["old"].rating.sigma
+    assert out["new"].rating.mu - NEWCOMER.mu > regular.mu - out["old"].rating.mu
+    assert rate([Placed("alone", 1)], {}) == {}  # no contest, nothing rated
+    with pytest.raises(ValueError):
+        rate([Placed("a", 1), Placed("a", 2)], {})
+
+
+def test_leavers_share_the_last_place_whatever_they_had_done() -> None:
+    rows = [standing("gone", 1, MemberStatus.LEFT), standing("b", 2), standing("c", 3)]
+    rows.append(standing("dropped", 4, MemberStatus.DISCONNECTED))
+    ranked = leavers_last(rows, {"gone", "dropped"})
+    assert [(r.id, r.rank) for r in ranked] == [("b", 2), ("c", 3), ("gone", 4), ("dropped", 4)]
+
+
+async def test_a_public_race_rates_identified_humans_only_and_feeds_the_ladder() -> None:
+    store = MemoryRatingStore(MemoryBackend(), max_points=3)
+    rows = leavers_last(
+        [standing("m1", 1), standing("bot", 2), standing("m3", 3), standing("m4", 4)],
+        {"m1"},
+    )
+    identities = {"m1": "h1", "m3": "h3", "m4": "h4", "bot": "hb"}
+    race = await rate_public_race(store, 3, rows, identities, min_races=2, now_ms=5, bots={"bot"})
+    assert set(race.by_identity) == {"h1", "h3", "h4"}
+    # the leader who left is rated last; the bot's row stays plain
+    assert race.by_identity["h3"].change > race.by_identity["h1"].change
+    by_id = {r.id: r for r in race.standings}
+    third, left = by_id["m3"], by_id["m1"]
+    assert type(by_id["bot"]) is Row
+    assert isinstance(third, RatedRow) and isinstance(left, RatedRow)
+    assert third.rating == shown(race.by_identity["h3"].rating)
+    assert left.rating_change == race.by_identity["h1"].change < 0
+    encoded = {r["id"]: r for r in msgspec.json.decode(msgspec.json.encode(race.standings))}
+    assert "rating" in encoded["m3"] and "rating" not in encoded["bot"]
+    assert await store.ladder(3, 10) == []  # one race: below the minimum
+    await rate_public_race(store, 3, rows, identities, min_races=2, now_ms=6, bots={"bot"})
+    ladder = await store.ladder(3, 10)
+    assert [r.name for r in ladder] == ["M3", "M4", "M1"] and ladder[0].races == 2
+    points = await store.rating_history("h3", 3, 10)
+    assert [p.at for p in points] == [6, 5] and points[0].players == 4
+    assert await store.ladder(1, 10) == []  # the other draw mode is untouched
+    # one human among bots, or nobody identified: nothing is rated
+    alone = await rate_public_race(
+        store, 3, rows, {"m3": "h3"}, min_races=2, now_ms=7, bots={"bot"}
+    )
+    assert alone.by_identity == {} and alone.standings == rows
+
+
+async def test_the_ladder_and_my_rating_over_http(server: ServerProcess, connect: Connect) -> None:
+    client = await connect(server.ws_url)
+    issued = await client.request("identity", type="identify")
+    mine = hashlib.sha256(issued["token"].encode()).hexdigest()
+    redis = Redis.from_url(server.redis_url)
+    store = RedisRatingStore(redis, retention_days=1, max_points=200)
+    try:
+        # the minimum is 5 races (as shipped)
+        order = [standing(m, n) for n, m in enumerate(["me", "b", "c"], start=1)]
+        identities = {"me": mine, "b": "hb", "c": "hc"}
+        for n in range(4):
+            await rate_public_race(store, 3, order, identities, min_races=5, now_ms=n)
+        status, body = get(server.http_url + "/api/ladder?draw=3")
+        assert status == 200 and body["rows"] == [] and body["min_races"] == 5
+        # alone among unidentified racers: not rated
+        await rate_public_race(store, 3, order, {"me": mine}, min_races=5, now_ms=9)
+        await rate_public_race(store, 3, order[:2], identities, min_races=5, now_ms=10)
+        status, body = get(server.http_url + "/api/ladder?draw=3")
+        assert status == 200
+        assert [(r["name"], r["races"]) for r in body["rows"]] == [("ME", 5), ("B", 5)]
+        assert body["rows"][0]["rating"] > body["rows"][1]["rating"]
+        status, body = get(server.http_url + "/api/ladder?draw=1")
+        assert status == 200 and body["rows"] == []
+        status, body = get(server.http_url + "/api/ladder?draw=2")
+        assert status == 400 and "draw" in body["error"]
+
+        status, body = get(
+            server.http_url + "/api/rating", {"X-Canfield-Identity": issued["token"]}
+        )
+        assert status == 200
+        (three,) = body["ratings"]
+        assert three["draw"] == 3 and three["races"] == 5 and three["provisional"] is False
+        assert [p["at"] for p in three["history"]] == [10, 3, 2, 1, 0]
+        assert three["rating"] == three["history"][0]["rating"] and three["deviation"] > 0
+        status, body = get(server.http_url + "/api/rating", {"X-Canfield-Identity": "A" * 24})
+        assert status == 401 and body["code"] == "bad-identity"
+    finally:
+        await store.close()
+        await redis.aclose()
