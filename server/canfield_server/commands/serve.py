@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from canfield_server.ops.logs import event
     from canfield_server.storage.embedded_redis import EmbeddedRedis
     from canfield_server.transport.app import create_app
+    from canfield_server.transport.drain import DEFAULT_DRAIN_S
 
     settings = Settings.from_env(
         host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
@@ -108,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
             # all and pause every room for tens of milliseconds
             gc.collect()
             gc.freeze()
+            # SIGUSR1: drain (transport.drain) - no new connections, every client
+            # told to reconnect elsewhere, exit when empty or after DEFAULT_DRAIN_S
+            asyncio.get_running_loop().add_signal_handler(
+                signal.SIGUSR1, lambda: app.state.drain.start(DEFAULT_DRAIN_S, "SIGUSR1")
+            )
             if self.started:  # say where to go, once the port is really open
                 shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
                 url = f"http://{shown}:{settings.port}"

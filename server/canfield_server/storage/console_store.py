@@ -9,7 +9,13 @@ SCAN) and presence tables, processes from the table each one beats into
 ==============================  ======  ==========================================
 key                             type    holds
 ==============================  ======  ==========================================
-``cf:procs``                    hash    process name -> ``{"conns", "rooms", "beat"}``
+``cf:procs``                    hash    process name -> ``{"conns", "rooms", "beat",
+                                        "draining_until"}`` (epoch ms, or null)
+``cf:drain:NAME``               string  the operator asks process NAME to drain (JSON:
+                                        ``{"seconds", "by", "at"}``); the process takes
+                                        it (and deletes it) on its next look, within a
+                                        second; it expires unanswered after
+                                        ``DRAIN_REQUEST_TTL_S``
 ``cf:block:ADDRESS``            string  why (JSON: ``{"by", "at"}``), expiring when the
                                         block ends
 ``cf:notice``                   string  ``{"id", "text", "at"}``: the notice pages show,
@@ -29,11 +35,14 @@ from canfield_protocol import Role, RoomState
 from canfield_server.storage import keys
 from canfield_server.storage.presence_table import live_counts, live_origins
 
-__all__ = ["ConsoleStore", "PROCS", "NOTICE", "block_key"]
+__all__ = ["ConsoleStore", "PROCS", "NOTICE", "block_key", "drain_key"]
 
 PROCS = "cf:procs"
 NOTICE = "cf:notice"
 _BLOCK_PREFIX = "cf:block:"
+_DRAIN_PREFIX = "cf:drain:"
+#: a drain request no process took (its process is gone) lapses after this
+DRAIN_REQUEST_TTL_S = 600
 #: rooms one listing reads at most (a console page, not an export)
 MAX_ROOMS = 500
 
@@ -42,6 +51,10 @@ _state_decoder = msgspec.json.Decoder(RoomState)
 
 def block_key(address: str) -> str:
     return f"{_BLOCK_PREFIX}{address}"
+
+
+def drain_key(process: str) -> str:
+    return f"{_DRAIN_PREFIX}{process}"
 
 
 def _now_ms() -> int:
@@ -60,9 +73,26 @@ class ConsoleStore:
 
     # ------------------------------------------------------------ processes
 
-    async def beat_process(self, name: str, conns: int, rooms: int) -> None:
-        entry = json.dumps({"conns": conns, "rooms": rooms, "beat": _now_ms()})
+    async def beat_process(
+        self, name: str, conns: int, rooms: int, draining_until: int | None = None
+    ) -> None:
+        entry = json.dumps(
+            {"conns": conns, "rooms": rooms, "beat": _now_ms(), "draining_until": draining_until}
+        )
         await self.redis.hset(PROCS, name, entry)
+
+    async def request_drain(self, name: str, seconds: int, by: str) -> bool:
+        """Ask process ``name`` to drain; False when no live process has that name."""
+        if name not in {p["name"] for p in await self.processes()}:
+            return False
+        request = json.dumps({"seconds": seconds, "by": by, "at": _now_ms()})
+        await self.redis.set(drain_key(name), request, ex=DRAIN_REQUEST_TTL_S)
+        return True
+
+    async def take_drain_request(self, name: str) -> dict[str, Any] | None:
+        """The drain asked of process ``name``, if any, taken off the queue at once."""
+        raw = await self.redis.getdel(drain_key(name))
+        return json.loads(raw) if raw else None
 
     async def forget_process(self, name: str) -> None:
         await self.redis.hdel(PROCS, name)

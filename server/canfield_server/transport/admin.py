@@ -31,6 +31,7 @@ from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.storage.errors import STORAGE_ERRORS
+from canfield_server.transport.drain import DEFAULT_DRAIN_S, MAX_DRAIN_S
 
 __all__ = ["admin_routes"]
 
@@ -150,6 +151,17 @@ class AdminConsole:
         self.audit(request, "close room", room=code)
         return JSONResponse({"closed": code})
 
+    async def drain(self, request: Request) -> Response:
+        """Ask one process (any, through Redis) to drain: it takes it within a second."""
+        name = str(request.path_params["name"])
+        body = await _json(request) if await request.body() else {}
+        seconds = _seconds_of(body, most=MAX_DRAIN_S, default=DEFAULT_DRAIN_S)
+        by = f"{self.token_id}@{self._address(request)}"
+        if not await self._console(request).request_drain(name, seconds, by):
+            return _refused(404, f"no live process {name[:60]!r}")
+        self.audit(request, "drain", process=name, seconds=seconds)
+        return JSONResponse({"draining": name, "seconds": seconds})
+
     async def notice(self, request: Request) -> Response:
         body = await _json(request)
         text = body.get("text")
@@ -179,10 +191,10 @@ def _address_of(body: dict[str, Any]) -> str:
         raise BadInput(f"address: not an IP address: {str(raw)[:60]!r}") from None
 
 
-def _seconds_of(body: dict[str, Any]) -> int:
-    seconds = body.get("seconds")
-    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 0 < seconds <= MAX_SECONDS:
-        raise BadInput(f"seconds: a whole number from 1 to {MAX_SECONDS}")
+def _seconds_of(body: dict[str, Any], most: int = MAX_SECONDS, default: int | None = None) -> int:
+    seconds = body.get("seconds", default)
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 0 < seconds <= most:
+        raise BadInput(f"seconds: a whole number from 1 to {most}")
     return seconds
 
 
@@ -199,4 +211,5 @@ def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
         Route("/admin/api/unblock", guarded(console.unblock), methods=["POST"]),
         Route("/admin/api/notice", guarded(console.notice), methods=["POST"]),
         Route("/admin/api/rooms/{code}/close", guarded(console.close_room), methods=["POST"]),
+        Route("/admin/api/processes/{name}/drain", guarded(console.drain), methods=["POST"]),
     ]

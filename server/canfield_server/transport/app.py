@@ -46,6 +46,7 @@ from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport import endpoints, ladder
 from canfield_server.transport.admin import admin_routes
+from canfield_server.transport.drain import Drain
 from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
 from canfield_server.transport.instance import InstanceHeader, instance_header
 from canfield_server.transport.process_beat import ProcessBeat
@@ -177,7 +178,8 @@ def create_app(
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
         app.state.reviews, app.state.ratings = reviews, ratings
         app.state.console = console = ConsoleStore(redis, settings.presence_stale_ms)
-        process_beat = ProcessBeat(settings.instance, console, ws, hub, settings.presence_s)
+        app.state.drain = drain = Drain(ws)
+        process_beat = ProcessBeat(settings.instance, console, ws, hub, drain, settings.presence_s)
         process_beat.start()
         try:
             yield

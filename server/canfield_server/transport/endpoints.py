@@ -117,6 +117,9 @@ async def not_found(request: Request) -> Response:
 async def healthz(request: Request) -> Response:
     # the embedded redis-server (serve sets it) died and is being restarted:
     # say so at once rather than wait out the client's reconnect retries
+    drain = getattr(request.app.state, "drain", None)
+    if drain is not None and drain.draining:  # the proxy sends new clients elsewhere
+        return JSONResponse({"ok": False, "draining": True}, status_code=503)
     embedded = getattr(request.app.state, "embedded_redis", None)
     if embedded is not None and embedded.restarting:
         return JSONResponse({"ok": False, "redis": "restarting"}, status_code=503)

@@ -13,6 +13,7 @@ Starlette ``WebSocket`` wrapper): this is the per-frame hot path.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -171,6 +172,14 @@ class _IdleWatch:
             self.timer = None
 
 
+async def _refuse_http(send: Send, status: int, reason: str) -> None:
+    """Answer the upgrade with a plain HTTP response (a proxy may retry it elsewhere)."""
+    body = json.dumps({"ok": False, "error": reason}).encode()
+    headers = [(b"content-type", b"application/json"), (b"retry-after", b"1")]
+    await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": body})
+
+
 async def _blocked(scope: Scope, ip: str) -> bool:
     """Has the operator blocked this address (``cf:block:ADDRESS``, every process
     sees it)? Redis out of reach: not blocked - a block must not lock everyone out."""
@@ -229,6 +238,9 @@ class WebSocketEndpoint:
         #: the operator's notice as a frame, sent to each new connection while it lasts
         #: (``transport.process_beat`` keeps it current); None: no notice
         self.notice: str | None = None
+        #: why new connections are refused (HTTP 503, the proxy tries another
+        #: process): "draining" while ``transport.drain`` empties this process
+        self.refusing: str | None = None
 
     def tell_all(self, text: str) -> None:
         """Send one frame to every open connection of this process."""
@@ -237,6 +249,9 @@ class WebSocketEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
+            return
+        if self.refusing is not None:
+            await _refuse_http(send, 503, self.refusing)
             return
         if not _origin_allowed(scope, self.allowed_origins):
             await send({"type": "websocket.close", "code": 1008, "reason": "origin not allowed"})
