@@ -2,7 +2,7 @@
 so), then shows a room made on the race page, posts a notice the race page shows
 as a banner, blocks and unblocks an address, and closes the room (its player is
 told why) - at the four sizes, in English and Croatian, with the site's header
-and no sideways scroll.
+and no sideways scroll; last, drains the process, which exits.
 
 Screenshots of each size and language go to ``$ADMIN_SHOTS`` when it is set.
 """
@@ -96,3 +96,13 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     if shots:
         player.screenshot(path=f"{shots}/closed-hr-390x844.png")
         console.screenshot(path=f"{shots}/closed-console-hr-360x740.png", full_page=True)
+
+    # draining the process (after a confirmation): it empties and exits cleanly
+    proc_row = console.locator("#adm-procs tbody tr").first
+    expect(proc_row).to_contain_text("Radi")
+    proc_row.get_by_role("button", name="Isprazni").click()
+    expect(console.locator("#confirm-text")).to_contain_text("Isprazniti proces")
+    console.locator("#confirm-yes").click()
+    expect(console.get_by_text("Pražnjenje zatraženo: proces se prazni i gasi.")).to_be_visible()
+    assert console_server.process is not None
+    assert console_server.process.wait(30) == 0, console_server.log()

@@ -1,8 +1,8 @@
 // The operator console (/admin): asks for the operator's token once a tab (kept in
 // sessionStorage, never in a cookie or on disk), then polls the console's API
 // (/admin/api/overview, every few seconds) and shows the whole server - rooms
-// by phase, processes, Redis - with the actions: close a room (after a
-// confirmation), a notice to every page, a block of an address for a time. Every word through i18n; the server's data through
+// by phase, processes, Redis - with the actions: close a room or drain a
+// process (each after a confirmation), a notice to every page, a block of an address for a time. Every word through i18n; the server's data through
 // textContent only.
 
 import { $, h } from "./dom.js";
@@ -66,6 +66,8 @@ function duration(seconds) {
   return t("adm_hours_n", { n: Math.floor(seconds / 3600) });
 }
 
+const clock = (ms) => new Date(ms).toLocaleTimeString(getLang() === "hr" ? "hr-HR" : "en-GB");
+
 function megabytes(bytes) {
   return bytes ? t("adm_mb", { n: number(Math.round(bytes / 1048576)) }) : "-";
 }
@@ -102,8 +104,14 @@ function render() {
   );
   table(
     $("#adm-procs"),
-    ["adm_process", "adm_connections", "adm_rooms"],
-    processes.map((p) => [p.name, String(p.conns), String(p.rooms)]),
+    ["adm_process", "adm_connections", "adm_rooms", "adm_state", ""],
+    processes.map((p) => [
+      p.name,
+      String(p.conns),
+      String(p.rooms),
+      p.draining_until ? t("adm_draining", { time: clock(p.draining_until) }) : t("adm_serving"),
+      p.draining_until ? "" : h("button", { type: "button", class: "quiet", onclick: () => drain(p.name) }, t("adm_drain")),
+    ]),
     "adm_no_processes",
   );
   const facts = [
@@ -125,7 +133,7 @@ function render() {
     ]),
     "adm_no_blocks",
   );
-  $("#adm-updated").textContent = t("adm_updated", { time: new Date().toLocaleTimeString(getLang() === "hr" ? "hr-HR" : "en-GB") });
+  $("#adm-updated").textContent = t("adm_updated", { time: clock(Date.now()) });
 }
 
 async function act(path, body, done) {
@@ -141,6 +149,12 @@ async function act(path, body, done) {
 
 async function closeRoom(code) {
   if (await ask(t("adm_close_sure", { code }), t("adm_close"))) act(`rooms/${code}/close`, {}, "adm_closed");
+}
+
+async function drain(name) {
+  if (await ask(t("adm_drain_sure", { name }), t("adm_drain"))) {
+    act(`processes/${encodeURIComponent(name)}/drain`, {}, "adm_drain_asked");
+  }
 }
 
 const seconds = (input) => Math.round(Number(input.value) * 60);
