@@ -11,7 +11,7 @@ import urllib.request
 
 import msgspec
 import redis
-from canfield import Game, Move
+from canfield import Game
 from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess
 from canfield_server.storage import keys
@@ -45,13 +45,6 @@ def ask_drain(proxy_url: str, process: str, seconds: int) -> dict[str, object]:
     return answer
 
 
-def played(moves: list[str]) -> Game:
-    game = Game.deal(DEAL)
-    for move in moves:
-        game.push(Move.parse(move))
-    return game
-
-
 async def wait_exit(process: ServerProcess) -> int:
     assert process.process is not None
     return await asyncio.to_thread(process.process.wait, 30)
@@ -82,7 +75,7 @@ async def test_a_rolling_upgrade_mid_race_loses_no_move(
         """The racer's board and every acked move, as the server keeps them."""
         assert acked[client] == line[:upto] and client.seq == upto
         assert client.board is not None
-        assert same_board(msgspec.to_builtins(client.board), played(line[:upto]))
+        assert same_board(msgspec.to_builtins(client.board), Game.replay(DEAL, line[:upto]))
 
     await asyncio.gather(play(host, 3), play(guest, 3))
 
@@ -102,8 +95,9 @@ async def test_a_rolling_upgrade_mid_race_loses_no_move(
     # other one is drained by a signal to itself, mid-play too
     await asyncio.to_thread(processes[first].start)
     playing = asyncio.gather(play(host, 20), play(guest, 16))
-    assert processes[second].process is not None
-    processes[second].process.send_signal(signal.SIGUSR1)
+    signalled = processes[second].process
+    assert signalled is not None
+    signalled.send_signal(signal.SIGUSR1)
     assert await wait_exit(processes[second]) in (0, -signal.SIGTERM), processes[second].log()
     await asyncio.wait_for(playing, 30)
     assert instance_of(host) == instance_of(guest) == first
@@ -127,7 +121,7 @@ async def test_a_rolling_upgrade_mid_race_loses_no_move(
     finished = await host.wait_finished(15)
     rows = {row.name: row for row in finished.standings}
     for name, moves in (("Ann", 20), ("Bob", 16)):
-        game = played(line[:moves])
+        game = Game.replay(DEAL, line[:moves])
         assert (rows[name].on_foundations, rows[name].score) == (game.on_foundations, game.score)
     # each replay: the racer's acked moves, then the give-up ("G")
     assert sorted(finished.replays.values(), key=len) == [line[:16] + ["G"], line[:20] + ["G"]]

@@ -83,6 +83,3 @@ class Drain:
             await asyncio.sleep(_POLL_S)
         event(log, "server.drained", left=len(self.endpoint.peers))
         self.exit()
-
-    def status(self) -> dict[str, int | None]:
-        return {"draining_until": self.deadline_ms}

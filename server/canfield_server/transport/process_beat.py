@@ -83,7 +83,9 @@ class ProcessBeat:
 
     async def take_drain_request(self) -> None:
         request = await self.console.take_drain_request(self.name)
-        if request is not None and self.drain.start(request["seconds"], f"operator {request['by']}"):
+        if request is not None and self.drain.start(
+            request["seconds"], f"operator {request['by']}"
+        ):
             await self.beat()  # the console shows it draining at once
 
     async def pass_notice_on(self) -> None:
