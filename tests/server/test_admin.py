@@ -109,6 +109,13 @@ async def test_console_sees_every_process_and_acts_on_all(
     bad = await call(b, "/admin/api/notice", headers=BEARER, body={"text": " ", "seconds": 60})
     assert bad[0] == 400 and "text" in bad[1]["error"]
 
+    # a drain with a bad deadline, or of no such process, is refused and changes nothing
+    drains = "/admin/api/processes/{}/drain"
+    bad = await call(b, drains.format("proc-a"), headers=BEARER, body={"seconds": 0})
+    assert bad[0] == 400 and "seconds" in bad[1]["error"]
+    assert (await call(b, drains.format("nobody"), headers=BEARER, body={}))[0] == 404
+    assert (await call(a, "/healthz"))[0] == 200  # still serving
+
     # a block refuses the address at the handshake on every process, then expires
     assert (await call(a, "/admin/api/block", headers=BEARER, body={"address": "x", "seconds": 5}))[
         0
