@@ -75,7 +75,13 @@ def dashboard_queries() -> dict[str, list[str]]:
 
 
 def alert_rules() -> list[dict[str, Any]]:
-    return [rule for group in yaml.safe_load(ALERTS.read_text())["groups"] for rule in group["rules"]]
+    groups = yaml.safe_load(ALERTS.read_text())["groups"]
+    return [rule for group in groups for rule in group["rules"]]
+
+
+def mounts(service: dict[str, Any]) -> dict[str, str]:
+    """A service's bind mounts: where in the container -> which host path."""
+    return {v.split(":")[1]: v.split(":")[0] for v in service["volumes"] if v.startswith("/")}
 
 
 def test_the_profile_adds_prometheus_and_grafana_wired_to_the_replicas(
@@ -88,9 +94,9 @@ def test_the_profile_adds_prometheus_and_grafana_wired_to_the_replicas(
         assert "canfield" in service["networks"]
         for port in service["ports"]:  # never on the public interface
             assert str(port).startswith("127.0.0.1:"), port
-    mounts = {v.split(":")[1]: v.split(":")[0] for v in prometheus["volumes"] if v.startswith("/")}
-    assert mounts["/etc/prometheus/prometheus.yml"] == str(MONITORING / "prometheus.yml")
-    assert mounts["/etc/prometheus/alerts.yml"] == str(ALERTS)
+    bound = mounts(prometheus)
+    assert bound["/etc/prometheus/prometheus.yml"] == str(MONITORING / "prometheus.yml")
+    assert bound["/etc/prometheus/alerts.yml"] == str(ALERTS)
     # Prometheus finds every replica by the compose service's name, on the server's port
     config = yaml.safe_load((MONITORING / "prometheus.yml").read_text())
     assert "/etc/prometheus/alerts.yml" in config["rule_files"]
@@ -107,8 +113,7 @@ def test_the_profile_adds_prometheus_and_grafana_wired_to_the_replicas(
     provider = yaml.safe_load(
         (MONITORING / "grafana/provisioning/dashboards/canfield.yml").read_text()
     )["providers"][0]
-    grafana_mounts = {v.split(":")[1]: v.split(":")[0] for v in grafana["volumes"] if v.startswith("/")}
-    assert grafana_mounts[provider["options"]["path"]] == str(DASHBOARD.parent)
+    assert mounts(grafana)[provider["options"]["path"]] == str(DASHBOARD.parent)
     panels = json.loads(DASHBOARD.read_text())["panels"]
     assert all(p["datasource"]["uid"] == uid for p in panels)
 
