@@ -21,13 +21,12 @@ import yaml
 from canfield_client.processes import ServerProcess
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import need
+from tests.deploy.test_compose import compose_config
 
 REPO = Path(__file__).resolve().parents[2]
 MONITORING = REPO / "deploy" / "monitoring"
 DASHBOARD = MONITORING / "grafana" / "dashboards" / "canfield-race.json"
 ALERTS = MONITORING / "alerts.yml"
-COMPOSE = shutil.which("docker-compose")
 PROMTOOL = shutil.which("promtool")
 METRIC = re.compile(r"\bcanfield_[a-z_]+\b")
 #: the sample names each metric type shows in a scrape
@@ -41,17 +40,7 @@ SUFFIXES = {
 
 @pytest.fixture(scope="module")
 def monitored() -> dict[str, Any]:
-    need(COMPOSE is not None, "docker-compose not installed (apt-get install docker-compose)")
-    result = subprocess.run(
-        [str(COMPOSE), "-f", str(REPO / "docker-compose.yml"), "--profile", "monitoring", "config"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=REPO,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    assert result.returncode == 0, result.stderr
-    return yaml.safe_load(result.stdout)
+    return compose_config("--profile", "monitoring")
 
 
 def exported(server: ServerProcess) -> set[str]:

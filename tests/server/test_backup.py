@@ -35,7 +35,7 @@ def back_up(data_dir: Path, store: redis.Redis, to: Path) -> None:
         if (data_dir / AOF_DIR).is_dir():
             shutil.copytree(data_dir / AOF_DIR, to / AOF_DIR)
         else:
-            name = store.config_get("appendfilename")["appendfilename"]
+            name = str(store.config_get("appendfilename")["appendfilename"])
             shutil.copy2(data_dir / name, to / name)
     finally:
         store.config_set("auto-aof-rewrite-percentage", 100)

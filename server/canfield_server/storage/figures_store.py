@@ -24,6 +24,7 @@ from typing import Any
 from canfield.dealcode import DRAW_MODES
 
 from canfield_server.storage import keys
+from canfield_server.storage.beat_table import live_entries
 
 __all__ = ["FiguresStore", "FIGURES", "MAX_OWNERS"]
 
@@ -34,10 +35,6 @@ MAX_OWNERS = 10
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 class FiguresStore:
@@ -54,17 +51,7 @@ class FiguresStore:
 
     async def figures(self) -> list[dict[str, Any]]:
         """Every live process's figures, by name (stale ones removed on the way)."""
-        oldest = _now_ms() - self.stale_ms
-        alive, gone = [], []
-        for name, raw in (await self.redis.hgetall(FIGURES)).items():
-            entry = json.loads(raw)
-            if entry["beat"] < oldest:
-                gone.append(name)
-            else:
-                alive.append({"name": _text(name), **entry})
-        if gone:
-            await self.redis.hdel(FIGURES, *gone)
-        return sorted(alive, key=lambda p: p["name"])
+        return await live_entries(self.redis, FIGURES, _now_ms() - self.stale_ms)
 
     async def activity(self, date: str) -> dict[str, Any]:
         """Public races running, quick races open, and today's daily players per draw."""
