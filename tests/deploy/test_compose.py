@@ -21,11 +21,11 @@ REPO = Path(__file__).resolve().parents[2]
 COMPOSE = shutil.which("docker-compose")
 
 
-@pytest.fixture(scope="module")
-def resolved() -> dict[str, Any]:
+def compose_config(*options: str) -> dict[str, Any]:
+    """docker-compose.yml as ``docker-compose [options] config`` resolves it."""
     need(COMPOSE is not None, "docker-compose not installed (apt-get install docker-compose)")
     result = subprocess.run(
-        [str(COMPOSE), "-f", str(REPO / "docker-compose.yml"), "config"],
+        [str(COMPOSE), "-f", str(REPO / "docker-compose.yml"), *options, "config"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -34,6 +34,11 @@ def resolved() -> dict[str, Any]:
     )
     assert result.returncode == 0, result.stderr
     return yaml.safe_load(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def resolved() -> dict[str, Any]:
+    return compose_config()
 
 
 def test_redis_keeps_an_append_only_file_on_a_named_volume(resolved: dict[str, Any]) -> None:

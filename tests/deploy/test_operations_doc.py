@@ -41,6 +41,7 @@ def test_every_setting_is_documented_with_its_default() -> None:
 def test_documented_variables_all_exist() -> None:
     known = {f"CANFIELD_{f.name.upper()}" for f in fields(Settings)} | {"REDIS_URL"}
     # deployment-only knobs of docker-compose.yml
-    known |= {"CANFIELD_PUBLIC_PORT"}
+    known |= {"CANFIELD_PUBLIC_PORT", "CANFIELD_PROMETHEUS_PORT", "CANFIELD_GRAFANA_PORT"}
+    known |= {"CANFIELD_GRAFANA_PASSWORD"}
     documented = set(re.findall(r"\b(CANFIELD_[A-Z_]+|REDIS_URL)\b", DOC.read_text()))
     assert documented <= known, documented - known

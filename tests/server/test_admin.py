@@ -17,7 +17,7 @@ import websockets
 from canfield_client.processes import ServerProcess
 
 from tests.conftest import ServerFactory
-from tests.server.conftest import TIMEOUT, Connect
+from tests.server.conftest import TIMEOUT, Connect, line_of_play
 
 TOKEN = "operator-secret-4f1c9a7e"
 ON = {"CANFIELD_ADMIN_TOKEN": TOKEN, "CANFIELD_PRESENCE_S": "0.5", "CANFIELD_COUNTDOWN_S": "0.3"}
@@ -42,11 +42,14 @@ async def call(server: ServerProcess, path: str, **kwargs: Any) -> tuple[int, An
     return await asyncio.to_thread(_call, server.http_url + path, **kwargs)
 
 
-async def overview_until(server: ServerProcess, ok: Any, what: str) -> dict[str, Any]:
-    """The console's overview once ``ok(overview)`` holds (processes beat twice a second)."""
+async def overview_until(
+    server: ServerProcess, ok: Any, what: str, path: str = "/admin/api/overview"
+) -> dict[str, Any]:
+    """The console's overview (or ``path``) once ``ok(body)`` holds (processes beat
+    twice a second)."""
     deadline = time.monotonic() + TIMEOUT
     while True:
-        status, body = await call(server, "/admin/api/overview", headers=BEARER)
+        status, body = await call(server, path, headers=BEARER)
         assert status == 200, body
         if ok(body):
             return body
@@ -183,3 +186,43 @@ async def test_closing_a_room_mid_race_gives_everyone_the_results_and_why(
     late = await connect(b.ws_url)
     assert (await late.join(code, "Dee"))["code"] == "unknown-room"  # gone for good
     assert "close room" in a.log_path.read_text()
+
+
+async def test_figures_of_every_process_from_any_process(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
+    """Moves played on two processes show in each one's figures - moves per second,
+    ack and leaderboard p50/p99 - read from either process, with the solver queue
+    and the public and daily activity beside them."""
+    a, b = server_factory(env=ON), server_factory(env=ON)
+    assert (await call(a, "/admin/api/figures"))[0] == 401
+    deal = "CF1-D3-AAAAACL"
+    ann = await connect(a.ws_url)
+    code = (await ann.create("Ann", deal=deal))["room"]
+    bob = await connect(b.ws_url)
+    assert (await bob.join(code, "Bob"))["type"] == "joined"
+    await ann.send(type="start", force=True)
+    for racer in (ann, bob):
+        await racer.expect("started")
+    for racer in (ann, bob):
+        for seq, move in enumerate(line_of_play(deal, 4), start=1):
+            assert (await racer.request("ack", type="move", seq=seq, move=move))["type"] == "ack"
+
+    def both_played(body: dict[str, Any]) -> bool:
+        played = [p for p in body["processes"] if p["ack_p99_ms"] is not None]
+        return len(played) == 2 and all(p["board_p99_ms"] is not None for p in played)
+
+    for server in (b, a):
+        seen = await overview_until(
+            server, both_played, "each process's acks and leaderboards", "/admin/api/figures"
+        )
+        for figures in seen["processes"]:
+            assert figures["name"] and figures["moves_per_s"] >= 0
+            assert 0 <= figures["ack_p50_ms"] <= figures["ack_p99_ms"]
+            assert 0 <= figures["board_p50_ms"] <= figures["board_p99_ms"]
+            solver = figures["solver"]
+            assert solver["slots"] >= 1 and solver["waiting"] >= 0
+            assert isinstance(solver["owners"], list)
+        activity = seen["activity"]
+        assert set(activity["daily"]) == {"1", "3"} and activity["public_live"] >= 0
+        assert activity["quick_open"] >= 0

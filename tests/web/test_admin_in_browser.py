@@ -49,6 +49,12 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     expect(room_row).to_contain_text("Lobby")
     expect(room_row).to_contain_text("1: Ann")
     expect(console.locator("#adm-procs tbody tr")).to_have_count(1)
+    # the load of every process (its beat's figures), the solver queue, the activity
+    load_row = console.locator("#adm-load tbody tr")
+    expect(load_row).to_have_count(1)
+    expect(load_row).to_contain_text("running: 0/")
+    expect(console.locator("#adm-queue tbody")).to_contain_text("No job is waiting for the solver.")
+    expect(console.locator("#adm-activity")).to_contain_text("Public races on")
 
     # a notice reaches the race page as a banner
     console.fill("#adm-notice-text", "Restart at 22:00")
@@ -68,15 +74,16 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     expect(console.locator("#adm-blocks tbody")).to_contain_text("No address is blocked.")
 
     shots = os.environ.get("ADMIN_SHOTS")
-    for lang, heading, lobby in (
-        ("en", "Operator console", "Lobby"),
-        ("hr", "Upravljačka konzola", "Predvorje"),
+    for lang, heading, lobby, load_head in (
+        ("en", "Operator console", "Lobby", "Leaderboard p99"),
+        ("hr", "Upravljačka konzola", "Predvorje", "Ljestvica p99"),
     ):
         for width, height in SIZES:
             console.set_viewport_size({"width": width, "height": height})
             pick_language(console, lang)
             expect(console.locator("h1")).to_have_text(heading)
             expect(room_row).to_contain_text(lobby)
+            expect(console.locator("#adm-load thead")).to_contain_text(load_head)
             assert fits(console), f"sideways scroll at {width}x{height} {lang}"
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
@@ -93,6 +100,7 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     console.locator("#confirm-yes").click()
     expect(player.get_by_text("Operater poslužitelja zatvorio je ovu sobu.")).to_be_visible()
     expect(console.locator("#adm-rooms tbody")).to_contain_text("Nema soba.")
+    expect(console.locator("#adm-queue-sum")).to_have_text("0 poslova čeka na svim procesima")
     if shots:
         player.screenshot(path=f"{shots}/closed-hr-390x844.png")
         console.screenshot(path=f"{shots}/closed-console-hr-360x740.png", full_page=True)

@@ -28,6 +28,12 @@ __all__ = [
     "BROADCASTS",
     "BROADCAST_FANOUT",
     "REDIS_ERRORS",
+    "LEADERBOARD_LATENCY",
+    "ROOMS_BY_PHASE",
+    "SOLVER_WAITING",
+    "SOLVER_RUNNING",
+    "SOLVER_OWNERS",
+    "REDIS_MEMORY",
     "set_instance",
     "client_connected",
     "client_disconnected",
@@ -36,6 +42,10 @@ __all__ = [
     "broadcast",
     "redis_error",
     "background_restart",
+    "leaderboard_sent",
+    "set_rooms_by_phase",
+    "set_solver",
+    "set_redis_memory",
     "exposition",
 ]
 
@@ -86,6 +96,39 @@ BACKGROUND_RESTARTS = Counter(
     ["task"],
     registry=REGISTRY,
 )
+LEADERBOARD_LATENCY = Histogram(
+    "canfield_leaderboard_latency_seconds",
+    "From the first change to a room's standings to the leaderboard that shows it.",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.5, 5.0),
+    registry=REGISTRY,
+)
+#: a room's phase is one of three, so the label stays bounded
+ROOMS_BY_PHASE = Gauge(
+    "canfield_rooms_by_phase",
+    "Rooms with a connection on this process, by phase (lobby, racing, finished).",
+    ["phase"],
+    registry=REGISTRY,
+)
+SOLVER_WAITING = Gauge(
+    "canfield_solver_waiting_jobs",
+    "Solver jobs (pool refills, hints, pars) waiting for a worker on this process.",
+    registry=REGISTRY,
+)
+SOLVER_RUNNING = Gauge(
+    "canfield_solver_running_jobs",
+    "Solver jobs holding a worker on this process.",
+    registry=REGISTRY,
+)
+SOLVER_OWNERS = Gauge(
+    "canfield_solver_waiting_owners",
+    "Rooms, askers and the deal pool with solver jobs waiting on this process.",
+    registry=REGISTRY,
+)
+REDIS_MEMORY = Gauge(
+    "canfield_redis_used_memory_bytes",
+    "Memory Redis reports in use (INFO memory), as this process last read it.",
+    registry=REGISTRY,
+)
 INSTANCE = Info("canfield_instance", "Which server process this is.", registry=REGISTRY)
 
 # both outcomes exist from the start, so a scrape shows 0 rather than nothing;
@@ -128,6 +171,26 @@ def redis_error(operation: str) -> None:
 
 def background_restart(task: str) -> None:
     BACKGROUND_RESTARTS.labels(task).inc()
+
+
+def leaderboard_sent(seconds: float) -> None:
+    """A leaderboard went out ``seconds`` after the first change it shows."""
+    LEADERBOARD_LATENCY.observe(seconds)
+
+
+def set_rooms_by_phase(counts: dict[str, int]) -> None:
+    for phase, count in counts.items():
+        ROOMS_BY_PHASE.labels(phase).set(count)
+
+
+def set_solver(waiting: int, running: int, owners: int) -> None:
+    SOLVER_WAITING.set(waiting)
+    SOLVER_RUNNING.set(running)
+    SOLVER_OWNERS.set(owners)
+
+
+def set_redis_memory(used_bytes: int) -> None:
+    REDIS_MEMORY.set(used_bytes)
 
 
 def exposition() -> tuple[bytes, str]:

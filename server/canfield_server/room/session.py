@@ -103,6 +103,8 @@ class RoomSession:
         self._flush_handle: Timer | None = None
         #: loop time the pending flush is due (its lateness paces the next ones)
         self._flush_due = 0.0
+        #: loop time of the first change not yet on a leaderboard (its latency metric)
+        self._dirty_since: float | None = None
         #: the rows the last leaderboard showed (an unchanged one is not sent again)
         self._shown: list[Row] | None = None
         #: membership changes (joins, leaves, presence, ready) are announced at most
@@ -318,9 +320,11 @@ class RoomSession:
     def mark_dirty(self) -> None:
         """Coalesce: at most one leaderboard per pace interval (longer while the
         event loop runs late, see ``Pace``)."""
+        now = self.clock.monotonic()
+        if self._dirty_since is None:
+            self._dirty_since = now
         if self._flush_handle is not None:
             return
-        now = self.clock.monotonic()
         delay = max(0.0, self._last_flush + self.pace.interval - now)
         self._flush_due = now + delay
         self._flush_handle = self.clock.call_later(delay, self.flush, True)
@@ -335,12 +339,15 @@ class RoomSession:
             self._flush_handle.cancel()
             self._flush_handle = None
         self._last_flush = now
+        dirty_since, self._dirty_since = self._dirty_since, None
         if self.rows and self.peers:
             rows = self.ranked()
             if timed and rows == self._shown:
                 return
             self._shown = rows
             self.broadcast(frames.leaderboard_frame(rows, self.clock.now_ms()))
+            if dirty_since is not None:
+                metrics.leaderboard_sent(now - dirty_since)
 
     def ranked(self) -> list[Row]:
         connected = {m.id for m in self.state.members if m.connected}

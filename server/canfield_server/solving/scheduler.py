@@ -51,6 +51,10 @@ class FairScheduler:
     def waiting(self, owner: str) -> int:
         return len(self._queues.get(owner, ()))
 
+    def queued(self) -> dict[str, int]:
+        """Jobs waiting, per owner (the console's solver queue)."""
+        return {owner: len(queue) for owner, queue in self._queues.items()}
+
     async def run(self, owner: str, job: Callable[[], Awaitable[T]], wait_s: float) -> T:
         """Run ``job`` in ``owner``'s turn; ``Busy`` if the turn does not come
         within ``wait_s``."""

@@ -33,6 +33,7 @@ import msgspec
 from canfield_protocol import Role, RoomState
 
 from canfield_server.storage import keys
+from canfield_server.storage.beat_table import live_entries
 from canfield_server.storage.presence_table import live_counts, live_origins
 
 __all__ = ["ConsoleStore", "PROCS", "NOTICE", "block_key", "drain_key"]
@@ -99,17 +100,7 @@ class ConsoleStore:
 
     async def processes(self) -> list[dict[str, Any]]:
         """Processes with a fresh beat (stale ones are removed on the way)."""
-        oldest = _now_ms() - self.stale_ms
-        alive, gone = [], []
-        for name, raw in (await self.redis.hgetall(PROCS)).items():
-            entry = json.loads(raw)
-            if entry["beat"] < oldest:
-                gone.append(name)
-            else:
-                alive.append({"name": _text(name), **entry})
-        if gone:
-            await self.redis.hdel(PROCS, *gone)
-        return sorted(alive, key=lambda p: p["name"])
+        return await live_entries(self.redis, PROCS, _now_ms() - self.stale_ms)
 
     # ------------------------------------------------------------ rooms
 

@@ -26,11 +26,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from canfield_server.ops.clock import today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.storage.errors import STORAGE_ERRORS
+from canfield_server.storage.figures_store import FiguresStore
 from canfield_server.transport.drain import DEFAULT_DRAIN_S, MAX_DRAIN_S
 
 __all__ = ["admin_routes"]
@@ -63,6 +65,8 @@ class AdminConsole:
         self.token_id = hashlib.sha256(self.token).hexdigest()[:8]
         self.page_endpoint = page
         self.budget = PerAddress(REQUESTS_PER_S, REQUESTS_BURST)
+        #: the date the daily race is on (``CANFIELD_DAILY_DATE`` fixes it in tests)
+        self.daily_date: str | None = None
 
     def _console(self, request: Request) -> ConsoleStore:
         console: ConsoleStore = request.app.state.console
@@ -120,6 +124,17 @@ class AdminConsole:
                 "blocks": await console.blocks(),
                 "notice": await console.notice(),
                 "redis": await console.redis_info(),
+            }
+        )
+
+    async def figures(self, request: Request) -> Response:
+        """Each process's moves/s, ack and leaderboard p50/p99 and solver queue,
+        and the server's public and daily activity (``storage.figures_store``)."""
+        store: FiguresStore = request.app.state.figures
+        return JSONResponse(
+            {
+                "processes": await store.figures(),
+                "activity": await store.activity(today(self.daily_date)),
             }
         )
 
@@ -203,10 +218,12 @@ def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
     if not settings.admin_token:
         return []
     console = AdminConsole(settings.admin_token, page)
+    console.daily_date = settings.daily_date
     guarded = console.guarded
     return [
         Route("/admin", console.page, methods=["GET"]),
         Route("/admin/api/overview", guarded(console.overview), methods=["GET"]),
+        Route("/admin/api/figures", guarded(console.figures), methods=["GET"]),
         Route("/admin/api/block", guarded(console.block), methods=["POST"]),
         Route("/admin/api/unblock", guarded(console.unblock), methods=["POST"]),
         Route("/admin/api/notice", guarded(console.notice), methods=["POST"]),

@@ -39,6 +39,7 @@ from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
+from canfield_server.storage.figures_store import FiguresStore
 from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.pubsub import RoomBus
@@ -48,6 +49,7 @@ from canfield_server.transport import endpoints, ladder
 from canfield_server.transport.admin import admin_routes
 from canfield_server.transport.drain import Drain
 from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
+from canfield_server.transport.figures_beat import FiguresBeat
 from canfield_server.transport.instance import InstanceHeader, instance_header
 from canfield_server.transport.process_beat import ProcessBeat
 from canfield_server.transport.share import ReplayShare
@@ -181,11 +183,17 @@ def create_app(
         app.state.drain = drain = Drain(ws)
         process_beat = ProcessBeat(settings.instance, console, ws, hub, drain, settings.presence_s)
         process_beat.start()
+        app.state.figures = figures = FiguresStore(redis, settings.presence_stale_ms)
+        figures_beat = FiguresBeat(
+            settings.instance, figures, hub, pool.scheduler, redis, settings.presence_s
+        )
+        figures_beat.start()
         try:
             yield
         finally:
             await close_in_turn(
                 ("the process beat", process_beat.stop),
+                ("the figures beat", figures_beat.stop),
                 ("the rooms", hub.shutdown),
                 ("the daily deals", dealer.close),
                 ("the reviews", reviews.close),

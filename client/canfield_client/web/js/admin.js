@@ -6,6 +6,7 @@
 // textContent only.
 
 import { $, h } from "./dom.js";
+import { renderFigures } from "./admin_figures.js";
 import { ask, initConfirm } from "./confirm.js";
 import { getLang, t } from "./i18n.js";
 import { flash, initShell } from "./shell.js";
@@ -15,6 +16,7 @@ const TOKEN_KEY = "canfield_admin_token";
 const PHASES = ["racing", "lobby", "finished"];
 
 let data = null; // the last overview
+let figures = null; // the last figures of every process (admin_figures.js)
 let timer = null;
 
 const token = () => sessionStorage.getItem(TOKEN_KEY) || "";
@@ -38,7 +40,7 @@ async function api(path, body) {
 function signOut(why = "") {
   sessionStorage.removeItem(TOKEN_KEY);
   clearTimeout(timer);
-  data = null;
+  data = figures = null;
   $("#adm-console").hidden = true;
   $("#adm-login").hidden = false;
   $("#adm-login-error").textContent = why;
@@ -47,7 +49,7 @@ function signOut(why = "") {
 async function poll() {
   clearTimeout(timer);
   try {
-    data = await api("overview");
+    [data, figures] = await Promise.all([api("overview"), api("figures")]);
     $("#adm-login").hidden = true;
     $("#adm-console").hidden = false;
     render();
@@ -133,6 +135,7 @@ function render() {
     ]),
     "adm_no_blocks",
   );
+  renderFigures(figures, table);
   $("#adm-updated").textContent = t("adm_updated", { time: clock(Date.now()) });
 }
 

@@ -1,0 +1,68 @@
+"""The figures each process publishes for the operator console, and the
+server-wide activity counts the console shows beside them.
+
+==================  ======  ====================================================
+key                 type    holds
+==================  ======  ====================================================
+``cf:figures``      hash    process name -> ``{"moves_per_s", "ack_p50_ms",
+                            "ack_p99_ms", "board_p50_ms", "board_p99_ms",
+                            "solver": {"waiting", "running", "slots", "owners"},
+                            "beat"}``
+==================  ======  ====================================================
+
+Activity is read from the keys the rooms keep anyway: ``cf:live`` (public
+races running), ``cf:quick:*`` (quick races open to join) and each draw's
+daily ranking (players who started today's daily race).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from canfield.dealcode import DRAW_MODES
+
+from canfield_server.storage import keys
+from canfield_server.storage.beat_table import live_entries
+
+__all__ = ["FiguresStore", "FIGURES", "MAX_OWNERS"]
+
+FIGURES = "cf:figures"
+#: owners of waiting solver jobs one process publishes at most (the longest queues)
+MAX_OWNERS = 10
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class FiguresStore:
+    def __init__(self, redis: Any, stale_ms: int) -> None:
+        self.redis = redis
+        #: a process silent this long is gone (its figures go with it)
+        self.stale_ms = stale_ms
+
+    async def publish(self, name: str, figures: dict[str, Any]) -> None:
+        await self.redis.hset(FIGURES, name, json.dumps({**figures, "beat": _now_ms()}))
+
+    async def forget(self, name: str) -> None:
+        await self.redis.hdel(FIGURES, name)
+
+    async def figures(self) -> list[dict[str, Any]]:
+        """Every live process's figures, by name (stale ones removed on the way)."""
+        return await live_entries(self.redis, FIGURES, _now_ms() - self.stale_ms)
+
+    async def activity(self, date: str) -> dict[str, Any]:
+        """Public races running, quick races open, and today's daily players per draw."""
+        quick = [k async for k in self.redis.scan_iter(match=keys.quick("*"), count=500)]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zcard(keys.LIVE)
+            for draw in DRAW_MODES:
+                pipe.zcard(keys.daily_rank(date, draw))
+            live, *daily = await pipe.execute()
+        return {
+            "public_live": int(live),
+            "quick_open": len(quick),
+            "daily": {str(draw): int(n) for draw, n in zip(DRAW_MODES, daily, strict=True)},
+        }

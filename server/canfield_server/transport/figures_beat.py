@@ -1,0 +1,97 @@
+"""This process's figures, every beat: into Redis for the operator console
+(``storage.figures_store``) and into the gauges ``/metrics`` serves.
+
+Each beat reads the process's own histograms and counters (``ops.figures``)
+and publishes what changed since the last one: moves per second, ack and
+leaderboard p50/p99, and its solver queue (waiting jobs per owner: a room,
+an asker, the deal pool). It also sets the gauges that are read rather than
+counted: rooms by phase, the solver queue, and Redis's memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import Any
+
+from canfield_server.ops import metrics
+from canfield_server.ops.clock import SYSTEM, Clock
+from canfield_server.ops.figures import figures_between, read
+from canfield_server.ops.supervise import Supervised
+from canfield_server.room.hub import Hub
+from canfield_server.solving.scheduler import FairScheduler
+from canfield_server.storage.errors import STORAGE_ERRORS
+from canfield_server.storage.figures_store import MAX_OWNERS, FiguresStore
+
+__all__ = ["FiguresBeat", "solver_figures"]
+
+log = logging.getLogger(__name__)
+
+#: every phase has a gauge from the start, so a scrape shows 0 rather than nothing
+PHASES = ("lobby", "racing", "finished")
+
+
+def solver_figures(scheduler: FairScheduler) -> dict[str, Any]:
+    """The queue at the solver workers: jobs waiting and running, and the owners
+    with the longest queues."""
+    queued = scheduler.queued()
+    longest = sorted(queued.items(), key=lambda item: (-item[1], item[0]))[:MAX_OWNERS]
+    return {
+        "waiting": sum(queued.values()),
+        "running": scheduler.running,
+        "slots": scheduler.slots,
+        "owners": [{"owner": owner, "jobs": jobs} for owner, jobs in longest],
+        "owners_total": len(queued),
+    }
+
+
+class FiguresBeat:
+    def __init__(
+        self,
+        name: str,
+        store: FiguresStore,
+        hub: Hub,
+        scheduler: FairScheduler,
+        redis: Any,
+        beat_s: float,
+        clock: Clock = SYSTEM,
+    ) -> None:
+        self.name = name
+        self.store = store
+        self.hub = hub
+        self.scheduler = scheduler
+        self.redis = redis
+        self.beat_s = beat_s
+        self.clock = clock
+        self.last = read(clock.monotonic())
+        self.loop = Supervised("figures-beat", self._run)
+
+    def start(self) -> None:
+        self.loop.start()
+
+    async def stop(self) -> None:
+        await self.loop.stop()
+        try:
+            await self.store.forget(self.name)
+        except STORAGE_ERRORS as exc:
+            log.warning("figures not struck from the console's list: %s", exc)
+
+    async def _run(self) -> None:
+        while True:
+            await self.clock.sleep(self.beat_s)  # a beat is a clock, not an event
+            try:
+                await self.beat()
+            except STORAGE_ERRORS as exc:
+                log.warning("figures beat paused: %s", exc)
+
+    async def beat(self) -> None:
+        now = read(self.clock.monotonic())
+        figures = figures_between(self.last, now)
+        self.last = now
+        solver = solver_figures(self.scheduler)
+        metrics.set_solver(solver["waiting"], solver["running"], solver["owners_total"])
+        phases = Counter(str(s.state.phase) for s in self.hub.sessions.values())
+        metrics.set_rooms_by_phase({phase: phases.get(phase, 0) for phase in PHASES})
+        await self.store.publish(self.name, {**figures, "solver": solver})
+        memory = await self.redis.info("memory")
+        metrics.set_redis_memory(int(memory.get("used_memory", 0)))
