@@ -532,4 +532,8 @@ async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> 
     assert [p.at for p in history] == [6, 5, 4]  # newest first, kept 3
     assert await store.rating_history("a", 3, 2) == history[:2]
     assert await store.rating_history("a", 1, 10) == []
+    # each race is claimed once, whoever asks again (a retry, another process)
+    assert await store.claim_race("K7QX2M", 2)
+    assert not await store.claim_race("K7QX2M", 2)
+    assert await store.claim_race("K7QX2M", 3) and await store.claim_race("B8ZZ2M", 2)
     await close(store)

@@ -400,6 +400,11 @@ class RatingStore(Protocol):
         beyond the kept number go) and its ladder row (None: not on the ladder)."""
         ...
 
+    async def claim_race(self, code: str, race_no: int) -> bool:
+        """True for the first caller only, per race (room and race number): whoever
+        gets it stores that race's ratings, so no race is rated twice."""
+        ...
+
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
         """The first ``limit`` ladder rows, best first."""
         ...

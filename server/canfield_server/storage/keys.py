@@ -18,6 +18,8 @@ key                             type    holds
 ``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
 ``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
 ``cf:{CODE}:events``            chan    room events for every server process
+``cf:{CODE}:rated:{RACE}``      string  set (NX) by the one process storing that public race's
+                                        ratings: a race is rated once
 ``cf:{ip:ADDRESS}:open``        zset    room code -> ms it stops counting at the latest: the
                                         rooms one client address holds open (``claim_room``)
 ``cf:{ip:ADDRESS}:new``         zset    room code -> ms it was created: one address's rooms
@@ -76,6 +78,7 @@ __all__ = [
     "rating_history",
     "ladder_rank",
     "ladder_rows",
+    "rated_race",
 ]
 
 
@@ -246,3 +249,8 @@ def ladder_rank(draw: int) -> str:
 
 def ladder_rows(draw: int) -> str:
     return f"cf:{{ladder:{draw}}}:rows"
+
+
+def rated_race(code: str, race_no: int) -> str:
+    """Set (NX) by the one process that stores a public race's ratings."""
+    return f"cf:{{{code}}}:rated:{race_no}"

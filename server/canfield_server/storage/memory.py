@@ -122,6 +122,8 @@ class MemoryBackend:
         self.rating_points: dict[tuple[str, int], list[RatingPoint]] = {}
         #: draw -> identity -> its ladder row
         self.ladders: dict[int, dict[str, LadderRow]] = {}
+        #: (room, race number) of the public races whose ratings were stored
+        self.rated_races: set[tuple[str, int]] = set()
         self.subscribers: dict[str, set[MemoryBus]] = {}
         #: pool -> the public race it gathers into; public race -> ms it started
         self.quick: dict[str, str] = {}
@@ -590,6 +592,12 @@ class MemoryRatingStore:
                 ladder.pop(identity, None)
             else:
                 ladder[identity] = row
+
+    async def claim_race(self, code: str, race_no: int) -> bool:
+        if (code, race_no) in self.backend.rated_races:
+            return False
+        self.backend.rated_races.add((code, race_no))
+        return True
 
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
         # a sorted set read high to low: by score, then by member, both descending
