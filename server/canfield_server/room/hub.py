@@ -83,7 +83,7 @@ from canfield_server.room.ports import (
     StorageErrors,
 )
 from canfield_server.room.presence import Presence
-from canfield_server.room.quick import QuickRaces
+from canfield_server.room.quick import MatchRating, QuickRaces
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import RatePublicRace, Results
 from canfield_server.room.seating import Seating
@@ -119,6 +119,7 @@ class Hub:
         daily_deals: DailyDeals | None = None,
         queue: MatchQueue | None = None,
         ratings: RatePublicRace | None = None,
+        match_rating: MatchRating | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
@@ -137,7 +138,9 @@ class Hub:
         self.actions = BoardActions(self.rooms, solver)
         self.seating = Seating(self.rooms, self.actions)
         self.lobby = Lobby(self.rooms, self.results, solver, bots)
-        self.quick = QuickRaces(self.rooms, self.seating, self.lobby, self.identities, queue)
+        self.quick = QuickRaces(
+            self.rooms, self.seating, self.lobby, self.identities, queue, match_rating
+        )
         self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings, clock)
         #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)

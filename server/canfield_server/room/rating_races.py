@@ -29,10 +29,27 @@ from canfield_server.room.ports import (
     RatingStore,
     StoredRating,
 )
-from canfield_server.room.ratings import Placed, Rated, Rating, deviation, leavers_last, rate, shown
+from canfield_server.room.quick import MatchRating
+from canfield_server.room.ratings import (
+    NEWCOMER,
+    Placed,
+    Rated,
+    Rating,
+    deviation,
+    leavers_last,
+    match_number,
+    rate,
+    shown,
+)
 from canfield_server.room.results import PlannedRatings, RatePublicRace
 
-__all__ = ["RatedRace", "plan_public_race", "public_race_rater", "rate_public_race"]
+__all__ = [
+    "RatedRace",
+    "match_rating_of",
+    "plan_public_race",
+    "public_race_rater",
+    "rate_public_race",
+]
 
 #: what ``RatingStore.save_ratings`` stores for one identity
 Saved = tuple[str, StoredRating, RatingPoint, LadderRow | None]
@@ -167,3 +184,15 @@ def public_race_rater(
         return PlannedRatings(rows, keep)
 
     return rate_race
+
+
+def match_rating_of(store: RatingStore) -> MatchRating:
+    """Each identity's number to match public races by (``ratings.match_number``;
+    a newcomer's for one never rated in that draw mode)."""
+
+    async def rating_of(identity: str, draw: int) -> int:
+        stored = (await store.ratings(draw, [identity])).get(identity)
+        rating = Rating(mu=stored.mu, sigma=stored.sigma) if stored is not None else NEWCOMER
+        return match_number(rating)
+
+    return rating_of

@@ -26,8 +26,9 @@ key                             type    holds
                                         of the last minute (the burst limit)
 ``cf:due``                      zset    room code -> ms its next timer is due (time limit,
                                         grace, a serving process's watchdog); any process sweeps
-``cf:quick:{POOL}``             string  the code of the public race a pool (``d3``, ``d1``: a draw
-                                        mode, later with a rating band) gathers into now
+``cf:quick:{POOL}:open``        zset    the public races a pool (``d3``, ``d1``: a draw mode)
+                                        gathers into now: room code -> its first racer's rating
+``cf:quick:{POOL}:since``       hash    room code -> ms it opened (its band widens with the wait)
 ``cf:live``                     zset    public race code -> ms it started: races in progress
 ``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
@@ -57,7 +58,8 @@ __all__ = [
     "ip_open_rooms",
     "ip_new_rooms",
     "DUE",
-    "quick",
+    "quick_open",
+    "quick_since",
     "LIVE",
     "pool",
     "pool_lock",
@@ -127,8 +129,13 @@ def ip_new_rooms(address: str) -> str:
 DUE = "cf:due"
 
 
-def quick(pool: str) -> str:
-    return f"cf:quick:{pool}"
+def quick_open(pool: str) -> str:
+    """A pool's two keys share a hash tag: one script matches and opens races."""
+    return f"cf:quick:{{{pool}}}:open"
+
+
+def quick_since(pool: str) -> str:
+    return f"cf:quick:{{{pool}}}:since"
 
 
 LIVE = "cf:live"
