@@ -1,6 +1,6 @@
 """Rating a public race when it ends, in two steps around its results.
 
-``plan_public_race`` takes the race's final standings (the caller has
+``rate_public_race(save=False)`` takes the race's final standings (the caller has
 already put racers who left, or dropped past the grace time, last:
 ``ratings.leavers_last``), rates every identified human racer against the
 others (bots and rows without an identity are skipped: they stay unrated,
@@ -46,7 +46,6 @@ from canfield_server.room.results import PlannedRatings, RatePublicRace
 __all__ = [
     "RatedRace",
     "match_rating_of",
-    "plan_public_race",
     "public_race_rater",
     "rate_public_race",
 ]
@@ -74,34 +73,18 @@ async def rate_public_race(
     min_races: int,
     now_ms: int,
     bots: Collection[str] = (),
+    save: bool = True,
 ) -> RatedRace:
-    """Plan and store at once (no race identity, no claim): for tests and the
-    benchmark; a server rates through ``public_race_rater``."""
-    race = await plan_public_race(
-        store, draw, standings, identities, min_races=min_races, now_ms=now_ms, bots=bots
-    )
-    if race.saved:
-        await store.save_ratings(draw, race.saved)
-    return race
-
-
-async def plan_public_race(
-    store: RatingStore,
-    draw: int,
-    standings: Sequence[Row],
-    identities: Mapping[str, str],
-    *,
-    min_races: int,
-    now_ms: int,
-    bots: Collection[str] = (),
-) -> RatedRace:
-    """Rate one finished public race of draw mode ``draw``; store nothing.
+    """Rate one finished public race of draw mode ``draw``.
 
     ``standings``: every racer's final row, ranked (``rank``: 1 first, equal
     ranks tie), leavers already last. ``identities``: member id -> identity
     token hash (``IdentityStore.room_identities``); ``bots``: member ids of
     bots (unrated even if linked). ``min_races``: rated races before an
-    identity shows on the ladder (``Settings.rating_min_races``).
+    identity shows on the ladder (``Settings.rating_min_races``). ``save``: store
+    the outcome at once (no race identity, no claim: tests, the benchmark); a
+    server plans (False) and stores once its results are written
+    (``public_race_rater``).
     """
     rated_rows = [r for r in standings if r.id in identities and r.id not in bots]
     member_of = {identities[r.id]: r.id for r in rated_rows}
@@ -133,6 +116,8 @@ async def plan_public_race(
             mu=new.mu, sigma=new.sigma, races=new.races, name=names[placed.identity]
         )
         saved.append((placed.identity, keep, point, ladder_row))
+    if save:
+        await store.save_ratings(draw, saved)
     return RatedRace([_with_rating(r, identities, outcome) for r in standings], outcome, saved)
 
 
@@ -164,7 +149,7 @@ def public_race_rater(
         gone = {row.id for row in standings if row.status == MemberStatus.LEFT}
         bots = {member.id for member in state.members if member.bot}
         linked = await identities.room_identities(state.room)
-        race = await plan_public_race(
+        race = await rate_public_race(
             store,
             state.settings.draw,
             leavers_last(standings, gone),
@@ -172,6 +157,7 @@ def public_race_rater(
             min_races=min_races,
             now_ms=clock.now_ms(),
             bots=bots,
+            save=False,
         )
 
         async def keep() -> bool:
