@@ -54,8 +54,8 @@ async def identified(proxy: NginxProcess) -> AsyncIterator[Open]:
 
 
 async def rating_of(proxy: NginxProcess, token: str) -> dict[str, Any]:
-    """An identity's draw 3 rating (``GET /api/rating``), once the race's end has
-    rated it (the hook runs just after ``finished`` goes out)."""
+    """An identity's draw 3 rating (``GET /api/rating``): stored before ``finished``
+    goes out, but another racer's process may be the one that wrote the results."""
     request = urllib.request.Request(
         proxy.http_url + "/api/rating", headers={"X-Canfield-Identity": token}
     )

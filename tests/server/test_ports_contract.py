@@ -18,6 +18,7 @@ from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules
 from canfield_server.room.events import RoomEvent, RowEvent, unpack
 from canfield_server.room.ports import (
+    Band,
     DailyMove,
     DailyStore,
     IdentityStore,
@@ -466,20 +467,37 @@ async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
     await close(store)
 
 
-async def test_a_pool_gathers_into_one_race_and_live_races_are_listed(world: World) -> None:
+async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(world: World) -> None:
     first, second = world.queue(), world.queue()  # two processes
     try:
-        assert await first.open_race("d3") is None
-        assert await first.offer_race("d3", "AAAAAA", TTL_S)
-        # the other process offered later: it is told to use the first race
-        assert not await second.offer_race("d3", "BBBBBB", TTL_S)
-        assert await second.open_race("d3") == "AAAAAA"
-        assert await second.open_race("d1") is None
-        # closing a race the pool no longer gathers into leaves the newer one
-        await second.close_race("d3", "AAAAAA")
-        assert await second.offer_race("d3", "BBBBBB", TTL_S)
-        await first.close_race("d3", "AAAAAA")
-        assert await first.open_race("d3") == "BBBBBB"
+        near = Band(points=100, widen_points=200, widen_ms=1_000, most_points=500)
+        assert await first.find_race("d3", 1000, 0, near, ttl_s=TTL_S) is None
+        assert await first.find_race("d3", 1000, 0, near, offer="AAAAAA", ttl_s=TTL_S) == "AAAAAA"
+        # the other process, a close racer: the same race, nothing new opened
+        assert await second.find_race("d3", 1090, 10, near, offer="BBBBBB", ttl_s=TTL_S) == (
+            "AAAAAA"
+        )
+        assert (
+            await second.find_race("d1", 1000, 10, near, ttl_s=TTL_S) is None
+        )  # another draw mode
+        # a far racer opens a race of their own; a racer close to it joins that one
+        assert await second.find_race("d3", 1400, 20, near, offer="FFFFFF", ttl_s=TTL_S) == (
+            "FFFFFF"
+        )
+        assert await first.find_race("d3", 1350, 30, near, ttl_s=TTL_S) == "FFFFFF"
+        # the bands widen with the wait (100, then 300 after 1 s): 1250 is 250 from
+        # AAAAAA and 150 from FFFFFF; the closer race whose band holds it wins
+        assert await first.find_race("d3", 1250, 500, near, ttl_s=TTL_S) is None
+        assert await first.find_race("d3", 1250, 1_000, near, ttl_s=TTL_S) == "AAAAAA"
+        assert await first.find_race("d3", 1250, 1_020, near, ttl_s=TTL_S) == "FFFFFF"  # the closer
+        # never beyond the most: 600 away is too far however long they wait
+        assert await first.find_race("d3", 1600 + 400, 60_000, near, ttl_s=TTL_S) is None
+        # a race that takes nobody more leaves the pool
+        await second.close_race("d3", "FFFFFF")
+        assert await first.find_race("d3", 1400, 60_000, near, ttl_s=TTL_S) == "AAAAAA"
+        # a race open longer than the room lives is forgotten
+        assert await first.find_race("d3", 1000, TTL_S * 1000 + 1, near, ttl_s=TTL_S) is None
+        await first.close_race("d3", "AAAAAA")  # gone already: nothing happens
 
         await first.live_add("AAAAAA", 1_000)
         await second.live_add("BBBBBB", 2_000)
@@ -532,4 +550,8 @@ async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> 
     assert [p.at for p in history] == [6, 5, 4]  # newest first, kept 3
     assert await store.rating_history("a", 3, 2) == history[:2]
     assert await store.rating_history("a", 1, 10) == []
+    # each race is claimed once, whoever asks again (a retry, another process)
+    assert await store.claim_race("K7QX2M", 2)
+    assert not await store.claim_race("K7QX2M", 2)
+    assert await store.claim_race("K7QX2M", 3) and await store.claim_race("B8ZZ2M", 2)
     await close(store)

@@ -9,10 +9,16 @@ import hashlib
 import msgspec
 import pytest
 from canfield_client.processes import ServerProcess
-from canfield_protocol import MemberStatus, RatedRow, Row
-from canfield_server.room.rating_races import rate_public_race
+from canfield_protocol import Member, MemberStatus, RatedRow, Role, Row
+from canfield_server.ops.clock import ManualClock
+from canfield_server.room import rules
+from canfield_server.room.rating_races import public_race_rater, rate_public_race
 from canfield_server.room.ratings import NEWCOMER, Placed, Rating, leavers_last, rate, shown
-from canfield_server.storage.memory import MemoryBackend, MemoryRatingStore
+from canfield_server.storage.memory import (
+    MemoryBackend,
+    MemoryIdentityStore,
+    MemoryRatingStore,
+)
 from canfield_server.storage.rating_store import RedisRatingStore
 from redis.asyncio import Redis
 
@@ -106,6 +112,49 @@ async def test_a_public_race_rates_identified_humans_only_and_feeds_the_ladder()
         store, 3, rows, {"m3": "h3"}, min_races=2, now_ms=7, bots={"bot"}
     )
     assert alone.by_identity == {} and alone.standings == rows
+
+
+async def test_a_race_is_rated_into_its_rows_first_and_stored_once() -> None:
+    """The results put the planned rows in ``finished`` and may plan again (their
+    compare-and-set retried, or another process got there): only the first keep
+    stores, and the standings keep their order (a leaver is rated last)."""
+    backend = MemoryBackend()
+    store = MemoryRatingStore(backend, max_points=10)
+    identities = MemoryIdentityStore(backend, max_races=10)
+    for member in ("m1", "m2", "m3"):
+        await identities.link_member("K7QX2M", member, f"h{member[1]}")
+    racers = [Member(id=m, name=m, role=Role.PLAYER) for m in ("m1", "m2", "m3")]
+    bot = Member(id="bot", name="Bot", role=Role.PLAYER, bot=True)
+    room = msgspec.structs.replace(
+        rules.create_public_room("K7QX2M", 3), members=[*racers, bot], race=4
+    )
+    rows = [standing("m1", 1, MemberStatus.LEFT), standing("m2", 2), standing("bot", 3)]
+    rows.append(standing("m3", 4))
+    rater = public_race_rater(store, identities, min_races=1, clock=ManualClock())
+
+    planned = await rater(room, rows)
+    assert [r.id for r in planned.standings] == ["m1", "m2", "bot", "m3"]
+    assert [r.rank for r in planned.standings] == [1, 2, 3, 4]  # the order sent stays
+    by_id = {r.id: r for r in planned.standings}
+    assert type(by_id["bot"]) is Row
+    assert isinstance(by_id["m1"], RatedRow) and isinstance(by_id["m2"], RatedRow)
+    assert by_id["m1"].rating_change is not None and by_id["m2"].rating_change is not None
+    assert by_id["m1"].rating_change < by_id["m2"].rating_change  # left: rated last
+    assert await store.ratings(3, ["h1", "h2", "h3"]) == {}  # planned: nothing stored
+
+    again = await rater(room, rows)  # a retry plans the same rows
+    assert again.standings == planned.standings
+    assert await again.keep() is True
+    assert await planned.keep() is False  # the race is rated already
+    stored = await store.ratings(3, ["h1", "h2", "h3"])
+    assert {i: s.races for i, s in stored.items()} == {"h1": 1, "h2": 1, "h3": 1}
+    assert len(await store.rating_history("h2", 3, 10)) == 1
+    shown_now = [r.rating for r in await store.ladder(3, 10)]
+    assert sorted(shown_now, reverse=True) == shown_now and len(shown_now) == 3
+    # the room's next race is rated anew, from the stored ratings
+    later = await rater(msgspec.structs.replace(room, race=5), rows)
+    assert await later.keep() is True
+    assert (await store.ratings(3, ["h2"]))["h2"].races == 2
 
 
 async def test_the_ladder_and_my_rating_over_http(server: ServerProcess, connect: Connect) -> None:

@@ -1,6 +1,8 @@
 """Race now, in the browser: two pages press "Race now" (Draw 3), land in one
 public race, see its countdown and their boards; the home page lists the
 race as live (a link to watch it), at four sizes and in both languages.
+When the race ends, the results show each racer's new rating and the
+race's change, as the ``finished`` rows carry them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from pathlib import Path
 from canfield_client.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
-from tests.web.pages import new_page, pick_language, wait_board
+from tests.web.pages import new_page, pick_language, race_button, record_frames, wait_board
 
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
 SHOTS = Path("/tmp/shots-quick")
@@ -28,6 +30,7 @@ def test_race_now_puts_two_pages_in_one_public_race_listed_live(
 ) -> None:
     base = server.http_url
     ana, bob = new_page(browser), new_page(browser)
+    frames = record_frames(ana)
     race_now(ana, base, "Ana")
     expect(ana.locator("#view-lobby")).to_be_visible()
     expect(ana.locator("#ready")).to_be_hidden()  # nobody hosts a public race
@@ -57,3 +60,32 @@ def test_race_now_puts_two_pages_in_one_public_race_listed_live(
     race.click()  # one click: watching the race
     expect(home.locator("#view-race")).to_be_visible()
     expect(home.locator("body.spectator")).to_have_count(1)
+
+    # the race ends: each racer's new rating and its change, from the finished rows
+    for page in (ana, bob):
+        race_button(page, "#give-up").click()
+        page.click("#give-up")  # "Sure?"
+    ratings = ana.locator("#race-ratings")
+    expect(ratings).to_be_visible()
+    (finished,) = [f for f in frames if f["type"] == "finished"]
+    rated = {row["name"]: row for row in finished["standings"]}
+    assert set(rated) == {"Ana", "Bob"}
+    for row in rated.values():
+        assert row["rating"] > 0 and row["rating_deviation"] > 0
+        assert isinstance(row["rating_change"], int)
+    # the racer ranked first moved up more than the one ranked second
+    first, second = sorted(rated.values(), key=lambda row: row["rank"])
+    assert first["rating_change"] >= second["rating_change"]
+    for lang, title in (("en", "Ratings after this race"), ("hr", "Rejtinzi nakon ove utrke")):
+        pick_language(ana, lang)
+        expect(ratings).to_contain_text(title)
+        for name, row in rated.items():
+            line = ratings.locator(f'li:has-text("{name}")')
+            expect(line).to_contain_text(f"± {row['rating_deviation']}")
+            change = row["rating_change"]
+            sign = "+" if change > 0 else "\u2212" if change < 0 else "\u00b1"
+            expect(line).to_contain_text(f"({sign}{abs(change)})")
+        for width, height in SIZES:
+            ana.set_viewport_size({"width": width, "height": height})
+            ratings.scroll_into_view_if_needed()
+            ana.screenshot(path=str(SHOTS / f"results-{lang}-{width}.png"))

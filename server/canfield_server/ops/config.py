@@ -71,6 +71,13 @@ class Settings:
     quick_max_racers: int = 8
     #: a racer waiting alone this long in a public race is offered a bot race
     quick_bot_offer_s: float = 20.0
+    #: rating bands (points of the shown scale, ``room.ratings``): a gathering public
+    #: race takes racers this close to its first racer's rating, ``widen_points``
+    #: more for every ``widen_s`` it waits, at most ``most_points``
+    quick_band_points: int = 100
+    quick_band_widen_points: int = 100
+    quick_band_widen_s: float = 5.0
+    quick_band_most_points: int = 1000
     #: ``quick`` requests one identity, and one client address, may make at once,
     #: and then per second
     quick_burst: int = 10

@@ -83,9 +83,9 @@ from canfield_server.room.ports import (
     StorageErrors,
 )
 from canfield_server.room.presence import Presence
-from canfield_server.room.quick import QuickRaces
+from canfield_server.room.quick import MatchRating, QuickRaces
 from canfield_server.room.registry import Rooms
-from canfield_server.room.results import OnPublicFinished, Results
+from canfield_server.room.results import RatePublicRace, Results
 from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
 
@@ -118,7 +118,8 @@ class Hub:
         daily: DailyStore | None = None,
         daily_deals: DailyDeals | None = None,
         queue: MatchQueue | None = None,
-        ratings: OnPublicFinished | None = None,
+        ratings: RatePublicRace | None = None,
+        match_rating: MatchRating | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
@@ -131,13 +132,15 @@ class Hub:
             # replays and history are kept only with an identity store
             on_finished=self.identities.room_finished if identities is not None else None,
             on_public_finished=self._public_race_over,
+            # rates each public race into its ``finished`` standings (None: unrated)
+            rate_public=ratings,
         )
-        #: told each public race's finishing order, once (ratings; None: unrated)
-        self.ratings = ratings
         self.actions = BoardActions(self.rooms, solver)
         self.seating = Seating(self.rooms, self.actions)
         self.lobby = Lobby(self.rooms, self.results, solver, bots)
-        self.quick = QuickRaces(self.rooms, self.seating, self.lobby, self.identities, queue)
+        self.quick = QuickRaces(
+            self.rooms, self.seating, self.lobby, self.identities, queue, match_rating
+        )
         self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings, clock)
         #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
@@ -206,10 +209,8 @@ class Hub:
 
     async def _public_race_over(self, state: RoomState, standings: list[Row]) -> None:
         """THE hook at the end of a public race (once, on one process), with its
-        full finishing order: no longer live, then rated."""
+        full finishing order (rated already, in ``Results``): no longer live."""
         await self.quick.race_over(state, standings)
-        if self.ratings is not None:
-            await self.ratings(state, standings)
 
     # ------------------------------------------------------------ messages
 

@@ -22,6 +22,8 @@ __all__ = [
     "RoomRecord",
     "RoomBudget",
     "RoomsRefused",
+    "Band",
+    "MatchQueue",
     "MoveRecord",
     "RoomStore",
     "RoomBus",
@@ -123,22 +125,39 @@ class MoveRecord(NamedTuple):
     done: bool
 
 
+class Band(NamedTuple):
+    """How far apart in rating a gathering public race takes racers: ``points``
+    either side of its first racer's rating at first, ``widen_points`` more for
+    every ``widen_ms`` it has waited, at most ``most_points``."""
+
+    points: int
+    widen_points: int
+    widen_ms: int
+    most_points: int
+
+    def width(self, waited_ms: int) -> int:
+        steps = max(0, waited_ms) // max(1, self.widen_ms)
+        return min(self.points + self.widen_points * steps, self.most_points)
+
+
 class MatchQueue(Protocol):
     """Where public races gather, shared by every process (``room/quick.py``):
-    the open race of each pool (a draw mode and a rating band) and the public
-    races in progress."""
+    the open races of each pool (a draw mode), each centred on its first
+    racer's rating, and the public races in progress."""
 
-    async def open_race(self, pool: str) -> str | None:
-        """The code of the public race ``pool`` is gathering into, if any."""
-        ...
-
-    async def offer_race(self, pool: str, code: str, ttl_s: int) -> bool:
-        """Make ``code`` the race ``pool`` gathers into, unless one is already
-        (False: another process offered one first)."""
+    async def find_race(
+        self, pool: str, rating: int, now_ms: int, band: Band, *, ttl_s: int, offer: str = ""
+    ) -> str | None:
+        """The gathering race of ``pool`` whose band (widened by its wait so far)
+        holds ``rating``, the closest in rating first (then the longest waiting).
+        None found: ``offer`` (a new race's code; empty: none) becomes one of the
+        pool's races, centred on ``rating``, and is returned. A race open longer
+        than ``ttl_s`` (its room is gone) is forgotten.
+        One atomic step: two processes never both open a race for close racers."""
         ...
 
     async def close_race(self, pool: str, code: str) -> None:
-        """``code`` takes nobody more: forget it, if it is still ``pool``'s race."""
+        """``code`` takes nobody more: the pool forgets it."""
         ...
 
     async def live_add(self, code: str, started_at: int) -> None: ...
@@ -398,6 +417,11 @@ class RatingStore(Protocol):
     ) -> None:
         """Each identity's new rating, its history point (at the head; the oldest
         beyond the kept number go) and its ladder row (None: not on the ladder)."""
+        ...
+
+    async def claim_race(self, code: str, race_no: int) -> bool:
+        """True for the first caller only, per race (room and race number): whoever
+        gets it stores that race's ratings, so no race is rated twice."""
         ...
 
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:

@@ -1,10 +1,14 @@
 """Race anyone, now: public races that gather whoever asks (``quick``).
 
-Each pool (a draw mode) has one race it gathers into, kept in the
+Each pool (a draw mode) has the races it gathers into, kept in the
 ``MatchQueue`` (Redis), so players on any process meet in the same race.
-A race in a pool takes racers while it gathers (its lobby) and while its
-countdown runs; when a seat in it is refused (full, started) it leaves
-the pool and the next asker opens the next race. The second racer starts
+Close ratings first: a race is centred on its first racer's rating
+(``MatchRating``: 1000 for a newcomer) and takes racers within its band,
+which widens the longer it waits (``Settings.quick_band_*``); an asker
+takes the closest race whose band holds them, else opens one. A race
+takes racers while it gathers (its lobby) and while its countdown runs;
+when a seat in it is refused (full, started) it leaves the pool and the
+asker tries the next. The second racer starts
 the countdown. A racer alone for ``quick_bot_offer_s`` is offered a bot
 race (``bot_offer``), never put into one. Public races have no host: the
 server starts them, and nobody kicks, ends or changes them
@@ -14,6 +18,7 @@ server starts them, and nobody kicks, ends or changes them
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from canfield_protocol import (
     BotOffer,
@@ -34,11 +39,11 @@ from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.lobby import Lobby
-from canfield_server.room.ports import MatchQueue, Peer
+from canfield_server.room.ports import Band, MatchQueue, Peer
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
 
-__all__ = ["QuickRaces", "pool_of"]
+__all__ = ["MatchRating", "QuickRaces", "pool_of"]
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +51,15 @@ log = logging.getLogger(__name__)
 QUICK_ATTEMPTS = 6
 
 
+#: an identity's rating to match by (token hash, draw mode -> points; a newcomer 1000)
+MatchRating = Callable[[str, int], Awaitable[int]]
+#: everyone's rating when the server keeps none (one band: whoever comes)
+UNRATED = 1000
+
+
 def pool_of(draw: int) -> str:
-    """The pool a racer gathers in. Rating bands go here when ratings come:
-    today one pool per draw mode (``d3``, ``d1``)."""
+    """The pool a racer gathers in: one per draw mode (``d3``, ``d1``); the rating
+    bands are within it (``MatchQueue.find_race``)."""
     return f"d{draw}"
 
 
@@ -60,13 +71,21 @@ class QuickRaces:
         lobby: Lobby,
         identities: Identities,
         queue: MatchQueue | None,
+        match_rating: MatchRating | None = None,
     ) -> None:
         self.rooms = rooms
         self.seating = seating
         self.lobby = lobby
         self.identities = identities
         self.queue = queue
+        self.match_rating = match_rating
         settings = rooms.settings
+        self.band = Band(
+            points=settings.quick_band_points,
+            widen_points=settings.quick_band_widen_points,
+            widen_ms=round(settings.quick_band_widen_s * 1000),
+            most_points=settings.quick_band_most_points,
+        )
         self.clock = rooms.clock
         self.max_racers = min(settings.quick_max_racers, settings.max_players_per_room)
         self.offer_s = settings.quick_bot_offer_s
@@ -92,8 +111,11 @@ class QuickRaces:
         if peer.room is not None:
             raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
         pool = pool_of(msg.draw)
+        rating = await self._rating(identity, msg.draw)
         for _ in range(QUICK_ATTEMPTS):
-            code = await queue.open_race(pool) or await self._open(pool, msg.draw)
+            now = self.clock.now_ms()
+            found = await queue.find_race(pool, rating, now, self.band, ttl_s=self.ttl_s)
+            code = found or await self._open(pool, msg.draw, rating)
             try:
                 await self._seat(peer, code, msg.name, identity)
                 return
@@ -121,9 +143,15 @@ class QuickRaces:
         if session is not None and session.state.public and session.state.phase == Phase.FINISHED:
             await self.seating.leave(peer, Leave())
 
-    async def _open(self, pool: str, draw: int) -> str:
+    async def _rating(self, identity: Identity, draw: int) -> int:
+        if self.match_rating is None:
+            return UNRATED
+        return await self.match_rating(identity.token_hash, draw)
+
+    async def _open(self, pool: str, draw: int, rating: int) -> str:
         """A new empty public race, offered to the pool; if another process
-        offered one first, that one (ours, never seen, expires unused)."""
+        opened one that takes this racer meanwhile, that one (ours, never seen,
+        expires unused)."""
         queue = self._queue()
         for _ in range(QUICK_ATTEMPTS):
             code = rules.new_room_code()
@@ -132,10 +160,11 @@ class QuickRaces:
                 break
         else:  # pragma: no cover - collisions in a space of 887 million
             raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
-        if await queue.offer_race(pool, code, self.ttl_s):
-            event(log, "quick.opened", room=code, pool=pool)
-            return code
-        return await queue.open_race(pool) or code
+        now = self.clock.now_ms()
+        found = await queue.find_race(pool, rating, now, self.band, offer=code, ttl_s=self.ttl_s)
+        if found == code:
+            event(log, "quick.opened", room=code, pool=pool, rating=rating)
+        return found or code
 
     async def _seat(self, peer: Peer, code: str, name: str, identity: Identity) -> None:
         """One seat per identity in a public race; a racer seated in the countdown races it."""

@@ -38,6 +38,7 @@ __all__ = [
     "NEWCOMER",
     "shown",
     "deviation",
+    "match_number",
     "rate",
     "leavers_last",
 ]
@@ -63,6 +64,13 @@ NEWCOMER = Rating(mu=_MODEL.mu, sigma=_MODEL.sigma)
 def shown(rating: Rating) -> int:
     """The one number a player sees (and the ladder orders by)."""
     return round(SHOWN_BASE + SHOWN_SCALE * (rating.mu - 3 * rating.sigma))
+
+
+def match_number(rating: Rating) -> int:
+    """The number public races match by: the mean skill on the shown scale, a
+    newcomer's at ``SHOWN_BASE`` (not the cautious shown number, which puts a
+    newcomer far below the average regular they likely equal)."""
+    return round(SHOWN_BASE + SHOWN_SCALE * (rating.mu - NEWCOMER.mu))
 
 
 def deviation(rating: Rating) -> int:

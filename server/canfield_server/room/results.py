@@ -5,13 +5,18 @@ its time runs out (``time_up``) or when it is found ended without
 results after a crash. The results (standings, the deal, every replay,
 par) are written once, in the same compare-and-set that finishes the
 room, and reach every connection through the room's session.
+
+A public race's standings carry each racer's new rating: the ratings are
+computed before the compare-and-set (again on each retry, nothing stored),
+and stored only after it succeeded, by the one process that claims the
+race, before anyone is told (``RatePublicRace``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from canfield_protocol import Finished, MemberStatus, RoomState, Row, encode
@@ -23,7 +28,7 @@ from canfield_server.room.ports import SolverService, StoredRow
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms, compare_and_set
 
-__all__ = ["Results"]
+__all__ = ["OnFinished", "OnPublicFinished", "PlannedRatings", "RatePublicRace", "Results"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +61,20 @@ OnFinished = Callable[[str, Finished], Coroutine[Any, Any, None]]
 OnPublicFinished = Callable[[RoomState, list[Row]], Coroutine[Any, Any, None]]
 
 
+class PlannedRatings(NamedTuple):
+    """A public race's ratings, computed before its results are written."""
+
+    #: the standings to send, rated racers' rows with their new rating
+    standings: list[Row]
+    #: stores the ratings once the results are written: True for the one caller
+    #: that claimed the race (a retry, or another process, stores nothing)
+    keep: Callable[[], Coroutine[Any, Any, bool]]
+
+
+#: rates a public race from the room as it raced and its standings (storing nothing)
+RatePublicRace = Callable[[RoomState, list[Row]], Coroutine[Any, Any, PlannedRatings]]
+
+
 class Results:
     def __init__(
         self,
@@ -63,6 +82,7 @@ class Results:
         solver: SolverService | None,
         on_finished: OnFinished | None = None,
         on_public_finished: OnPublicFinished | None = None,
+        rate_public: RatePublicRace | None = None,
     ) -> None:
         self.rooms = rooms
         self.store = rooms.store
@@ -70,6 +90,7 @@ class Results:
         self.solver = solver
         self.on_finished = on_finished
         self.on_public_finished = on_public_finished
+        self.rate_public = rate_public
 
     async def end(self, code: str, race_no: int) -> None:
         """End a race now (its time ran out, or the host ended it): once, whichever
@@ -101,6 +122,25 @@ class Results:
         except Exception:
             log.exception("the end of public race %s not recorded", state.room)
 
+    async def _rated(self, state: RoomState, standings: list[Row]) -> PlannedRatings | None:
+        """A public race's standings with ratings; unrated if rating fails for a
+        reason other than storage (the results must not wait on a bug)."""
+        if not state.public or self.rate_public is None:
+            return None
+        try:
+            return await self.rate_public(state, standings)
+        except self.rooms.storage_errors:
+            raise  # retried with the results
+        except Exception:
+            log.exception("public race %s not rated", state.room)
+            return None
+
+    async def _keep_ratings(self, code: str, planned: PlannedRatings) -> None:
+        try:
+            await planned.keep()
+        except Exception:
+            log.exception("ratings of public race %s not stored", code)
+
     async def _write(self, code: str, race_no: int) -> None:
         async def attempt(n: int) -> bool | None:
             """True when written (or nothing to write), None when the room changed first."""
@@ -115,8 +155,10 @@ class Results:
                 if m.id not in rows:
                     rows[m.id] = PlayerRace.fresh(deal).row(m.id, m.name)
             _close_open_rows(rows, record.state, self.clock.now_ms())
+            standings = ranked(rows.values())
+            planned = await self._rated(record.state, standings)
             finished = Finished(
-                standings=ranked(rows.values()),
+                standings=planned.standings if planned is not None else standings,
                 deal=deal,
                 replays=await self.store.logs(code, racers),
                 par=await self.solver.par(deal, code) if self.solver and deal else None,
@@ -128,6 +170,8 @@ class Results:
             ver = await self.store.save_room(record.ver, state, final=final)
             if ver is None:
                 return None
+            if planned is not None:  # stored before anyone sees the new numbers
+                await self._keep_ratings(code, planned)
             if self.on_finished is not None:
                 # the replay is kept before this process tells anyone its link
                 await self.on_finished(code, finished)

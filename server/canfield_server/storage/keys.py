@@ -18,14 +18,17 @@ key                             type    holds
 ``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
 ``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
 ``cf:{CODE}:events``            chan    room events for every server process
+``cf:{CODE}:rated:{RACE}``      string  set (NX) by the one process storing that public race's
+                                        ratings: a race is rated once
 ``cf:{ip:ADDRESS}:open``        zset    room code -> ms it stops counting at the latest: the
                                         rooms one client address holds open (``claim_room``)
 ``cf:{ip:ADDRESS}:new``         zset    room code -> ms it was created: one address's rooms
                                         of the last minute (the burst limit)
 ``cf:due``                      zset    room code -> ms its next timer is due (time limit,
                                         grace, a serving process's watchdog); any process sweeps
-``cf:quick:{POOL}``             string  the code of the public race a pool (``d3``, ``d1``: a draw
-                                        mode, later with a rating band) gathers into now
+``cf:quick:{POOL}:open``        zset    the public races a pool (``d3``, ``d1``: a draw mode)
+                                        gathers into now: room code -> its first racer's rating
+``cf:quick:{POOL}:since``       hash    room code -> ms it opened (its band widens with the wait)
 ``cf:live``                     zset    public race code -> ms it started: races in progress
 ``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
@@ -55,7 +58,8 @@ __all__ = [
     "ip_open_rooms",
     "ip_new_rooms",
     "DUE",
-    "quick",
+    "quick_open",
+    "quick_since",
     "LIVE",
     "pool",
     "pool_lock",
@@ -76,6 +80,7 @@ __all__ = [
     "rating_history",
     "ladder_rank",
     "ladder_rows",
+    "rated_race",
 ]
 
 
@@ -124,8 +129,13 @@ def ip_new_rooms(address: str) -> str:
 DUE = "cf:due"
 
 
-def quick(pool: str) -> str:
-    return f"cf:quick:{pool}"
+def quick_open(pool: str) -> str:
+    """A pool's two keys share a hash tag: one script matches and opens races."""
+    return f"cf:quick:{{{pool}}}:open"
+
+
+def quick_since(pool: str) -> str:
+    return f"cf:quick:{{{pool}}}:since"
 
 
 LIVE = "cf:live"
@@ -246,3 +256,8 @@ def ladder_rank(draw: int) -> str:
 
 def ladder_rows(draw: int) -> str:
     return f"cf:{{ladder:{draw}}}:rows"
+
+
+def rated_race(code: str, race_no: int) -> str:
+    """Set (NX) by the one process that stores a public race's ratings."""
+    return f"cf:{{{code}}}:rated:{race_no}"

@@ -1,25 +1,60 @@
 """The public races' queue in Redis (``room.ports.MatchQueue``).
 
-Each pool (a draw mode; later also a rating band) has at most one race it
-gathers into, one string key holding its room code, so players on any
-process meet in the same race. A race leaves its pool when a seat in it
-is refused (full, started): compare-and-delete, so a newer race offered
-meanwhile stays. Races in progress are a sorted set by start time.
+Each pool (a draw mode) keeps the races it gathers into in a sorted set by
+their first racer's rating, with the ms each opened beside it (one hash
+tag). One script finds a racer's race, or opens theirs, atomically, so
+players on any process meet in the same race and two close racers
+arriving together never open two. A race's band (how far from its
+rating it takes racers) widens with its wait (``room.ports.Band``). A
+race leaves its pool when a seat in it is refused (full, started). Races
+in progress are a sorted set by start time.
 """
 
 from __future__ import annotations
 
 from redis.asyncio import Redis, RedisCluster
 
+from canfield_server.room.ports import Band
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
-__all__ = ["CLOSE_RACE", "RedisMatchQueue"]
+__all__ = ["CLOSE_RACE", "FIND_RACE", "RedisMatchQueue"]
 
-#: KEYS[1] the pool's key  ARGV[1] the code that takes nobody more
+#: KEYS[1] open races (code -> rating)  KEYS[2] code -> ms opened
+#: ARGV rating, now ms, offer (code or ''), ttl ms, points, widen points, widen ms, most points
+#: Returns the race's code, or false (none, and nothing offered). Races older than
+#: the ttl are dropped on the way (their rooms are gone).
+FIND_RACE = """
+local rating, now, offer, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local points, widen = tonumber(ARGV[5]), tonumber(ARGV[6])
+local every, most = tonumber(ARGV[7]), tonumber(ARGV[8])
+local near = redis.call('ZRANGEBYSCORE', KEYS[1], rating - most, rating + most, 'WITHSCORES')
+local best, best_gap, best_since = false, 0, 0
+for i = 1, #near, 2 do
+  local code, centre = near[i], tonumber(near[i + 1])
+  local since = tonumber(redis.call('HGET', KEYS[2], code) or now)
+  if now - since > ttl then
+    redis.call('ZREM', KEYS[1], code)
+    redis.call('HDEL', KEYS[2], code)
+  else
+    local width = math.min(points + widen * math.floor(math.max(0, now - since) / every), most)
+    local gap = math.abs(centre - rating)
+    local closer = not best or gap < best_gap or (gap == best_gap and since < best_since)
+    if gap <= width and closer then best, best_gap, best_since = code, gap, since end
+  end
+end
+if best or offer == '' then return best end
+redis.call('ZADD', KEYS[1], rating, offer)
+redis.call('HSET', KEYS[2], offer, now)
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+return offer
+"""
+
+#: KEYS[1] open races  KEYS[2] code -> ms opened  ARGV[1] the code that takes nobody more
 CLOSE_RACE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+redis.call('HDEL', KEYS[2], ARGV[1])
+return redis.call('ZREM', KEYS[1], ARGV[1])
 """
 
 #: a race in progress is forgotten this long after it started, if nobody drops it
@@ -33,20 +68,24 @@ def _text(value: bytes | str) -> str:
 class RedisMatchQueue:
     def __init__(self, redis: Redis | RedisCluster, url: str) -> None:
         self.redis = redis
+        self._find = move_script(redis, url, FIND_RACE)
         self._close = move_script(redis, url, CLOSE_RACE)
 
     async def close(self) -> None:
+        await self._find.close()
         await self._close.close()
 
-    async def open_race(self, pool: str) -> str | None:
-        code = await self.redis.get(keys.quick(pool))
-        return _text(code) if code else None
-
-    async def offer_race(self, pool: str, code: str, ttl_s: int) -> bool:
-        return bool(await self.redis.set(keys.quick(pool), code, nx=True, ex=ttl_s))
+    async def find_race(
+        self, pool: str, rating: int, now_ms: int, band: Band, *, ttl_s: int, offer: str = ""
+    ) -> str | None:
+        found = await self._find(
+            keys=[keys.quick_open(pool), keys.quick_since(pool)],
+            args=[rating, now_ms, offer, ttl_s * 1000, *band],
+        )
+        return _text(found) if found else None
 
     async def close_race(self, pool: str, code: str) -> None:
-        await self._close(keys=[keys.quick(pool)], args=[code])
+        await self._close(keys=[keys.quick_open(pool), keys.quick_since(pool)], args=[code])
 
     async def live_add(self, code: str, started_at: int) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:

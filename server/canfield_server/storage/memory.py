@@ -27,6 +27,7 @@ from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.room import rules
 from canfield_server.room.events import VER_SLOT, FinishedEvent, RoomEvent, pack, pack_row
 from canfield_server.room.ports import (
+    Band,
     DailyAttempt,
     DailyDeals,
     DailyMove,
@@ -122,9 +123,12 @@ class MemoryBackend:
         self.rating_points: dict[tuple[str, int], list[RatingPoint]] = {}
         #: draw -> identity -> its ladder row
         self.ladders: dict[int, dict[str, LadderRow]] = {}
+        #: (room, race number) of the public races whose ratings were stored
+        self.rated_races: set[tuple[str, int]] = set()
         self.subscribers: dict[str, set[MemoryBus]] = {}
-        #: pool -> the public race it gathers into; public race -> ms it started
-        self.quick: dict[str, str] = {}
+        #: pool -> the public races it gathers into -> (rating, ms opened);
+        #: public race -> ms it started
+        self.quick: dict[str, dict[str, tuple[int, int]]] = {}
         self.live: dict[str, int] = {}
 
     def publish(self, code: str, payload: bytes) -> None:
@@ -407,7 +411,7 @@ class MemoryBus:
 
 class MemoryMatchQueue:
     """``MatchQueue`` over a ``MemoryBackend`` (``storage.matchmaking``'s twin;
-    the pool's expiry is not kept: a test's races end long before it)."""
+    the races' expiry is not kept: a test's races end long before it)."""
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.backend = backend
@@ -415,15 +419,26 @@ class MemoryMatchQueue:
     async def close(self) -> None:
         pass
 
-    async def open_race(self, pool: str) -> str | None:
-        return self.backend.quick.get(pool)
-
-    async def offer_race(self, pool: str, code: str, ttl_s: int) -> bool:
-        return self.backend.quick.setdefault(pool, code) == code
+    async def find_race(
+        self, pool: str, rating: int, now_ms: int, band: Band, *, ttl_s: int, offer: str = ""
+    ) -> str | None:
+        races = self.backend.quick.setdefault(pool, {})
+        for code in [c for c, (_, since) in races.items() if now_ms - since > ttl_s * 1000]:
+            del races[code]
+        held = [
+            (abs(centre - rating), since, code)
+            for code, (centre, since) in races.items()
+            if abs(centre - rating) <= band.width(now_ms - since)
+        ]
+        if held:
+            return min(held)[2]
+        if offer:
+            races[offer] = (rating, now_ms)
+            return offer
+        return None
 
     async def close_race(self, pool: str, code: str) -> None:
-        if self.backend.quick.get(pool) == code:
-            del self.backend.quick[pool]
+        self.backend.quick.get(pool, {}).pop(code, None)
 
     async def live_add(self, code: str, started_at: int) -> None:
         self.backend.live[code] = started_at
@@ -590,6 +605,12 @@ class MemoryRatingStore:
                 ladder.pop(identity, None)
             else:
                 ladder[identity] = row
+
+    async def claim_race(self, code: str, race_no: int) -> bool:
+        if (code, race_no) in self.backend.rated_races:
+            return False
+        self.backend.rated_races.add((code, race_no))
+        return True
 
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
         # a sorted set read high to low: by score, then by member, both descending

@@ -9,7 +9,10 @@ the LADDER script reads the top rows in one round trip).
 
 A race's ratings are read, computed and written without a lock: one
 identity holds one seat in one public race at a time, so no two races
-rate the same identity's draw mode at once.
+rate the same identity's draw mode at once. A race is rated at most once:
+the process storing its ratings first claims it (``keys.rated_race``,
+SET NX, kept ``RATED_KEEP_S``), so a retry or a second process stores
+nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from redis.asyncio import Redis, RedisCluster
 from canfield_server.room.ports import LadderRow, RatingPoint, StoredRating
 from canfield_server.storage import keys
 
-__all__ = ["LADDER", "RedisRatingStore"]
+__all__ = ["LADDER", "RATED_KEEP_S", "RedisRatingStore"]
+
+#: how long a rated race's claim is kept (far beyond any retry of its results)
+RATED_KEEP_S = 86_400
 
 #: The ladder's top rows.  KEYS[1] rank  KEYS[2] rows  ARGV[1] rows wanted
 #: Returns the rows' JSON, best first.
@@ -91,6 +97,10 @@ class RedisRatingStore:
                     pipe.zadd(rank, {token_hash: ladder_row.rating})
                     pipe.hset(rows, token_hash, _encoder.encode(ladder_row))
             await pipe.execute()
+
+    async def claim_race(self, code: str, race_no: int) -> bool:
+        key = keys.rated_race(code, race_no)
+        return bool(await self.redis.set(key, "1", nx=True, ex=RATED_KEEP_S))
 
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
         if limit <= 0:

@@ -31,7 +31,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import BotLauncher
-from canfield_server.room.rating_races import public_race_rater
+from canfield_server.room.rating_races import match_rating_of, public_race_rater
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.reviews import LineReviews
@@ -171,6 +171,7 @@ def create_app(
             ratings=public_race_rater(
                 ratings, identities, min_races=settings.rating_min_races, clock=SystemClock()
             ),
+            match_rating=match_rating_of(ratings),
         )
         bus.start(hub.on_event, hub.resync)
         hub.presence.start()

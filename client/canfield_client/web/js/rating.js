@@ -12,6 +12,30 @@ export function ratingText(rating, deviation) {
   return `${n(rating)} \u00b1 ${n(deviation)}`;
 }
 
+/** "+34", "−12", "±0": how much one race moved a shown rating. */
+export function changeText(change) {
+  const n = Math.abs(change).toLocaleString(getLang());
+  return change > 0 ? `+${n}` : change < 0 ? `\u2212${n}` : "\u00b10";
+}
+
+/** A public race's rated racers (rows with a ``rating``) and what the race did to
+ * each: "Ann 1 512 ± 210 (+34)", ours marked; null when nobody was rated (a room
+ * race, or a public race of one human among bots). */
+export function raceRatings(rows, me) {
+  const rated = rows.filter((row) => row.rating != null);
+  if (!rated.length) return null;
+  return h("div", { class: "series race-ratings", id: "race-ratings" },
+    h("h3", { text: t("rt_after_race") }),
+    h("ul", { class: "series-scores" },
+      ...rated.map((row) => h("li", { class: row.id === me ? "me" : "", dataset: { racer: row.id } },
+        h("span", { class: "who", text: row.name }),
+        h("span", { class: `rating-change ${row.rating_change < 0 ? "down" : "up"}`,
+          text: t("rt_with_change", { rating: ratingText(row.rating, row.rating_deviation), change: changeText(row.rating_change) }) }),
+      )),
+    ),
+  );
+}
+
 /** This browser identity's ratings ({min_races, ratings: [...]}), or null (no
  * identity yet, or the server could not say). */
 export async function myRatings() {
@@ -58,8 +82,7 @@ export function ratingChart(points, width = 560) {
   chart.append(svg("path", { d: path, class: "line" }));
   series.forEach((p, i) => {
     const dot = svg("circle", { cx: x(i), cy: y(p.rating), r: 4, class: p.change >= 0 ? "dot up" : "dot down" });
-    const change = `${p.change > 0 ? "+" : ""}${p.change}`;
-    dot.append(svg("title", {}, t("rt_point", { rating: ratingText(p.rating, p.deviation), change, place: p.rank, n: p.players })));
+    dot.append(svg("title", {}, t("rt_point", { rating: ratingText(p.rating, p.deviation), change: changeText(p.change), place: p.rank, n: p.players })));
     chart.append(dot);
   });
   chart.append(svg("text", { x: pad.l + (W - pad.l - pad.r) / 2, y: H - 6, "text-anchor": "middle", class: "axis-label" }, t("me_chart_x")));

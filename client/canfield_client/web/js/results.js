@@ -2,7 +2,8 @@
 // tally, the race chart (every player's cards home after each action, replayed
 // from the deal code), each player's replay (step or play), the solver's
 // review of each racer's line (review.js: where the win slipped away, and its
-// winning line from there), and the host's rematch button.
+// winning line from there), each racer's new rating after a public race
+// (rating.js), and the host's rematch button.
 
 import { $, copyText, h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -10,6 +11,7 @@ import { BoardView } from "./board.js";
 import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
+import { raceRatings } from "./rating.js";
 import { ReplayGame, ReplayPlayer } from "./replay.js";
 import { ReviewBar, slipOf, verdictText, watchReviews } from "./review.js";
 import { seriesEl } from "./series.js";
@@ -37,7 +39,8 @@ export class Results {
     this.call = h("div", { id: "winner-call", class: "winner-call", role: "status" });
     $("#view-results h1").after(this.call);
     this.seriesSlot = h("div", { id: "results-series" });
-    $("#final-lb").after(this.seriesSlot);
+    this.ratingsSlot = h("div", { id: "results-ratings" });
+    $("#final-lb").after(this.seriesSlot, this.ratingsSlot);
     this.chartTitle = h("h2", { text: t("race_chart") });
     const panel = h("div", { class: "card-panel chart-card", id: "results-chart" }, this.chartTitle);
     $("#view-results .results-grid").append(panel);
@@ -57,6 +60,7 @@ export class Results {
     this.table.update({ rows: finished.standings, final: true }, me?.id);
     this.renderCall();
     this.renderSeries();
+    this.renderRatings();
     if (first) {
       this.lines = this.replayLines(finished);
       this.stopReviews();
@@ -146,6 +150,7 @@ export class Results {
     this.renderReviews();
     this.renderCall();
     this.renderSeries();
+    this.renderRatings();
     this.renderChart();
   }
 
@@ -174,6 +179,11 @@ export class Results {
 
   renderSeries() {
     this.seriesSlot.replaceChildren(seriesEl(state.roomState, this.me?.id) || "");
+  }
+
+  /** A public race's rated racers: each one's rating now and the race's change. */
+  renderRatings() {
+    this.ratingsSlot.replaceChildren(raceRatings(this.finished?.standings || [], this.me?.id) || "");
   }
 
   /** Each player's cards home after each action, replayed from the deal code. */

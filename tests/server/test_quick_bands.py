@@ -1,0 +1,91 @@
+"""Rating bands in quick races, on two real server processes sharing Redis:
+two close racers meet and a far one is not put with them; once the far
+racer's race has waited long enough its band has widened, and the next
+newcomer races them (short bands and waits: ``BAND_ENV``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from canfield_client.client import RaceClient
+from canfield_client.processes import ServerProcess
+from canfield_server.room import rules
+from canfield_server.room.ports import RatingPoint, StoredRating
+from canfield_server.storage.rating_store import RedisRatingStore
+from redis.asyncio import Redis
+
+from tests.conftest import ServerFactory
+
+#: a band of 50 points that widens by 1000 after 3 s; the first race counts down
+#: 4 s, so the far racer's race has widened by the time it is dealt
+BAND_ENV = {
+    "CANFIELD_QUICK_BAND_POINTS": "50",
+    "CANFIELD_QUICK_BAND_WIDEN_POINTS": "1000",
+    "CANFIELD_QUICK_BAND_WIDEN_S": "3",
+    "CANFIELD_QUICK_BAND_MOST_POINTS": "1000",
+    "CANFIELD_COUNTDOWN_S": "4",
+}
+#: a regular far above newcomers: matched at 1000 + 40 * (40 - 25) = 1600
+FAR_MU = 40.0
+
+Open = Callable[[ServerProcess], Awaitable[RaceClient]]
+
+
+@pytest.fixture
+def processes(server_factory: ServerFactory) -> tuple[ServerProcess, ServerProcess]:
+    return server_factory(env=BAND_ENV), server_factory(env=BAND_ENV)
+
+
+@pytest.fixture
+async def identified() -> AsyncIterator[Open]:
+    opened: list[RaceClient] = []
+
+    async def open_one(server: ServerProcess) -> RaceClient:
+        client = await RaceClient(server.ws_url).connect()
+        opened.append(client)
+        await client.identify(None)
+        return client
+
+    yield open_one
+    for client in opened:
+        with contextlib.suppress(Exception):
+            await client.close()
+
+
+async def rate_far(redis_url: str, token: str) -> None:
+    """Store a draw 3 rating for the far racer, as ten public races would have."""
+    redis = Redis.from_url(redis_url)
+    store = RedisRatingStore(redis, retention_days=1, max_points=10)
+    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
+    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
+    try:
+        await store.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+    finally:
+        await redis.aclose()
+
+
+async def test_close_racers_meet_first_and_a_far_one_after_the_band_widened(
+    processes: tuple[ServerProcess, ServerProcess], identified: Open
+) -> None:
+    a, b = processes
+    ann, bob, far, cara = [await identified(server) for server in (a, b, a, b)]
+    await rate_far(a.redis_url, far.identity_token or "")
+
+    # the far racer opens a race; a newcomer just after is too far for its band
+    # (50 points yet) and opens another; a second newcomer, on the other
+    # process, takes the closer race: the two newcomers meet
+    alone = await far.quick("Far")
+    first = await ann.quick("Ann")
+    assert first.room != alone.room
+    assert (await bob.quick("Bob")).room == first.room
+    await ann.wait_started(20)
+
+    # the first race is dealt and takes nobody more; the far racer's race has
+    # waited past the widening: the next newcomer races them
+    joined = await cara.quick("Cara")
+    assert joined.room == alone.room
+    await far.wait_started(20)
+    assert far.state is not None
+    assert sorted(m.name for m in far.state.members) == ["Cara", "Far"]
