@@ -674,11 +674,13 @@ class LiveRace(msgspec.Struct, kw_only=True):
 
 class Kicked(_Server, tag="kicked"):
     """The host removed this seat - or, ``by: "operator"``, the server's operator
-    closed the room; the connection is closed next (``CLOSE_KICKED``)."""
+    removed it, or (``closed``) closed the whole room; the connection is closed
+    next (``CLOSE_KICKED``)."""
 
     room: str
     message: str
     by: Literal["host", "operator"] = "host"
+    closed: bool = False
 
 
 class IdentityMsg(_Server, tag="identity"):

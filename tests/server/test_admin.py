@@ -226,3 +226,117 @@ async def test_figures_of_every_process_from_any_process(
         activity = seen["activity"]
         assert set(activity["daily"]) == {"1", "3"} and activity["public_live"] >= 0
         assert activity["quick_open"] >= 0
+
+
+async def test_removing_a_member_mid_race_as_the_hosts_kick_does(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
+    """The operator removes a racer served by another process: they are told it was
+    the operator and their connection closes; the room and the rest race on."""
+    a, b = server_factory(env=ON), server_factory(env=ON)
+    ann = await connect(a.ws_url)
+    code = (await ann.create("Ann"))["room"]
+    bob = await connect(b.ws_url)
+    bob_id = (await bob.join(code, "Bob"))["player_id"]
+    cy = await connect(a.ws_url)
+    assert (await cy.join(code, "Cy"))["type"] == "joined"
+    await ann.send(type="start", force=True)
+    for racer in (ann, bob, cy):
+        await racer.expect("started")
+    seen = await overview_until(
+        a, lambda o: any(r["code"] == code for r in o["rooms"]), "the room listed"
+    )
+    members = next(r for r in seen["rooms"] if r["code"] == code)["members"]
+    assert {m["name"]: m["id"] for m in members}["Bob"] == bob_id
+
+    remove = "/admin/api/rooms/{}/members/{}/remove"
+    # a bad room or member is refused and changes nothing
+    assert (await call(a, remove.format("NOSUCH", bob_id), headers=BEARER, body={}))[0] == 404
+    assert (await call(a, remove.format(code, "0000ffff"), headers=BEARER, body={}))[0] == 404
+    assert (await call(a, remove.format(code, "no-such!"), headers=BEARER, body={}))[0] == 400
+    assert (await call(a, remove.format(code, bob_id), body={}))[0] == 401
+
+    status, body = await call(a, remove.format(code.lower(), bob_id), headers=BEARER, body={})
+    assert status == 200, body
+    told = await bob.expect("kicked")
+    assert told["by"] == "operator" and told["room"] == code and not told.get("closed")
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        while True:
+            await bob.ws.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+    # the others stay, racing, and see the seat gone
+    room = await ann.expect("room", lambda m: all(x["id"] != bob_id for x in m["members"]))
+    assert {m["name"] for m in room["members"]} == {"Ann", "Cy"}
+    assert room["phase"] == "racing"
+    assert (await cy.request("pong", type="ping", t=1))["type"] == "pong"
+    assert "remove member" in a.log_path.read_text()
+
+
+async def test_blocking_a_range_refuses_every_address_in_it_until_lifted_or_expired(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
+    a, b = server_factory(env=ON), server_factory(env=ON)
+    for bad in ("10.0.0.0/33", "10.0.0/x", "::1/129", "/24"):
+        status, body = await call(
+            a, "/admin/api/block", headers=BEARER, body={"address": bad, "seconds": 5}
+        )
+        assert status == 400 and "CIDR" in body["error"], bad
+    assert (await overview_until(a, lambda o: True, "the overview"))["blocks"] == []
+
+    # 127.0.0.4/30: .4 to .7; host bits are dropped, and IPv6 ranges are kept alike
+    for rng, seconds in (("127.0.0.5/30", 60), ("2001:db8::/48", 60)):
+        status, body = await call(
+            a, "/admin/api/block", headers=BEARER, body={"address": rng, "seconds": seconds}
+        )
+        assert status == 200, body
+    listed = await overview_until(b, lambda o: len(o["blocks"]) == 2, "both ranges listed")
+    assert {x["address"] for x in listed["blocks"]} == {"127.0.0.4/30", "2001:db8::/48"}
+    assert all(x["range"] and 0 < x["left_s"] <= 60 for x in listed["blocks"])
+
+    async def refused(server: ServerProcess, source: str) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        while True:  # every process reads the ranges within about a second
+            try:
+                await connect(server.ws_url, source)
+            except websockets.InvalidStatus:
+                return
+            assert time.monotonic() < deadline, f"{source} never refused"
+            await asyncio.sleep(0.3)
+
+    async def admitted(server: ServerProcess, source: str) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                client = await connect(server.ws_url, source)
+                break
+            except websockets.InvalidStatus:
+                assert time.monotonic() < deadline, f"{source} never let in"
+                await asyncio.sleep(0.3)
+        assert (await client.request("pong", type="ping", t=1))["type"] == "pong"
+
+    for server in (a, b):
+        await refused(server, "127.0.0.6")
+        await admitted(server, "127.0.0.8")  # just outside
+
+    # lifted: in again on every process
+    status, body = await call(
+        a, "/admin/api/unblock", headers=BEARER, body={"address": "127.0.0.4/30"}
+    )
+    assert status == 200 and body["was_blocked"] is True
+    for server in (a, b):
+        await admitted(server, "127.0.0.6")
+
+    # a range blocked for a second lapses by itself, and leaves the list
+    status, _ = await call(
+        b, "/admin/api/block", headers=BEARER, body={"address": "127.0.0.16/28", "seconds": 1}
+    )
+    assert status == 200
+    await refused(a, "127.0.0.17")
+    await admitted(a, "127.0.0.17")
+    await overview_until(
+        a,
+        lambda o: [x["address"] for x in o["blocks"]] == ["2001:db8::/48"],
+        "the lapsed range gone",
+    )
+    logs = a.log_path.read_text() + b.log_path.read_text()
+    assert "127.0.0.4/30" in logs and "2001:db8::/48" in logs

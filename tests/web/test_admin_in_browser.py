@@ -1,6 +1,7 @@
 """The operator console in a browser: it asks for the token (a wrong one is told
 so), then shows a room made on the race page, posts a notice the race page shows
-as a banner, blocks and unblocks an address, and closes the room (its player is
+as a banner, blocks and unblocks an address and a range, removes a member
+(told it was the operator), and closes the room (its player is
 told why) - at the four sizes, in English and Croatian, with the site's header
 and no sideways scroll; last, drains the process, which exits.
 
@@ -17,7 +18,7 @@ from canfield_client.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
-from tests.web.pages import create_room, new_page, pick_language
+from tests.web.pages import create_room, join_by_link, new_page, pick_language
 
 TOKEN = "console-token-8d2e61b0"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
@@ -36,6 +37,8 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     base = console_server.http_url
     player = new_page(browser)
     code = create_room(player, base, "Ann")
+    guest = new_page(browser)
+    join_by_link(guest, base, code, "Bo", watch=True)
 
     console = new_page(browser)
     console.goto(base + "/admin")
@@ -62,16 +65,20 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     expect(player.locator(".banner.notice")).to_contain_text("Restart at 22:00")
     expect(console.locator("#adm-notice-now")).to_contain_text("Restart at 22:00")
 
-    # a block is listed, and lifted
-    console.fill("#adm-block-addr", "203.0.113.9")
-    console.click("#adm-block-form button")
-    block_row = console.locator("#adm-blocks tbody tr", has_text="203.0.113.9")
-    expect(block_row).to_contain_text("59 minutes")
-    console.fill("#adm-block-addr", "not an address")
-    console.click("#adm-block-form button")
-    expect(console.locator("#adm-error")).to_contain_text("not an IP address")
-    block_row.get_by_role("button").click()
-    expect(console.locator("#adm-blocks tbody")).to_contain_text("No address is blocked.")
+    # an address, then a range, is blocked, listed and lifted; bad input is refused
+    for target, bad, why in (
+        ("203.0.113.9", "not an address", "not an IP address"),
+        ("198.51.100.0/24", "198.51.100.0/33", "CIDR"),
+    ):
+        console.fill("#adm-block-addr", target)
+        console.click("#adm-block-form button")
+        block_row = console.locator("#adm-blocks tbody tr", has_text=target)
+        expect(block_row).to_contain_text("59 minutes")
+        console.fill("#adm-block-addr", bad)
+        console.click("#adm-block-form button")
+        expect(console.locator("#adm-error")).to_contain_text(why)
+        block_row.get_by_role("button").click()
+        expect(console.locator("#adm-blocks tbody")).to_contain_text("No address is blocked.")
 
     shots = os.environ.get("ADMIN_SHOTS")
     for lang, heading, lobby, load_head in (
@@ -94,6 +101,21 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     expect(player.locator(".banner.notice strong")).to_have_text("Obavijest poslužitelja")
     if shots:
         player.screenshot(path=f"{shots}/notice-hr-390x844.png")
+
+    # removing a member (after a confirmation): they are told the operator removed them
+    expect(room_row).to_contain_text("2 člana")
+    room_row.locator(".adm-members summary").click()
+    bo_item = room_row.locator(".adm-members li", has_text="Bo")
+    expect(bo_item).to_contain_text("gledatelj")
+    bo_item.get_by_role("button", name="Ukloni").click()
+    expect(console.locator("#confirm-text")).to_contain_text("Ukloniti Bo iz sobe")
+    console.locator("#confirm-yes").click()
+    expect(guest.get_by_text("The server's operator removed you from the room.")).to_be_visible()
+    expect(room_row).to_contain_text("1 član")
+    expect(room_row.locator(".adm-members li")).to_have_count(1)  # still open after a poll
+    if shots:
+        console.screenshot(path=f"{shots}/removed-console-hr-360x740.png", full_page=True)
+        guest.screenshot(path=f"{shots}/removed-guest-en.png")
 
     # closing the room (after a confirmation) sends its player home, told why
     room_row.get_by_role("button", name="Zatvori sobu").click()

@@ -66,7 +66,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
-from canfield_server.room.closing import close_room
+from canfield_server.room.closing import close_room, remove_member
 from canfield_server.room.daily import DailyRaces
 from canfield_server.room.identity import REPLAY_ID, Identities
 from canfield_server.room.lobby import Lobby
@@ -295,6 +295,11 @@ class Hub:
     async def close_room(self, code: str) -> bool:
         """The operator closes a room (``room.closing``); False: no such room."""
         return await close_room(self.rooms, self.results, code)
+
+    async def remove_member(self, code: str, member_id: str) -> bool | None:
+        """The operator removes a member (``room.closing``): True when removed,
+        False: no such member, None: no such room."""
+        return await remove_member(self.seating, code, member_id)
 
     async def shutdown(self, message: str = "server restarting") -> None:
         text = frames.text(Reconnect(message=message))

@@ -39,7 +39,7 @@ from canfield_server.room.actions import BoardActions
 from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomsRefused
 from canfield_server.room.race import reached_of
 from canfield_server.room.registry import Rooms
-from canfield_server.room.session import RoomSession
+from canfield_server.room.session import RoomSession, removed_by_operator
 
 __all__ = ["Seating"]
 
@@ -354,12 +354,21 @@ class Seating:
             session, target.id, lambda s: rules.kick(s, host_id, target.id), kicked=True
         )
 
+    async def remove_by_operator(self, session: RoomSession, member_id: str) -> bool:
+        """The server's operator removes a member, as the host's kick does (a racer
+        gives up first); False when there is no such member."""
+        if rules.member(session.state, member_id) is None:
+            return False
+        change = partial(_without, member_id=member_id)
+        await self._remove(session, member_id, change, kicked=removed_by_operator(member_id))
+        return True
+
     async def _remove(
         self,
         session: RoomSession,
         member_id: str,
         change: Callable[[RoomState], RoomState],
-        kicked: bool = False,
+        kicked: bool | str = False,
         quit_as: MemberStatus = MemberStatus.GAVE_UP,
     ) -> None:
         """A racer first gives up (the race can end without them), then the seat and
@@ -368,10 +377,11 @@ class Seating:
         me = rules.member(session.state, member_id)
         if me is not None and me.role == Role.PLAYER and session.state.phase == Phase.RACING:
             await self.give_up_for(session, member_id, quit_as)
-        event(log, "member.removed", room=session.code, player=member_id, kicked=kicked)
-        await self.rooms.mutate(
-            session.code, change, revoke=member_id, kicked=member_id if kicked else None
-        )
+        event(log, "member.removed", room=session.code, player=member_id, kicked=bool(kicked))
+        # ``kicked``: True, the host's kick (the event names the member); a string,
+        # the event's own mark (``removed_by_operator``)
+        marked = kicked if isinstance(kicked, str) else member_id if kicked else None
+        await self.rooms.mutate(session.code, change, revoke=member_id, kicked=marked)
         await self._bots_follow(session)
 
     async def _bots_follow(self, session: RoomSession) -> None:

@@ -33,11 +33,18 @@ from canfield_server.room.leaderboard import Pace, ranked
 from canfield_server.room.ports import Peer, RoomRecord, StoredRow
 from canfield_server.room.race import PlayerRace
 
-__all__ = ["CLOSED_BY_OPERATOR", "Slot", "SessionHooks", "RoomSession"]
+__all__ = ["CLOSED_BY_OPERATOR", "Slot", "SessionHooks", "RoomSession", "removed_by_operator"]
 
 #: the ``kicked`` of the change that closes a room (``room.closing``): every seat
 #: went at once, by the operator's hand (no member id is ever ``*``)
 CLOSED_BY_OPERATOR = "*"
+
+
+def removed_by_operator(member_id: str) -> str:
+    """The ``kicked`` of the change in which the operator removes one member
+    (``room.closing``): told apart from the host's kick, which names the id alone."""
+    return f"{CLOSED_BY_OPERATOR}{member_id}"
+
 
 log = logging.getLogger(__name__)
 
@@ -226,8 +233,13 @@ class RoomSession:
             event(log, "member.unseated", room=self.code, player=member_id)
             if kicked == CLOSED_BY_OPERATOR:
                 text = "the server's operator closed the room"
-                peer.send(frames.text(Kicked(room=self.code, message=text, by="operator")))
+                told = Kicked(room=self.code, message=text, by="operator", closed=True)
+                peer.send(frames.text(told))
                 peer.close(CLOSE_KICKED, "room closed by the operator")
+            elif kicked == removed_by_operator(member_id):
+                text = "the server's operator removed you from the room"
+                peer.send(frames.text(Kicked(room=self.code, message=text, by="operator")))
+                peer.close(CLOSE_KICKED, "removed by the operator")
             elif member_id == kicked:
                 text = "the host removed you from the room"
                 peer.send(frames.text(Kicked(room=self.code, message=text)))

@@ -20,11 +20,19 @@ key                             type    holds
                                         block ends
 ``cf:notice``                   string  ``{"id", "text", "at"}``: the notice pages show,
                                         expiring with it
+``cf:block-ranges``             zset    blocked networks (CIDR) by when their block
+                                        ends (epoch ms), and ``cf:block-ranges:why``
+                                        (hash) who blocked them: ``block_ranges``
 ==============================  ======  ==========================================
+
+A block names one address (its own key) or a range: a network wider than
+one address (``10.0.0.0/24``, ``2001:db8::/48``); a ``/32`` or ``/128`` is
+the single address.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from typing import Any
@@ -34,9 +42,10 @@ from canfield_protocol import Role, RoomState
 
 from canfield_server.storage import keys
 from canfield_server.storage.beat_table import live_entries
+from canfield_server.storage.block_ranges import BlockRanges, Network
 from canfield_server.storage.presence_table import live_counts, live_origins
 
-__all__ = ["ConsoleStore", "PROCS", "NOTICE", "block_key", "drain_key"]
+__all__ = ["ConsoleStore", "PROCS", "NOTICE", "Blockable", "block_key", "drain_key"]
 
 PROCS = "cf:procs"
 NOTICE = "cf:notice"
@@ -48,6 +57,9 @@ DRAIN_REQUEST_TTL_S = 600
 MAX_ROOMS = 500
 
 _state_decoder = msgspec.json.Decoder(RoomState)
+
+#: what the operator blocks: one address, or a range of them
+Blockable = ipaddress.IPv4Address | ipaddress.IPv6Address | Network
 
 
 def block_key(address: str) -> str:
@@ -71,6 +83,7 @@ class ConsoleStore:
         self.redis = redis
         #: a process (or a room's connections held by it) silent this long is gone
         self.stale_ms = stale_ms
+        self.ranges = BlockRanges(redis)
 
     # ------------------------------------------------------------ processes
 
@@ -149,6 +162,11 @@ class ConsoleStore:
             "phase": _text(phase) or str(state.phase),
             "race": state.race,
             "players": [m.name for m in players],
+            # who the operator may remove (``/admin/api/rooms/CODE/members/ID/remove``)
+            "members": [
+                {"id": m.id, "name": m.name, "role": str(m.role), "bot": m.bot}
+                for m in state.members
+            ],
             "spectators": sum(1 for m in state.members if m.role != Role.PLAYER),
             "connections": sum(counts.values()),
             "processes": len(live_origins(table, oldest)),
@@ -163,15 +181,24 @@ class ConsoleStore:
 
     # ------------------------------------------------------------ blocks
 
-    async def block(self, address: str, seconds: int, by: str) -> None:
+    async def block(self, target: Blockable, seconds: int, by: str) -> None:
+        if isinstance(target, Network):
+            await self.ranges.add(target, seconds, by)
+            return
         why = json.dumps({"by": by, "at": _now_ms()})
-        await self.redis.set(block_key(address), why, ex=seconds)
+        await self.redis.set(block_key(str(target)), why, ex=seconds)
 
-    async def unblock(self, address: str) -> bool:
-        return bool(await self.redis.delete(block_key(address)))
+    async def unblock(self, target: Blockable) -> bool:
+        if isinstance(target, Network):
+            return await self.ranges.remove(target)
+        return bool(await self.redis.delete(block_key(str(target))))
 
     async def is_blocked(self, address: str) -> bool:
-        return bool(await self.redis.exists(block_key(address)))
+        """The handshake's question: this address's own key, then the ranges
+        (each process reads those at most once a second)."""
+        if await self.redis.exists(block_key(address)):
+            return True
+        return await self.ranges.covers(address)
 
     async def blocks(self) -> list[dict[str, Any]]:
         names = [k async for k in self.redis.scan_iter(match=f"{_BLOCK_PREFIX}*", count=500)]
@@ -187,6 +214,7 @@ class ConsoleStore:
             listed.append(
                 {"address": _text(name)[len(_BLOCK_PREFIX) :], "left_s": ttl, **json.loads(why)}
             )
+        listed += await self.ranges.listed()
         return sorted(listed, key=lambda b: b["address"])
 
     # ------------------------------------------------------------ the notice

@@ -55,14 +55,16 @@ class FiguresStore:
 
     async def activity(self, date: str) -> dict[str, Any]:
         """Public races running, quick races open, and today's daily players per draw."""
-        quick = [k async for k in self.redis.scan_iter(match=keys.quick("*"), count=500)]
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zcard(keys.LIVE)
             for draw in DRAW_MODES:
                 pipe.zcard(keys.daily_rank(date, draw))
-            live, *daily = await pipe.execute()
+            for draw in DRAW_MODES:  # each draw mode's pool of open races (room/quick.py pool_of)
+                pipe.zcard(keys.quick_open(f"d{draw}"))
+            live, *counts = await pipe.execute()
+        daily, quick = counts[: len(DRAW_MODES)], counts[len(DRAW_MODES) :]
         return {
             "public_live": int(live),
-            "quick_open": len(quick),
+            "quick_open": sum(int(n) for n in quick),
             "daily": {str(draw): int(n) for draw, n in zip(DRAW_MODES, daily, strict=True)},
         }

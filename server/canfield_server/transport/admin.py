@@ -30,7 +30,7 @@ from canfield_server.ops.clock import today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
-from canfield_server.storage.console_store import ConsoleStore
+from canfield_server.storage.console_store import Blockable, ConsoleStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.figures_store import FiguresStore
 from canfield_server.transport.drain import DEFAULT_DRAIN_S, MAX_DRAIN_S
@@ -142,29 +142,40 @@ class AdminConsole:
 
     async def block(self, request: Request) -> Response:
         body = await _json(request)
-        address, seconds = _address_of(body), _seconds_of(body)
+        target, seconds = _blockable_of(body), _seconds_of(body)
         await self._console(request).block(
-            address, seconds, f"{self.token_id}@{self._address(request)}"
+            target, seconds, f"{self.token_id}@{self._address(request)}"
         )
-        self.audit(request, "block", address=address, seconds=seconds)
-        return JSONResponse({"blocked": address, "seconds": seconds})
+        self.audit(request, "block", address=str(target), seconds=seconds)
+        return JSONResponse({"blocked": str(target), "seconds": seconds})
 
     async def unblock(self, request: Request) -> Response:
-        address = _address_of(await _json(request))
-        removed = await self._console(request).unblock(address)
-        self.audit(request, "unblock", address=address, was_blocked=removed)
-        return JSONResponse({"unblocked": address, "was_blocked": removed})
+        target = _blockable_of(await _json(request))
+        removed = await self._console(request).unblock(target)
+        self.audit(request, "unblock", address=str(target), was_blocked=removed)
+        return JSONResponse({"unblocked": str(target), "was_blocked": removed})
 
     async def close_room(self, request: Request) -> Response:
-        code = str(request.path_params["code"]).upper()
-        if not code.isalnum() or len(code) > 12:
-            raise BadInput(f"not a room code: {code[:20]!r}")
+        code = _code_of(request)
         if not await request.app.state.hub.close_room(code):
             return _refused(404, f"no room {code}")
         # nobody joins a closed room: its keys go (replays and histories stay)
         await self._console(request).forget_room(code)
         self.audit(request, "close room", room=code)
         return JSONResponse({"closed": code})
+
+    async def remove_member(self, request: Request) -> Response:
+        """Remove one member, as the host's kick does; they are told it was the operator."""
+        code, member_id = _code_of(request), str(request.path_params["member_id"])
+        if not member_id.isalnum() or len(member_id) > 16:
+            raise BadInput(f"not a member id: {member_id[:20]!r}")
+        removed = await request.app.state.hub.remove_member(code, member_id)
+        if removed is None:
+            return _refused(404, f"no room {code}")
+        if not removed:
+            return _refused(404, f"no member {member_id} in room {code}")
+        self.audit(request, "remove member", room=code, member=member_id)
+        return JSONResponse({"removed": member_id, "room": code})
 
     async def drain(self, request: Request) -> Response:
         """Ask one process (any, through Redis) to drain: it takes it within a second."""
@@ -198,12 +209,26 @@ async def _json(request: Request) -> dict[str, Any]:
     return body
 
 
-def _address_of(body: dict[str, Any]) -> str:
-    raw = body.get("address")
+def _blockable_of(body: dict[str, Any]) -> Blockable:
+    """``address``: one address, or a range in CIDR (host bits are dropped:
+    ``10.0.0.7/24`` blocks ``10.0.0.0/24``); a /32 or /128 is the address itself."""
+    raw = str(body.get("address")).strip()
     try:
-        return str(ipaddress.ip_address(str(raw).strip()))
+        if "/" not in raw:
+            return ipaddress.ip_address(raw)
+        network = ipaddress.ip_network(raw, strict=False)
     except ValueError:
-        raise BadInput(f"address: not an IP address: {str(raw)[:60]!r}") from None
+        raise BadInput(f"address: not an IP address or CIDR range: {raw[:60]!r}") from None
+    if network.num_addresses == 1:
+        return network.network_address
+    return network
+
+
+def _code_of(request: Request) -> str:
+    code = str(request.path_params["code"]).upper()
+    if not code.isalnum() or len(code) > 12:
+        raise BadInput(f"not a room code: {code[:20]!r}")
+    return code
 
 
 def _seconds_of(body: dict[str, Any], most: int = MAX_SECONDS, default: int | None = None) -> int:
@@ -228,5 +253,10 @@ def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
         Route("/admin/api/unblock", guarded(console.unblock), methods=["POST"]),
         Route("/admin/api/notice", guarded(console.notice), methods=["POST"]),
         Route("/admin/api/rooms/{code}/close", guarded(console.close_room), methods=["POST"]),
+        Route(
+            "/admin/api/rooms/{code}/members/{member_id}/remove",
+            guarded(console.remove_member),
+            methods=["POST"],
+        ),
         Route("/admin/api/processes/{name}/drain", guarded(console.drain), methods=["POST"]),
     ]

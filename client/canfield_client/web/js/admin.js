@@ -1,12 +1,14 @@
 // The operator console (/admin): asks for the operator's token once a tab (kept in
 // sessionStorage, never in a cookie or on disk), then polls the console's API
 // (/admin/api/overview, every few seconds) and shows the whole server - rooms
-// by phase, processes, Redis - with the actions: close a room or drain a
-// process (each after a confirmation), a notice to every page, a block of an address for a time. Every word through i18n; the server's data through
-// textContent only.
+// by phase, processes, Redis - with the actions: close a room, remove one of
+// its members (admin_members.js) or drain a process (each after a
+// confirmation), a notice to every page, a block of an address or a range for
+// a time. Every word through i18n; the server's data through textContent only.
 
 import { $, h } from "./dom.js";
 import { renderFigures } from "./admin_figures.js";
+import { membersOf } from "./admin_members.js";
 import { ask, initConfirm } from "./confirm.js";
 import { getLang, t } from "./i18n.js";
 import { flash, initShell } from "./shell.js";
@@ -91,7 +93,7 @@ function render() {
   const ordered = [...rooms].sort((a, b) => PHASES.indexOf(a.phase) - PHASES.indexOf(b.phase));
   table(
     $("#adm-rooms"),
-    ["adm_room", "adm_phase", "adm_racers", "adm_spectators", "adm_connections", "adm_age", "adm_owner", ""],
+    ["adm_room", "adm_phase", "adm_racers", "adm_spectators", "adm_connections", "adm_age", "adm_owner", "adm_members", ""],
     ordered.map((r) => [
       h("a", { href: `/r/${r.code}`, class: "code", text: r.code }),
       t(`adm_phase_${r.phase}`),
@@ -100,6 +102,7 @@ function render() {
       String(r.connections),
       duration(r.age_s),
       r.owner || "-",
+      membersOf(r, act),
       h("button", { type: "button", class: "quiet", onclick: () => closeRoom(r.code) }, t("adm_close")),
     ]),
     "adm_no_rooms",

@@ -466,7 +466,10 @@ conn.on("left", (msg) => {
   publicLobby.left();
 });
 conn.on("bot_offer", (msg) => publicLobby.offer(msg, state.roomState));
-conn.on("kicked", (msg) => (msg.by === "operator" ? roomClosed(msg) : seatGone(msg, t("kicked"))));
+conn.on("kicked", (msg) => {
+  if (msg.closed) roomClosed(msg);
+  else seatGone(msg, t(msg.by === "operator" ? "removed_by_operator" : "kicked"));
+});
 
 /** The operator closed the room: the seat is gone, but results of a race cut
  * short stay on screen (with no way back into the room), and the page says why. */
