@@ -2,7 +2,7 @@
 (``storage.figures_store``) and into the gauges ``/metrics`` serves.
 
 Each beat reads the process's own histograms and counters (``ops.figures``)
-and publishes what changed since the last one: moves per second, ack and
+and publishes what changed over the last minute: moves per second, ack and
 leaderboard p50/p99, and its solver queue (waiting jobs per owner: a room,
 an asker, the deal pool). It also sets the gauges that are read rather than
 counted: rooms by phase, the solver queue, and Redis's memory.
@@ -11,12 +11,13 @@ counted: rooms by phase, the solver queue, and Redis's memory.
 from __future__ import annotations
 
 import logging
-from collections import Counter
+import math
+from collections import Counter, deque
 from typing import Any
 
 from canfield_server.ops import metrics
 from canfield_server.ops.clock import SYSTEM, Clock
-from canfield_server.ops.figures import figures_between, read
+from canfield_server.ops.figures import Reading, figures_between, read
 from canfield_server.ops.supervise import Supervised
 from canfield_server.room.hub import Hub
 from canfield_server.solving.scheduler import FairScheduler
@@ -26,6 +27,15 @@ from canfield_server.storage.figures_store import MAX_OWNERS, FiguresStore
 __all__ = ["FiguresBeat", "solver_figures"]
 
 log = logging.getLogger(__name__)
+
+#: the span the console's figures cover (moves/s, p50/p99): the last minute
+WINDOW_S = 60.0
+
+
+def _window(beat_s: float) -> int:
+    """Readings kept so the oldest is about ``WINDOW_S`` before the newest."""
+    return max(1, math.ceil(WINDOW_S / max(beat_s, 0.001)))
+
 
 #: every phase has a gauge from the start, so a scrape shows 0 rather than nothing
 PHASES = ("lobby", "racing", "finished")
@@ -63,7 +73,9 @@ class FiguresBeat:
         self.redis = redis
         self.beat_s = beat_s
         self.clock = clock
-        self.last = read(clock.monotonic())
+        #: the readings of the last minute: the figures cover that window, so a
+        #: quiet beat does not blank the console (the oldest reading is the base)
+        self.readings: deque[Reading] = deque([read(clock.monotonic())], maxlen=_window(beat_s))
         self.loop = Supervised("figures-beat", self._run)
 
     def start(self) -> None:
@@ -86,8 +98,8 @@ class FiguresBeat:
 
     async def beat(self) -> None:
         now = read(self.clock.monotonic())
-        figures = figures_between(self.last, now)
-        self.last = now
+        figures = figures_between(self.readings[0], now)
+        self.readings.append(now)
         solver = solver_figures(self.scheduler)
         metrics.set_solver(solver["waiting"], solver["running"], solver["owners_total"])
         phases = Counter(str(s.state.phase) for s in self.hub.sessions.values())
