@@ -238,7 +238,7 @@ def create_app(
         Route("/daily", pages.page("daily.html")),
         Route("/me", pages.page("me.html")),
         # the console's page is served at /admin only, and only when it is on
-        Route("/admin.html", endpoints.not_found),
+        Route("/admin.html", endpoints.hidden_page),
         *admin_routes(settings, pages.page("admin.html")),
         Route("/ladder", pages.page("ladder.html")),
         Route("/api/ladder", ladder.ladder, methods=["GET"]),

@@ -28,7 +28,7 @@ __all__ = [
     "web_root",
     "Pages",
     "RevalidatedFiles",
-    "not_found",
+    "hidden_page",
     "healthz",
     "metrics_endpoint",
     "replay",
@@ -109,7 +109,7 @@ async def metrics_endpoint(request: Request) -> Response:
     return Response(body, media_type=media_type)
 
 
-async def not_found(request: Request) -> Response:
+async def hidden_page(request: Request) -> Response:
     """A path that exists as a file but is not served there (the 404 page answers)."""
     raise HTTPException(404)
 

@@ -10,7 +10,7 @@ import { $, h } from "./dom.js";
 import { renderFigures } from "./admin_figures.js";
 import { membersOf } from "./admin_members.js";
 import { ask, initConfirm } from "./confirm.js";
-import { getLang, t } from "./i18n.js";
+import { locale, t } from "./i18n.js";
 import { flash, initShell } from "./shell.js";
 
 const POLL_MS = 3000;
@@ -61,7 +61,7 @@ async function poll() {
   if (token()) timer = setTimeout(poll, POLL_MS);
 }
 
-const number = (n) => new Intl.NumberFormat(getLang() === "hr" ? "hr-HR" : "en-GB").format(n);
+const number = (n) => new Intl.NumberFormat(locale()).format(n);
 
 function duration(seconds) {
   if (seconds === null || seconds === undefined) return "-";
@@ -70,7 +70,7 @@ function duration(seconds) {
   return t("adm_hours_n", { n: Math.floor(seconds / 3600) });
 }
 
-const clock = (ms) => new Date(ms).toLocaleTimeString(getLang() === "hr" ? "hr-HR" : "en-GB");
+const clock = (ms) => new Date(ms).toLocaleTimeString(locale());
 
 function megabytes(bytes) {
   return bytes ? t("adm_mb", { n: number(Math.round(bytes / 1048576)) }) : "-";

@@ -4,11 +4,10 @@
 // all from /admin/api/figures, which every process feeds from its beat.
 
 import { $, h } from "./dom.js";
-import { getLang, t } from "./i18n.js";
+import { locale, t } from "./i18n.js";
 
 const DRAWS = ["1", "3"];
 
-const locale = () => (getLang() === "hr" ? "hr-HR" : "en-GB");
 const decimal = (n) => new Intl.NumberFormat(locale(), { maximumFractionDigits: 1 }).format(n);
 const ms = (n) => (n === null || n === undefined ? "-" : t("adm_ms", { n: decimal(n) }));
 

@@ -1067,6 +1067,11 @@ export function getLang() {
   return lang;
 }
 
+/** The locale dates, times and numbers are written in for the page's language. */
+export function locale(of = lang) {
+  return of === "hr" ? "hr-HR" : "en-GB";
+}
+
 export function setLang(next) {
   lang = next in STRINGS ? next : "en";
   document.documentElement.lang = lang;

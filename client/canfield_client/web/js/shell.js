@@ -3,7 +3,7 @@
 
 import { mountChrome } from "./chrome.js";
 import { $, h } from "./dom.js";
-import { applyStatic, browserLanguage, onLangChange, setLang, t } from "./i18n.js";
+import { applyStatic, browserLanguage, locale, onLangChange, setLang, t } from "./i18n.js";
 import { getPref, setPref } from "./store.js";
 
 /** Write the header, pick the language (remembered for every page), fill the words. */
@@ -50,7 +50,7 @@ export function replayPage(link) {
 export function when(serverMs, lang) {
   const at = new Date(serverMs);
   try {
-    return at.toLocaleString(lang === "hr" ? "hr-HR" : "en-GB", { dateStyle: "medium", timeStyle: "short" });
+    return at.toLocaleString(locale(lang), { dateStyle: "medium", timeStyle: "short" });
   } catch {
     return at.toISOString().slice(0, 16).replace("T", " ");
   }
