@@ -167,8 +167,11 @@ class Rooms:
     async def resync(self) -> None:
         for session in list(self.sessions.values()):
             await self.store.serve_room(session.code)
+            held = session.ver
             record = await self.store.load_room(session.code)
             if record is not None:
+                if record.ver < held:  # Redis went back (restored): it is the truth
+                    session.ver = record.ver
                 await self.sync(session, record)
 
     async def drop_if_empty(self, session: RoomSession) -> None:

@@ -163,12 +163,17 @@ class RoomSession:
     ) -> None:
         """Adopt a newer room state and tell every local connection what changed.
 
-        ``force``: adopt even an equal version (a resync); ``kicked``: the
-        member the host removed by this change."""
+        ``force``: adopt even an equal version (a resync), never an older one;
+        ``kicked``: the member the host removed by this change."""
         if ver <= self.ver and not force:
             return
+        if ver < self.ver:
+            # a forced re-read older than what the bus brought since (a room opened
+            # here while another process changed it): the newer state stands, or the
+            # next compare-and-set from here would write over the changes between
+            state, ver, deal, final = self.state, self.ver, None, self.final
         old = self.state
-        self.state, self.ver = state, max(ver, self.ver)
+        self.state, self.ver = state, ver
         if deal:
             self.deal = deal
         self._unseat_removed(kicked)
