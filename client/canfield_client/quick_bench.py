@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +124,12 @@ def _figures(seconds: list[float]) -> dict[str, float | int | None]:
     }
 
 
+def _sizes(sizes: list[int]) -> str:
+    """``8 racers x 249, 7 racers x 1``: how full the races were, fullest first."""
+    counted = Counter(sizes)
+    return ", ".join(f"{n} racers x {counted[n]}" for n in sorted(counted, reverse=True))
+
+
 def format_quick(out: dict[str, Any]) -> str:
     joined, started = out["quick_to_joined_ms"], out["quick_to_started_ms"]
     return "\n".join(
@@ -132,7 +139,7 @@ def format_quick(out: dict[str, Any]) -> str:
             f"quick -> joined:  p50 {joined['p50']} ms, p99 {joined['p99']} ms (n={joined['n']})",
             f"quick -> started: p50 {started['p50']} ms, p99 {started['p99']} ms"
             f" (n={started['n']}; the wait for a second racer and the countdown)",
-            f"races {out['races']}, racers per race {out['racers_per_race']},"
+            f"races {out['races']}, racers per race {_sizes(out['racers_per_race'])},"
             f" unmatched {out['unmatched']}, failures {out['failures']}",
         ]
     )

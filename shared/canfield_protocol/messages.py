@@ -74,6 +74,7 @@ __all__ = [
     "RoomState",
     "Row",
     "RatedRow",
+    "rated_row",
     "Welcome",
     "Joined",
     "RoomMsg",
@@ -499,14 +500,30 @@ class Row(msgspec.Struct, kw_only=True):
     reached_ms: int | None = None
 
 
-class RatedRow(Row, kw_only=True):
-    """A ``finished`` standings row of an identified racer in a public race: their
+class RatedRow(Row, kw_only=True, omit_defaults=True):
+    """A ``finished`` standings row: for an identified racer in a public race, their
     shown rating after the race, its uncertainty (``±``) and the change the race
-    made (bots, and racers of room races, have plain rows)."""
+    made; bots, and racers of room races, have none of the three."""
 
     rating: int | None = None
     rating_deviation: int | None = None
     rating_change: int | None = None
+
+
+def rated_row(
+    row: Row,
+    *,
+    rating: int | None = None,
+    rating_deviation: int | None = None,
+    rating_change: int | None = None,
+) -> RatedRow:
+    """``row`` as a ``finished`` standings row, rated or not."""
+    return RatedRow(
+        **msgspec.structs.asdict(row),
+        rating=rating,
+        rating_deviation=rating_deviation,
+        rating_change=rating_change,
+    )
 
 
 class _Server(msgspec.Struct, tag_field="type", kw_only=True):
@@ -585,7 +602,7 @@ class Progress(_Server, tag="progress"):
 
 
 class Finished(_Server, tag="finished"):
-    standings: list[Row]
+    standings: list[RatedRow]
     deal: str
     replays: dict[str, list[str]]
     par: int | None = None
@@ -734,7 +751,7 @@ class DailyStanding(_Server, tag="daily_standing"):
     server_time: int = 0
 
 
-class ReplayPlayer(Row, kw_only=True):
+class ReplayPlayer(RatedRow, kw_only=True):
     """A racer in a replay: their final row and every action they took."""
 
     moves_list: list[str]

@@ -146,11 +146,30 @@ async def test_strangers_on_two_processes_meet_in_one_public_race(
     # the race ends; "race again" is a seat in the next public race
     for client in (ann, bob, cara):
         await client.give_up()
-    await ann.wait_finished(10)
+    finished = await ann.wait_finished(10)
     assert room not in {r["room"] for r in live(proxy)}
-    # the race is rated: each racer's first public race in draw 3, newcomers all
+    # the race is rated: each racer's first public race in draw 3, newcomers all;
+    # each row of the results carries the racer's new rating (the Python client too)
+    rows = {row.id: row for row in finished.standings}
     for client in (ann, bob, cara):
         rated = await rating_of(proxy, client.identity_token or "")
         assert rated["draw"] == 3 and rated["races"] == 1 and rated["provisional"]
+        row = rows[client.player_id or ""]
+        assert (row.rating, row.rating_deviation) == (rated["rating"], rated["deviation"])
+        assert row.rating_change is not None
+    # the race's replay is kept, ratings in its rows, and it is in each racer's history
+    assert finished.replay is not None
+    with urllib.request.urlopen(proxy.http_url + finished.replay, timeout=5) as reply:
+        replay = json.load(reply)
+    assert {p["id"]: p["rating"] for p in replay["players"]} == {
+        row.id: row.rating for row in finished.standings
+    }
+    for client in (ann, bob, cara):
+        mine = urllib.request.Request(
+            proxy.http_url + "/history",
+            headers={"X-Canfield-Identity": client.identity_token or ""},
+        )
+        with urllib.request.urlopen(mine, timeout=5) as reply:
+            assert [r["room"] for r in json.load(reply)["races"]] == [room]
     again = await ann._request(RaceAgain(), Joined)
     assert again.room != room and again.state.public and again.role == Role.PLAYER

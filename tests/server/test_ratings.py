@@ -9,7 +9,7 @@ import hashlib
 import msgspec
 import pytest
 from canfield_client.processes import ServerProcess
-from canfield_protocol import Member, MemberStatus, RatedRow, Role, Row
+from canfield_protocol import Member, MemberStatus, Role, Row, encode, rated_row
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules
 from canfield_server.room.rating_races import public_race_rater, rate_public_race
@@ -94,8 +94,8 @@ async def test_a_public_race_rates_identified_humans_only_and_feeds_the_ladder()
     assert race.by_identity["h3"].change > race.by_identity["h1"].change
     by_id = {r.id: r for r in race.standings}
     third, left = by_id["m3"], by_id["m1"]
-    assert type(by_id["bot"]) is Row
-    assert isinstance(third, RatedRow) and isinstance(left, RatedRow)
+    assert b'"rating' not in encode(by_id["bot"])  # sent with none of the three
+    assert third.rating is not None and left.rating is not None
     assert third.rating == shown(race.by_identity["h3"].rating)
     assert left.rating_change == race.by_identity["h1"].change < 0
     encoded = {r["id"]: r for r in msgspec.json.decode(msgspec.json.encode(race.standings))}
@@ -111,7 +111,7 @@ async def test_a_public_race_rates_identified_humans_only_and_feeds_the_ladder()
     alone = await rate_public_race(
         store, 3, rows, {"m3": "h3"}, min_races=2, now_ms=7, bots={"bot"}
     )
-    assert alone.by_identity == {} and alone.standings == rows
+    assert alone.by_identity == {} and alone.standings == [rated_row(r) for r in rows]
 
 
 async def test_a_race_is_rated_into_its_rows_first_and_stored_once() -> None:
@@ -136,8 +136,7 @@ async def test_a_race_is_rated_into_its_rows_first_and_stored_once() -> None:
     assert [r.id for r in planned.standings] == ["m1", "m2", "bot", "m3"]
     assert [r.rank for r in planned.standings] == [1, 2, 3, 4]  # the order sent stays
     by_id = {r.id: r for r in planned.standings}
-    assert type(by_id["bot"]) is Row
-    assert isinstance(by_id["m1"], RatedRow) and isinstance(by_id["m2"], RatedRow)
+    assert by_id["bot"].rating is None and b'"rating' not in encode(by_id["bot"])
     assert by_id["m1"].rating_change is not None and by_id["m2"].rating_change is not None
     assert by_id["m1"].rating_change < by_id["m2"].rating_change  # left: rated last
     assert await store.ratings(3, ["h1", "h2", "h3"]) == {}  # planned: nothing stored

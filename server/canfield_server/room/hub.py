@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from canfield_protocol import (
@@ -207,7 +207,7 @@ class Hub:
     async def member_gone(self, code: str, member_id: str) -> None:
         await self.seating.gone(code, member_id)
 
-    async def _public_race_over(self, state: RoomState, standings: list[Row]) -> None:
+    async def _public_race_over(self, state: RoomState, standings: Sequence[Row]) -> None:
         """THE hook at the end of a public race (once, on one process), with its
         full finishing order (rated already, in ``Results``): no longer live."""
         await self.quick.race_over(state, standings)

@@ -18,7 +18,7 @@ server starts them, and nobody kicks, ends or changes them
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from canfield_protocol import (
     BotOffer,
@@ -222,7 +222,7 @@ class QuickRaces:
 
     # ------------------------------------------------------------ the end, and live races
 
-    async def race_over(self, state: RoomState, standings: list[Row]) -> None:
+    async def race_over(self, state: RoomState, standings: Sequence[Row]) -> None:
         """A public race's results were written (once, by one process): it is no
         longer live. THE place for ratings: the full finishing order is here."""
         await self._queue().live_drop(state.room)

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-import msgspec
-from canfield_protocol import MemberStatus, RatedRow, RoomState, Row
+from canfield_protocol import MemberStatus, RatedRow, RoomState, Row, rated_row
 
 from canfield_server.ops.clock import Clock
 from canfield_server.room.ports import (
@@ -57,7 +56,7 @@ Saved = tuple[str, StoredRating, RatingPoint, LadderRow | None]
 class RatedRace(NamedTuple):
     """The standings to send in ``finished`` and each rated identity's outcome."""
 
-    standings: list[Row]
+    standings: list[RatedRow]
     #: identity (token hash) -> its new rating and the change of its shown number
     by_identity: dict[str, Rated]
     #: what to store once the race's results are written
@@ -89,7 +88,7 @@ async def rate_public_race(
     rated_rows = [r for r in standings if r.id in identities and r.id not in bots]
     member_of = {identities[r.id]: r.id for r in rated_rows}
     if len(member_of) < 2:
-        return RatedRace(list(standings), {}, [])
+        return RatedRace([rated_row(r) for r in standings], {}, [])
     order = [Placed(identities[r.id], r.rank) for r in rated_rows]
     stored = await store.ratings(draw, list(member_of))
     current = {i: Rating(mu=s.mu, sigma=s.sigma, races=s.races) for i, s in stored.items()}
@@ -121,12 +120,12 @@ async def rate_public_race(
     return RatedRace([_with_rating(r, identities, outcome) for r in standings], outcome, saved)
 
 
-def _with_rating(row: Row, identities: Mapping[str, str], outcome: dict[str, Rated]) -> Row:
+def _with_rating(row: Row, identities: Mapping[str, str], outcome: dict[str, Rated]) -> RatedRow:
     found = outcome.get(identities.get(row.id, ""))
     if found is None:
-        return row
-    return RatedRow(
-        **msgspec.structs.asdict(row),
+        return rated_row(row)
+    return rated_row(
+        row,
         rating=shown(found.rating),
         rating_deviation=deviation(found.rating),
         rating_change=found.change,

@@ -15,11 +15,19 @@ race, before anyone is told (``RatePublicRace``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
-from canfield_protocol import Finished, MemberStatus, RoomState, Row, encode
+from canfield_protocol import (
+    Finished,
+    MemberStatus,
+    RatedRow,
+    RoomState,
+    Row,
+    encode,
+    rated_row,
+)
 
 from canfield_server.room import rules
 from canfield_server.room.identity import new_replay_id
@@ -58,14 +66,14 @@ def _close_open_rows(rows: dict[str, StoredRow], state: RoomState, now: int) -> 
 OnFinished = Callable[[str, Finished], Coroutine[Any, Any, None]]
 #: told once when a public race's results are written: the room as it raced, and
 #: its full finishing order (``QuickRaces.race_over``: live races, ratings)
-OnPublicFinished = Callable[[RoomState, list[Row]], Coroutine[Any, Any, None]]
+OnPublicFinished = Callable[[RoomState, Sequence[Row]], Coroutine[Any, Any, None]]
 
 
 class PlannedRatings(NamedTuple):
     """A public race's ratings, computed before its results are written."""
 
     #: the standings to send, rated racers' rows with their new rating
-    standings: list[Row]
+    standings: list[RatedRow]
     #: stores the ratings once the results are written: True for the one caller
     #: that claimed the race (a retry, or another process, stores nothing)
     keep: Callable[[], Coroutine[Any, Any, bool]]
@@ -113,7 +121,7 @@ class Results:
                 log.warning("results of %s not written yet: %s", code, exc)
                 await self.clock.sleep(min(0.2 * 2**attempt, 5.0))  # back off: Redis is down
 
-    async def _public_finished(self, state: RoomState, standings: list[Row]) -> None:
+    async def _public_finished(self, state: RoomState, standings: Sequence[Row]) -> None:
         """Once per public race, after its results are saved and sent; a failure
         there is logged, never retried (the results stand)."""
         assert self.on_public_finished is not None
@@ -158,7 +166,9 @@ class Results:
             standings = ranked(rows.values())
             planned = await self._rated(record.state, standings)
             finished = Finished(
-                standings=planned.standings if planned is not None else standings,
+                standings=planned.standings
+                if planned is not None
+                else [rated_row(r) for r in standings],
                 deal=deal,
                 replays=await self.store.logs(code, racers),
                 par=await self.solver.par(deal, code) if self.solver and deal else None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 
 import msgspec
 from canfield import DealCode, InvalidDealCodeError
@@ -371,7 +372,7 @@ def start_race(
     return new, deal
 
 
-def finish_race(state: RoomState, standings: list[Row] | None = None) -> RoomState:
+def finish_race(state: RoomState, standings: Sequence[Row] | None = None) -> RoomState:
     """The race is over; in a series, its winner (first in ``standings``) scores.
     Nobody but the bots is ready for the next race until they say so (``race_again``)."""
     members = [msgspec.structs.replace(m, ready=m.bot) for m in state.members]

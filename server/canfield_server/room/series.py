@@ -3,13 +3,15 @@ as soon as nobody can catch the leader."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 from canfield_protocol import RoomState, Row, Series, SeriesScore
 
 __all__ = ["score_series"]
 
 
-def score_series(state: RoomState, standings: list[Row]) -> RoomState:
+def score_series(state: RoomState, standings: Sequence[Row]) -> RoomState:
     """Count a race in the room's best-of-N series: its first place wins it (each
     racer of a tie for first). The
     series is decided as soon as nobody can catch the leader (or after its last
