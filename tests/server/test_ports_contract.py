@@ -499,6 +499,33 @@ async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(worl
         assert await first.find_race("d3", 1000, TTL_S * 1000 + 1, near, ttl_s=TTL_S) is None
         await first.close_race("d3", "AAAAAA")  # gone already: nothing happens
 
+        # a racer alone in their race looks again as the bands widen: their own race
+        # is never the answer and stays in the pool (its wait kept) while none other
+        # takes them; once one does, theirs leaves the pool and they move there
+        assert await first.find_race("d3", 3000, 0, near, offer="KKKKKK", ttl_s=TTL_S) == "KKKKKK"
+        assert await first.find_race("d3", 3000, 10, near, mine="KKKKKK", ttl_s=TTL_S) == "KKKKKK"
+        assert await second.find_race("d3", 3400, 10, near, offer="LLLLLL", ttl_s=TTL_S) == (
+            "LLLLLL"
+        )
+        assert await second.find_race("d3", 3400, 400, near, mine="LLLLLL", ttl_s=TTL_S) == (
+            "LLLLLL"  # 400 apart, bands of 100 yet
+        )
+        # at 2 s KKKKKK's band is 500 (opened at 0; LLLLLL's, opened at 10, is 300)
+        assert await second.find_race("d3", 3400, 2_000, near, mine="LLLLLL", ttl_s=TTL_S) == (
+            "KKKKKK"
+        )
+        assert await first.find_race("d3", 3380, 2_000, near, ttl_s=TTL_S) == "KKKKKK"
+        await first.close_race("d3", "KKKKKK")
+        assert await first.find_race("d3", 3400, 2_000, near, ttl_s=TTL_S) is None  # LLLLLL left
+        # a race that left comes back when its racer finds none other, opened anew
+        assert await second.find_race("d3", 3400, 2_000, near, mine="LLLLLL", ttl_s=TTL_S) == (
+            "LLLLLL"
+        )
+        assert await first.find_race("d3", 3550, 2_000, near, ttl_s=TTL_S) is None  # band 100
+        assert await first.find_race("d3", 3550, 2_500, near, ttl_s=TTL_S) is None
+        assert await first.find_race("d3", 3550, 3_000, near, ttl_s=TTL_S) == "LLLLLL"
+        await first.close_race("d3", "LLLLLL")
+
         await first.live_add("AAAAAA", 1_000)
         await second.live_add("BBBBBB", 2_000)
         assert await first.live(10) == ["BBBBBB", "AAAAAA"]

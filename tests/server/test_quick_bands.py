@@ -1,16 +1,20 @@
 """Rating bands in quick races, on two real server processes sharing Redis:
 two close racers meet and a far one is not put with them; once the far
 racer's race has waited long enough its band has widened, and the next
-newcomer races them (short bands and waits: ``BAND_ENV``)."""
+newcomer races them; two lone racers far apart meet without a third, as
+one of them, looking again, finds the other's race has widened to take
+them (short bands and waits: ``BAND_ENV``)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess
+from canfield_protocol import Left
 from canfield_server.room import rules
 from canfield_server.room.ports import RatingPoint, StoredRating
 from canfield_server.storage.rating_store import RedisRatingStore
@@ -89,3 +93,26 @@ async def test_close_racers_meet_first_and_a_far_one_after_the_band_widened(
     await far.wait_started(20)
     assert far.state is not None
     assert sorted(m.name for m in far.state.members) == ["Cara", "Far"]
+
+
+async def test_two_lone_racers_far_apart_meet_once_the_bands_have_widened(
+    processes: tuple[ServerProcess, ServerProcess], identified: Open
+) -> None:
+    a, b = processes
+    far, ann = await identified(a), await identified(b)
+    await rate_far(a.redis_url, far.identity_token or "")
+    left: list[object] = []
+    for client in (far, ann):
+        client.on_message.append(lambda m: left.append(m) if isinstance(m, Left) else None)
+
+    # 600 apart, bands of 50: each opens a race of their own, on their own process
+    first = await far.quick("Far")
+    second = await ann.quick("Ann")
+    assert first.room != second.room
+    # nobody else comes; after 3 s the bands are 1,050 wide and one of the two,
+    # looking again, moves into the other's race (told by ``joined``, no ``left``)
+    started = await asyncio.gather(far.wait_started(20), ann.wait_started(20))
+    assert started[0].started_at == started[1].started_at
+    assert far.room == ann.room and far.room in (first.room, second.room)
+    assert far.state is not None and sorted(m.name for m in far.state.members) == ["Ann", "Far"]
+    assert not left and far.token and ann.token  # both seats can be resumed

@@ -146,13 +146,25 @@ class MatchQueue(Protocol):
     racer's rating, and the public races in progress."""
 
     async def find_race(
-        self, pool: str, rating: int, now_ms: int, band: Band, *, ttl_s: int, offer: str = ""
+        self,
+        pool: str,
+        rating: int,
+        now_ms: int,
+        band: Band,
+        *,
+        ttl_s: int,
+        offer: str = "",
+        mine: str = "",
     ) -> str | None:
         """The gathering race of ``pool`` whose band (widened by its wait so far)
         holds ``rating``, the closest in rating first (then the longest waiting).
         None found: ``offer`` (a new race's code; empty: none) becomes one of the
         pool's races, centred on ``rating``, and is returned. A race open longer
         than ``ttl_s`` (its room is gone) is forgotten.
+        ``mine``: the race a racer waits alone in, looking again as the bands
+        widen. It is never the answer: when another race is found it leaves the
+        pool (the racer moves there), else it stays, or comes back, centred on
+        ``rating`` and keeping the time it opened, and is returned.
         One atomic step: two processes never both open a race for close racers."""
         ...
 

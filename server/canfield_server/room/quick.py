@@ -8,9 +8,12 @@ which widens the longer it waits (``Settings.quick_band_*``); an asker
 takes the closest race whose band holds them, else opens one. A race
 takes racers while it gathers (its lobby) and while its countdown runs;
 when a seat in it is refused (full, started) it leaves the pool and the
-asker tries the next. The second racer starts
-the countdown. A racer alone for ``quick_bot_offer_s`` is offered a bot
-race (``bot_offer``), never put into one. Public races have no host: the
+asker tries the next. The second racer starts the countdown. A racer
+waiting alone looks again each time the bands widen: once another race
+takes them, they move there (``joined``; their empty race leaves the
+pool), so two lone racers far apart meet without waiting for a third. A
+racer alone for ``quick_bot_offer_s`` is offered a bot race
+(``bot_offer``), never put into one. Public races have no host: the
 server starts them, and nobody kicks, ends or changes them
 (``rules.check_public_host``).
 """
@@ -19,10 +22,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from typing import NamedTuple
 
 from canfield_protocol import (
     BotOffer,
     Leave,
+    Left,
     LiveRace,
     Phase,
     ProtocolError,
@@ -42,6 +47,7 @@ from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import Band, MatchQueue, Peer
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
+from canfield_server.room.session import moved_on
 
 __all__ = ["MatchRating", "QuickRaces", "pool_of"]
 
@@ -55,6 +61,16 @@ QUICK_ATTEMPTS = 6
 MatchRating = Callable[[str, int], Awaitable[int]]
 #: everyone's rating when the server keeps none (one band: whoever comes)
 UNRATED = 1000
+
+
+class Ask(NamedTuple):
+    """What a racer asked for: a seat in ``draw``'s pool, matched by ``rating``."""
+
+    pool: str
+    draw: int
+    rating: int
+    name: str
+    identity: Identity
 
 
 def pool_of(draw: int) -> str:
@@ -89,6 +105,7 @@ class QuickRaces:
         self.clock = rooms.clock
         self.max_racers = min(settings.quick_max_racers, settings.max_players_per_room)
         self.offer_s = settings.quick_bot_offer_s
+        self.look_again_s = settings.quick_band_widen_s
         self.ttl_s = settings.room_ttl_s
         self.live_max = settings.live_max
         self.by_address = PerAddress(settings.quick_per_s, settings.quick_burst)
@@ -105,24 +122,33 @@ class QuickRaces:
         """A seat in the next public race of ``msg.draw``; answered with ``joined``.
         From a finished public race, this is "race again": it leaves that one first."""
         identity = self.identities.require(peer)
-        queue = self._queue()
+        self._queue()  # refused at once where the server runs no public races
         self._limit(peer, identity)
         await self._leave_finished(peer)
         if peer.room is not None:
             raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
-        pool = pool_of(msg.draw)
         rating = await self._rating(identity, msg.draw)
+        await self._find_seat(peer, Ask(pool_of(msg.draw), msg.draw, rating, msg.name, identity))
+
+    async def _find_seat(self, peer: Peer, ask: Ask, first: str | None = None) -> None:
+        """A seat in ``first`` (a race found already), else in the closest race whose
+        band holds the racer, else in a new one; a race that refuses (full,
+        started, gone) leaves the pool and the next is tried."""
+        queue = self._queue()
         for _ in range(QUICK_ATTEMPTS):
             now = self.clock.now_ms()
-            found = await queue.find_race(pool, rating, now, self.band, ttl_s=self.ttl_s)
-            code = found or await self._open(pool, msg.draw, rating)
+            found = first or await queue.find_race(
+                ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s
+            )
+            first = None
+            code = found or await self._open(ask.pool, ask.draw, ask.rating)
             try:
-                await self._seat(peer, code, msg.name, identity)
+                await self._seat(peer, code, ask)
                 return
             except ProtocolError as exc:
                 if exc.code not in (E.WRONG_PHASE, E.ROOM_FULL, E.UNKNOWN_ROOM):
                     raise
-                await queue.close_race(pool, code)  # it takes nobody more: the next one
+                await queue.close_race(ask.pool, code)  # it takes nobody more: the next one
         raise ProtocolError(E.UNAVAILABLE, "no public race could take you now; try again")
 
     async def race_again(self, peer: Peer, msg: RaceAgain) -> None:
@@ -166,10 +192,11 @@ class QuickRaces:
             event(log, "quick.opened", room=code, pool=pool, rating=rating)
         return found or code
 
-    async def _seat(self, peer: Peer, code: str, name: str, identity: Identity) -> None:
+    async def _seat(self, peer: Peer, code: str, ask: Ask) -> None:
         """One seat per identity in a public race; a racer seated in the countdown races it."""
         member_id, token = rules.new_member_id(), rules.new_token()
-        mine = await self._seats_of(code, identity)
+        name = ask.name
+        mine = await self._seats_of(code, ask.identity)
         now = self.clock.now_ms()
 
         def seat(state: RoomState) -> RoomState:
@@ -191,6 +218,52 @@ class QuickRaces:
             await self._start(code)
         elif racers == 1:
             self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
+            self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
+
+    def _alone(self, peer: Peer, code: str) -> bool:
+        """The racer still waits alone in the race (its lobby) on this connection,
+        which is still open."""
+        session = self.rooms.get(code)
+        return (
+            peer.room == code
+            and session is not None
+            and peer in session.peers
+            and session.state.phase == Phase.LOBBY
+            and [m.id for m in rules.players(session.state)] == [peer.member_id]
+        )
+
+    def _look_again_later(self, peer: Peer, code: str, ask: Ask) -> None:
+        if self._alone(peer, code):
+            self.rooms.spawn(self._look_again(peer, code, ask))
+
+    async def _look_again(self, peer: Peer, code: str, ask: Ask) -> None:
+        """Alone still, and the bands have widened since: a race that takes the
+        racer now (theirs, or the other's, has widened) is where they go."""
+        now = self.clock.now_ms()
+        found = await self._queue().find_race(
+            ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s, mine=code
+        )
+        if found is None or found == code:  # none yet: theirs gathers on
+            self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
+            return
+        member_id = peer.member_id or ""
+
+        def step_out(state: RoomState) -> RoomState:
+            if state.phase != Phase.LOBBY or [m.id for m in rules.players(state)] != [member_id]:
+                raise ProtocolError(E.WRONG_PHASE, "someone joined this race meanwhile")
+            return rules.remove_member(state, member_id)
+
+        try:  # no new racer finds their race now; one who came just before stays
+            await self.rooms.mutate(code, step_out, revoke=member_id, kicked=moved_on(member_id))
+        except ProtocolError as exc:
+            log.info("public race %s: %s", code, exc.message)
+            return
+        event(log, "quick.moved", room=code, to=found, pool=ask.pool, rating=ask.rating)
+        try:
+            await self._find_seat(peer, ask, first=found)
+        except ProtocolError as exc:  # no race takes them now: their page starts again
+            log.warning("quick race move from %s: %s", code, exc.message)
+            peer.send(frames.text(Left(room=code)))
 
     async def _seats_of(self, code: str, identity: Identity) -> set[str]:
         """The seats this identity took in the race (any process, any connection)."""
@@ -214,9 +287,7 @@ class QuickRaces:
     def _offer_bot(self, peer: Peer, code: str) -> None:
         """Still alone in the gathering race: the page may offer a bot race."""
         session = self.rooms.get(code)
-        if peer.room != code or session is None or session.state.phase != Phase.LOBBY:
-            return
-        if len(rules.players(session.state)) == 1:
+        if session is not None and self._alone(peer, code):
             offer = BotOffer(room=code, draw=session.state.settings.draw, waited_s=self.offer_s)
             peer.send(frames.text(offer))
 

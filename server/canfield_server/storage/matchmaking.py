@@ -21,13 +21,16 @@ from canfield_server.storage.move_script import move_script
 __all__ = ["CLOSE_RACE", "FIND_RACE", "RedisMatchQueue"]
 
 #: KEYS[1] open races (code -> rating)  KEYS[2] code -> ms opened
-#: ARGV rating, now ms, offer (code or ''), ttl ms, points, widen points, widen ms, most points
+#: ARGV rating, now ms, offer (code or ''), ttl ms, points, widen points, widen ms, most points,
+#: mine (the race the racer waits alone in, or '')
 #: Returns the race's code, or false (none, and nothing offered). Races older than
-#: the ttl are dropped on the way (their rooms are gone).
+#: the ttl are dropped on the way (their rooms are gone). ``mine`` is never the
+#: answer; it leaves the pool when another race is found, else it stays (or comes
+#: back) with the time it opened kept.
 FIND_RACE = """
 local rating, now, offer, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local points, widen = tonumber(ARGV[5]), tonumber(ARGV[6])
-local every, most = tonumber(ARGV[7]), tonumber(ARGV[8])
+local every, most, mine = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9]
 local near = redis.call('ZRANGEBYSCORE', KEYS[1], rating - most, rating + most, 'WITHSCORES')
 local best, best_gap, best_since = false, 0, 0
 for i = 1, #near, 2 do
@@ -36,19 +39,27 @@ for i = 1, #near, 2 do
   if now - since > ttl then
     redis.call('ZREM', KEYS[1], code)
     redis.call('HDEL', KEYS[2], code)
-  else
+  elseif code ~= mine then
     local width = math.min(points + widen * math.floor(math.max(0, now - since) / every), most)
     local gap = math.abs(centre - rating)
     local closer = not best or gap < best_gap or (gap == best_gap and since < best_since)
     if gap <= width and closer then best, best_gap, best_since = code, gap, since end
   end
 end
-if best or offer == '' then return best end
-redis.call('ZADD', KEYS[1], rating, offer)
-redis.call('HSET', KEYS[2], offer, now)
+if best then
+  if mine ~= '' then
+    redis.call('ZREM', KEYS[1], mine)
+    redis.call('HDEL', KEYS[2], mine)
+  end
+  return best
+end
+local keep = offer ~= '' and offer or mine
+if keep == '' then return false end
+redis.call('ZADD', KEYS[1], rating, keep)
+redis.call('HSETNX', KEYS[2], keep, now)
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
-return offer
+return keep
 """
 
 #: KEYS[1] open races  KEYS[2] code -> ms opened  ARGV[1] the code that takes nobody more
@@ -76,11 +87,19 @@ class RedisMatchQueue:
         await self._close.close()
 
     async def find_race(
-        self, pool: str, rating: int, now_ms: int, band: Band, *, ttl_s: int, offer: str = ""
+        self,
+        pool: str,
+        rating: int,
+        now_ms: int,
+        band: Band,
+        *,
+        ttl_s: int,
+        offer: str = "",
+        mine: str = "",
     ) -> str | None:
         found = await self._find(
             keys=[keys.quick_open(pool), keys.quick_since(pool)],
-            args=[rating, now_ms, offer, ttl_s * 1000, *band],
+            args=[rating, now_ms, offer, ttl_s * 1000, *band, mine],
         )
         return _text(found) if found else None
 

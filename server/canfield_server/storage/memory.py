@@ -420,7 +420,15 @@ class MemoryMatchQueue:
         pass
 
     async def find_race(
-        self, pool: str, rating: int, now_ms: int, band: Band, *, ttl_s: int, offer: str = ""
+        self,
+        pool: str,
+        rating: int,
+        now_ms: int,
+        band: Band,
+        *,
+        ttl_s: int,
+        offer: str = "",
+        mine: str = "",
     ) -> str | None:
         races = self.backend.quick.setdefault(pool, {})
         for code in [c for c, (_, since) in races.items() if now_ms - since > ttl_s * 1000]:
@@ -428,13 +436,15 @@ class MemoryMatchQueue:
         held = [
             (abs(centre - rating), since, code)
             for code, (centre, since) in races.items()
-            if abs(centre - rating) <= band.width(now_ms - since)
+            if code != mine and abs(centre - rating) <= band.width(now_ms - since)
         ]
         if held:
+            races.pop(mine, None)
             return min(held)[2]
-        if offer:
-            races[offer] = (rating, now_ms)
-            return offer
+        keep = offer or mine
+        if keep:
+            races[keep] = (rating, races.get(keep, (rating, now_ms))[1])
+            return keep
         return None
 
     async def close_race(self, pool: str, code: str) -> None:
