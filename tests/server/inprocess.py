@@ -29,12 +29,15 @@ from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import SolverService
+from canfield_server.room.rating_races import match_rating_of, public_race_rater
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
     MemoryDailyDeals,
     MemoryDailyStore,
     MemoryIdentityStore,
+    MemoryMatchQueue,
+    MemoryRatingStore,
     MemoryRoomStore,
 )
 
@@ -138,10 +141,15 @@ class Rooms:
         self.clock = ManualClock()
         self.backend = MemoryBackend()
         self.daily_deals = MemoryDailyDeals(lambda date, draw: f"CF1-D{draw}-AAAAACL")
+        #: every process's ratings (public races rated; quick races matched by them)
+        self.ratings = MemoryRatingStore(self.backend, max_points=self.settings.rating_history_max)
         self.buses: list[MemoryBus] = []
         self.hubs: list[Hub] = []
         for _ in range(processes):
             bus = MemoryBus(self.backend)
+            identities = MemoryIdentityStore(
+                self.backend, max_races=self.settings.history_max_races, clock=self.clock
+            )
             hub = Hub(
                 MemoryRoomStore(
                     self.backend,
@@ -153,12 +161,18 @@ class Rooms:
                 self.settings,
                 clock=self.clock,
                 bus=bus,
-                identities=MemoryIdentityStore(
-                    self.backend, max_races=self.settings.history_max_races, clock=self.clock
-                ),
+                identities=identities,
                 daily=MemoryDailyStore(self.backend),
                 daily_deals=self.daily_deals,
                 solver=solver,
+                queue=MemoryMatchQueue(self.backend),
+                ratings=public_race_rater(
+                    self.ratings,
+                    identities,
+                    min_races=self.settings.rating_min_races,
+                    clock=self.clock,
+                ),
+                match_rating=match_rating_of(self.ratings),
             )
             bus.start(hub.on_event, hub.resync)
             self.buses.append(bus)

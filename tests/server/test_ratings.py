@@ -5,6 +5,7 @@ and ``GET /api/ladder`` / ``GET /api/rating`` on a real server process."""
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import msgspec
 import pytest
@@ -22,7 +23,7 @@ from canfield_server.storage.memory import (
 from canfield_server.storage.rating_store import RedisRatingStore
 from redis.asyncio import Redis
 
-from tests.server.conftest import Connect
+from tests.server.conftest import Connect, MakeRooms
 from tests.server.test_daily import get
 
 
@@ -195,3 +196,53 @@ async def test_the_ladder_and_my_rating_over_http(server: ServerProcess, connect
     finally:
         await store.close()
         await redis.aclose()
+
+
+async def test_results_saved_again_after_a_conflict_rate_the_public_race_once(
+    rooms: MakeRooms,
+) -> None:
+    """The results' compare-and-set loses once (another change saved first): they
+    are planned again and saved, the ratings sent are the ones stored, once."""
+    world = await rooms(processes=2)
+    conflicts: list[str] = []
+    for hub in world.hubs:
+        store = hub.store
+        save = store.save_room
+
+        async def losing_once(
+            expected: int, state: Any, *, _save: Any = save, _store: Any = store, **kw: Any
+        ) -> int | None:
+            if kw.get("final") is not None and not conflicts:
+                record = await _store.load_room(state.room)
+                conflicts.append(state.room)  # another change gets in first
+                await _save(record.ver, record.state)
+                return None
+            result: int | None = await _save(expected, state, **kw)
+            return result
+
+        store.save_room = losing_once  # type: ignore[method-assign,assignment]
+
+    racers = [await world.open(process) for process in (0, 1, 0)]
+    tokens = [(await c.request("identity", type="identify"))["token"] for c in racers]
+    rooms_joined = {
+        (await c.request("joined", type="quick", name=name, draw=3))["room"]
+        for c, name in zip(racers, ("Ann", "Bob", "Cara"), strict=True)
+    }
+    assert len(rooms_joined) == 1
+    for client in racers:
+        await client.expect("started")
+    for client in racers:
+        await client.send(type="give_up", seq=1)
+    finished = [await c.expect("finished") for c in racers]
+
+    assert conflicts == list(rooms_joined)
+    rows = finished[0]["standings"]
+    assert all(f["standings"] == rows for f in finished)
+    hashes = [rules.token_hash(token) for token in tokens]
+    stored = await world.ratings.ratings(3, hashes)
+    assert {s.races for s in stored.values()} == {1} and len(stored) == 3
+    by_name = {row["name"]: row for row in rows}
+    for name, identity in zip(("Ann", "Bob", "Cara"), hashes, strict=True):
+        (point,) = await world.ratings.rating_history(identity, 3, 10)
+        assert by_name[name]["rating"] == point.rating
+        assert by_name[name]["rating_change"] == point.change
