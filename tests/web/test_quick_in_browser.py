@@ -7,11 +7,16 @@ race's change, as the ``finished`` rows carry them.
 
 from __future__ import annotations
 
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from canfield_client.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
+from tests.conftest import ServerFactory
+from tests.server.test_quick_bands import rate_far
 from tests.web.pages import new_page, pick_language, race_button, record_frames, wait_board
 
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
@@ -89,3 +94,47 @@ def test_race_now_puts_two_pages_in_one_public_race_listed_live(
             ana.set_viewport_size({"width": width, "height": height})
             ratings.scroll_into_view_if_needed()
             ana.screenshot(path=str(SHOTS / f"results-{lang}-{width}.png"))
+
+
+#: bands of 50 points that widen by 1000 every 2 s: two lone racers 600 apart meet
+#: at the first look again
+BANDS = {
+    "CANFIELD_QUICK_BAND_POINTS": "50",
+    "CANFIELD_QUICK_BAND_WIDEN_POINTS": "1000",
+    "CANFIELD_QUICK_BAND_WIDEN_S": "2",
+    "CANFIELD_COUNTDOWN_S": "2",
+}
+
+
+def test_a_lone_racer_moved_into_another_race_sees_it_and_never_goes_home(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
+    server = server_factory(env=BANDS)
+    base = server.http_url
+    far, ana = new_page(browser), new_page(browser)
+    far.goto(base + "/")
+    far.wait_for_function("localStorage.getItem('cfr.identity')")
+    token = json.loads(far.evaluate("localStorage.getItem('cfr.identity')"))["token"]
+    with ThreadPoolExecutor(1) as aside:  # the page's event loop runs in this thread
+        aside.submit(asyncio.run, rate_far(server.redis_url, token)).result()
+    # Far is matched at 1600, a newcomer at 1000
+    frames = {page: record_frames(page) for page in (far, ana)}
+
+    race_now(far, base, "Far")
+    race_now(ana, base, "Ana")
+    first = {far: far.url, ana: ana.url}
+    assert far.url != ana.url  # too far apart for the first bands: a race each
+    for page in (far, ana):
+        wait_board(page)
+        expect(page.locator("#race-lb")).to_contain_text("Far")
+        expect(page.locator("#race-lb")).to_contain_text("Ana")
+    assert far.url == ana.url  # one of them moved: both pages show the race they share
+    (moved,) = [page for page in (far, ana) if page.url != first[page]]
+    for page, seen in frames.items():
+        kinds = [f["type"] for f in seen]
+        assert kinds.count("joined") == (2 if page is moved else 1), kinds
+        assert "left" not in kinds  # never sent home on the way
+        expect(page.locator("#view-home")).to_be_hidden()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    moved.set_viewport_size({"width": 390, "height": 844})
+    moved.screenshot(path=str(SHOTS / "moved-390.png"))
