@@ -40,7 +40,7 @@ CHART_TEXT = """(root) => {
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
   const px = (t) => parseFloat(getComputedStyle(t).fontSize) * scale;
   const sizes = [...svg.querySelectorAll('text')].map(px);
-  const labels = [...svg.querySelectorAll('.chart-grid text')]
+  const labels = [...svg.querySelectorAll('.chart-grid text, text.end-label')]
     .map((t) => [t.textContent, t.getBoundingClientRect()]);
   const overlaps = [];
   labels.forEach(([a, r], i) => labels.slice(i + 1).forEach(([b, s]) => {

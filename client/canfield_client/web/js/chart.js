@@ -144,13 +144,17 @@ export class RaceChart {
     const xStep = timeMode ? niceStep(xMax, xCount, TIME_STEPS) : niceStep(xMax, xCount, COUNT_STEPS);
     const xTicks = [];
     for (let x = 0; x <= xMax + 1e-9; x += xStep) xTicks.push(x);
-    // the first label starts at the axis (centred there it would run into the y axis's 0)
-    const xMid = (x) => (x ? sx(x) : sx(0) + xLabel(0).length * 0.31 * fontPx);
+    // the first label starts at the axis (centred there it would run into the y axis's 0);
+    // one near the right edge ends there (past it, it would run into the names)
+    const halfLabel = (x) => xLabel(x).length * 0.31 * fontPx;
+    const anchorOf = (x) => (!x ? "start" : sx(x) + halfLabel(x) > MARGIN.left + plotW ? "end" : "middle");
+    const shift = { start: 1, middle: 0, end: -1 };
+    const xMid = (x) => sx(x) + shift[anchorOf(x)] * halfLabel(x);
     const xLabelled = spaced(xTicks, xMid, labelPx);
     for (const x of xTicks) {
       grid.append(svg("line", { x1: sx(x), x2: sx(x), y1: MARGIN.top, y2: MARGIN.top + plotH, class: x ? "tick" : "axis" }));
       if (xLabelled.has(x)) {
-        const anchor = x ? "middle" : "start";
+        const anchor = anchorOf(x);
         grid.append(svg("text", { x: sx(x), y: MARGIN.top + plotH + fontPx + 4, "text-anchor": anchor, class: "tick-label" }, xLabel(x)));
       }
     }
@@ -200,7 +204,8 @@ export class RaceChart {
     }
     // names at the line ends, pushed apart so they never overlap
     ends.sort((a, b) => a.y - b.y);
-    for (let i = 1; i < ends.length; i += 1) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + fontPx + 2);
+    // a line of text is taller than its font size: a name every 1.3 em
+    for (let i = 1; i < ends.length; i += 1) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + Math.ceil(fontPx * 1.3));
     const overflow = ends.length ? ends[ends.length - 1].y - (MARGIN.top + plotH + 4) : 0;
     for (const end of ends) {
       const y = overflow > 0 ? end.y - overflow : end.y;
