@@ -19,7 +19,7 @@ from canfield import Game, Move
 from playwright.sync_api import Browser, Dialog, Page, WebSocketRoute, expect
 
 from tests.conftest import ServerFactory, decoded
-from tests.web.pages import create_room, new_page, tap_or_draw, wait_board
+from tests.web.pages import create_room, new_page, pick_language, tap_or_draw, wait_board
 
 DAY = "2031-03-14"
 NEXT = "2031-03-15"
@@ -253,4 +253,45 @@ def test_a_start_whose_answer_the_link_lost_goes_again(
     expect(page.locator("#daily-board .card").first).to_be_visible(timeout=60_000)
     assert len(lost) == 1
     expect(page.locator("#standing-count")).to_contain_text("1")
+    page.context.close()
+
+
+def test_a_start_that_waits_for_the_new_days_deal_says_so(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
+    """A new day's deal is proven winnable before anyone plays it: when the answer
+    to Play is slow to come, the page says why, in the reader's language, and
+    the note goes with the board."""
+    server = server_factory(env=daily_env(DAY))
+    page = new_page(browser)
+    held: list[tuple[WebSocketRoute, str]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        upstream = ws.connect_to_server()
+        ws.on_message(lambda m: upstream.send(m))
+
+        def from_server(m: str | bytes) -> None:
+            if isinstance(m, str) and json.loads(m).get("type") == "daily_started":
+                held.append((ws, m))  # the deal is still being proven
+                return
+            ws.send(m)
+
+        upstream.on_message(from_server)
+
+    page.route_web_socket("**/ws", route)
+    page.goto(server.http_url + "/daily")
+    wait = page.locator("#daily-wait")
+    expect(wait).to_be_hidden()
+    page.fill("#daily-name", "Ana")
+    page.click("#daily-play")
+    expect(wait).to_be_visible()
+    expect(wait).to_contain_text("checks it can be won")
+    expect(page.locator("#daily-play")).to_be_disabled()
+    pick_language(page, "hr")
+    expect(wait).to_contain_text("provjerava može li se riješiti")
+    page.screenshot(path="/tmp/shots-daily-wait-hr.png")
+    ((ws, answer),) = held
+    ws.send(answer)
+    expect(page.locator("#daily-board .card").first).to_be_visible()
+    expect(wait).to_be_hidden()
     page.context.close()

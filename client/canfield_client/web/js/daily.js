@@ -20,6 +20,8 @@ import { getName, getPref, setName, setPref } from "./store.js";
 import { placeText } from "./words.js";
 
 const POLL_MS = 5000;
+/** a start unanswered this long says why (a new day's deal is being proven winnable) */
+const WAIT_SAID_MS = 1000;
 
 const conn = new Connection();
 showNotices(conn);
@@ -35,6 +37,7 @@ const S = {
   played: { 1: null, 3: null }, // a daily-played refusal's params
   race: null, // {draw, date, startedAt, board, name}
   starting: null, // the `daily` request waiting for its answer
+  askedAt: 0, // when it was first sent (ms): a long wait is said
   streak: 0,
 };
 
@@ -72,6 +75,8 @@ function start() {
   setName(name);
   $("#daily-error").textContent = "";
   S.starting = { type: "daily", name, draw: S.draw };
+  S.askedAt = Date.now();
+  setTimeout(render, WAIT_SAID_MS); // a new day's deal is proven winnable first: say so
   if (!identity.ready || !conn.send(S.starting)) $("#daily-error").textContent = t("reconnecting");
 }
 
@@ -201,6 +206,7 @@ function renderStart(racing) {
   const resume = mine && mine.status === "playing";
   $("#daily-play").textContent = t(resume ? "daily_continue" : "daily_play");
   $("#daily-play").disabled = !identity.ready || Boolean(S.starting);
+  $("#daily-wait").hidden = !S.starting || Date.now() - S.askedAt < WAIT_SAID_MS;
 }
 
 function renderRace(racing) {
