@@ -130,15 +130,24 @@ def test_two_browsers_race_from_lobby_to_replay(
     expect(host.locator("#players .ready-mark.on")).to_have_count(1)
     # the guest's page shows the countdown (noted as it happens: on a busy machine
     # its second can pass before a check could look)
+    # and "Go!" stands alone at the start (noted the same way: it shows for 0.7 s)
     guest.evaluate(
-        """() => new MutationObserver(() => {
-             if (!document.querySelector('#countdown').hidden) window.sawCountdown = true;
-           }).observe(document.querySelector('#countdown'), { attributes: true })"""
+        """() => {
+             const box = document.querySelector('#countdown');
+             new MutationObserver(() => {
+               if (box.hidden) return;
+               window.sawCountdown = true;
+               const go = box.querySelector('b').textContent === 'Go!';
+               if (go) window.goLabel = box.querySelector('p').hidden ? 'alone' : 'with label';
+             }).observe(box, { attributes: true, childList: true, subtree: true });
+           }"""
     )
     host.click("#start")
     wait_board(host)
     wait_board(guest)
     assert guest.evaluate("window.sawCountdown === true")
+    guest.wait_for_function("window.goLabel !== undefined")
+    assert guest.evaluate("window.goLabel") == "alone"
 
     # first move: the host drags, the guest taps (a touch tap on the phone)
     text1 = picked_card(engine, first)

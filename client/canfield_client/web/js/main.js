@@ -269,6 +269,7 @@ function tickClock() {
     const shown = untilStart > 0 ? String(Math.ceil(untilStart / 1000)) : t("go");
     if (shown !== $("#countdown-n").textContent) sounds.play(untilStart > 0 ? "tick" : "go");
     $("#countdown-n").textContent = shown;
+    $("#countdown p").hidden = untilStart <= 0; // "Go!" stands alone, not "Starting in Go!"
   }
 }
 setInterval(tickClock, 200);
