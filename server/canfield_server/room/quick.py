@@ -239,13 +239,32 @@ class QuickRaces:
     async def _look_again(self, peer: Peer, code: str, ask: Ask) -> None:
         """Alone still, and the bands have widened since: a race that takes the
         racer now (theirs, or the other's, has widened) is where they go."""
-        now = self.clock.now_ms()
-        found = await self._queue().find_race(
-            ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s, mine=code
-        )
-        if found is None or found == code:  # none yet: theirs gathers on
-            self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
-            return
+        queue = self._queue()
+        for _ in range(QUICK_ATTEMPTS):
+            now = self.clock.now_ms()
+            found = await queue.find_race(
+                ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s, mine=code
+            )
+            if found is None or found == code:  # none yet: theirs gathers on (in the pool)
+                break
+            if await self._takes(found):
+                await self._move(peer, code, found, ask)
+                return
+            # dealt or full: it takes nobody more (and theirs is back in the next look)
+            await queue.close_race(ask.pool, found)
+        self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
+
+    async def _takes(self, code: str) -> bool:
+        """The race would seat one more racer now (gathering or counting down, not full):
+        a racer leaves their own race only for one that takes them."""
+        record = await self.rooms.store.load_room(code)
+        if record is None:
+            return False
+        state, now = record.state, self.clock.now_ms()
+        gathering = state.phase == Phase.LOBBY or rules.public_counting(state, now)
+        return state.public and gathering and len(rules.players(state)) < self.max_racers
+
+    async def _move(self, peer: Peer, code: str, found: str, ask: Ask) -> None:
         member_id = peer.member_id or ""
 
         def step_out(state: RoomState) -> RoomState:
