@@ -21,6 +21,7 @@ from canfield_server.storage.rating_store import RedisRatingStore
 from redis.asyncio import Redis
 
 from tests.conftest import ServerFactory
+from tests.server.conftest import MakeRooms
 
 #: a band of 50 points that widens by 1000 after 3 s; a race counts down 2 s, so
 #: the first race is dealt before any band has widened
@@ -117,3 +118,36 @@ async def test_two_lone_racers_far_apart_meet_once_the_bands_have_widened(
     assert far.room == ann.room and far.room in (first.room, second.room)
     assert far.state is not None and sorted(m.name for m in far.state.members) == ["Ann", "Far"]
     assert not left and far.token and ann.token  # both seats can be resumed
+
+
+async def test_a_lone_racer_never_leaves_their_race_for_one_already_dealt(
+    rooms: MakeRooms,
+) -> None:
+    """In process, on the manual clock: the far racer looks again once the bands
+    have widened, finds the close racers' race in the pool but dealt, and stays
+    where they are (offered a bot race there at last), never moved into a new
+    race that would start its band narrow again."""
+    world = await rooms(
+        processes=2,
+        quick_band_points=50,
+        quick_band_widen_points=1000,
+        quick_band_widen_s=3,
+        countdown_s=2,
+        quick_bot_offer_s=30,
+    )
+    far, ann, bob = await world.open(0), await world.open(1), await world.open(0)
+    token = (await far.request("identity", type="identify"))["token"]
+    for client in (ann, bob):
+        await client.request("identity", type="identify")
+    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
+    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
+    await world.ratings.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+
+    alone = (await far.request("joined", type="quick", name="Far", draw=3))["room"]
+    first = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
+    assert (await bob.request("joined", type="quick", name="Bob", draw=3))["room"] == first
+    assert first != alone
+    await ann.expect("started")  # dealt 2 s in, before any band has widened
+    offer = await far.expect("bot_offer")  # 30 s of looking again every 3 s
+    assert offer["room"] == alone
+    assert [m["type"] for m in far.log].count("joined") == 1
