@@ -215,7 +215,9 @@ class QuickRaces:
         state = record.state
         racers = len(rules.players(state))
         if state.phase == Phase.LOBBY and racers >= 2:
-            await self._start(code)
+            # not awaited: the start may wait for a proven deal (``PROVEN_DEAL_WAIT_S``),
+            # and this racer's ``joined`` goes out when the handler returns
+            self.rooms.spawn(self._start(code))
         elif racers == 1:
             self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
             self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
