@@ -28,6 +28,7 @@ from tests.web.pages import (
     join_by_link,
     leaderboard_row,
     new_page,
+    pick_language,
     picked_card,
     race_button,
     record_frames,
@@ -137,6 +138,10 @@ def test_finish_place_live_chart_winner_call_and_replay_chart(
             ["Ana gave up with 3 cards home"]
         )
     expect(ana.locator("#race-news .news")).to_have_count(0)
+    # a reader who switches language reads it in theirs while it shows
+    pick_language(vi, "hr")
+    expect(vi.locator("#race-news .news")).to_have_text(["Ana odustaje, 3 karte na temeljima"])
+    pick_language(vi, "en")
     expect(ana.locator(".finish-card .place-text")).to_have_text("1st of 2")
     expect(ana.locator(".finish-card")).to_contain_text("You gave up")
     expect(ana.locator(".finish-card")).to_contain_text("place so far")

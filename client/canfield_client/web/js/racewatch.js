@@ -63,7 +63,10 @@ export class RaceWatch {
       later();
     });
     for (const type of ["ack", "board", "room", "joined", "finished"]) conn.on(type, later);
-    onLangChange(() => this.update());
+    onLangChange(() => {
+      for (const item of this.news.children) item.textContent = finishText(item.row);
+      this.update();
+    });
     setInterval(() => {
       if (!this.box.hidden) this.update(); // the time axis runs on
     }, 1000);
@@ -130,6 +133,7 @@ export class RaceWatch {
     const text = finishText(row);
     if (!text) return; // out of time or stopped: the race is over, the results say it
     const item = h("p", { class: `news ${row.status}`, text });
+    item.row = row; // said again in another language, should the reader switch
     this.news.prepend(item);
     while (this.news.children.length > NEWS_MAX) this.news.lastChild.remove();
     setTimeout(() => item.remove(), NEWS_MS);
