@@ -173,3 +173,30 @@ async def test_strangers_on_two_processes_meet_in_one_public_race(
             assert [r["room"] for r in json.load(reply)["races"]] == [room]
     again = await ann._request(RaceAgain(), Joined)
     assert again.room != room and again.state.public and again.role == Role.PLAYER
+
+
+async def test_a_racer_who_leaves_is_rated_last_and_the_rest_move_up(
+    proxy: NginxProcess, identified: Open
+) -> None:
+    """A scripted finishing order on two processes: Cara leaves mid-race, Ann and
+    Bob give up alike (a tie). Cara counts last, whatever she had done: her
+    rating goes down, theirs go up, by the same amount (a tie rates alike)."""
+    ann, bob, cara = await identified(""), await identified(""), await identified("")
+    room = (await ann.quick("Ann")).room
+    assert (await bob.quick("Bob")).room == room
+    assert (await cara.quick("Cara")).room == room
+    await asyncio.gather(*(c.wait_started(15) for c in (ann, bob, cara)))
+    await cara.leave()
+    await ann.give_up()
+    await bob.give_up()
+    finished = await ann.wait_finished(10)
+
+    rows = {row.name: row for row in finished.standings}
+    assert rows["Cara"].status == "left"  # ranked by her progress, rated last
+    assert rows["Ann"].rank == rows["Bob"].rank
+    change = {name: row.rating_change for name, row in rows.items()}
+    assert change["Cara"] is not None and change["Cara"] < 0
+    assert change["Ann"] == change["Bob"] and (change["Ann"] or 0) > 0
+    # what was sent is what is stored: Cara's own rating, read back
+    stored = await rating_of(proxy, cara.identity_token or "")
+    assert (stored["rating"], stored["races"]) == (rows["Cara"].rating, 1)

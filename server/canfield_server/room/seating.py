@@ -339,10 +339,15 @@ class Seating:
             session.grace_checked()
 
     async def leave(self, peer: Peer, msg: Leave) -> None:
-        """The member goes for good; their connections here get ``left``."""
+        """The member goes for good; their connections here get ``left``. Mid-race
+        in a public race their row says ``left`` (not ``gave_up``): the ratings
+        count a racer who left as last, as one who dropped past the grace time."""
         session = self.rooms.session_of(peer)
         member_id = peer.member_id or ""
-        await self._remove(session, member_id, lambda s: rules.remove_member(s, member_id))
+        quit_as = MemberStatus.LEFT if session.state.public else MemberStatus.GAVE_UP
+        await self._remove(
+            session, member_id, lambda s: rules.remove_member(s, member_id), quit_as=quit_as
+        )
 
     async def kick(self, peer: Peer, msg: Kick) -> None:
         """The host removes another member; their connections get ``kicked``, then close."""
