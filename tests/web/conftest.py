@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from importlib import resources
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, expect, sync_playwright
 
 from tests.conftest import need
-from tests.web.pages import CHROMIUM, launch
+from tests.web.pages import CHROMIUM, EXPECT_MS, launch
+
+expect.set_options(timeout=EXPECT_MS)
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,11 @@ CHROMIUM_ARGS = [
 ]
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 860}}
-TIMEOUT_MS = 10_000
+#: how long a page action or a wait may take: generous, as a busy machine is slow
+#: (a passing check returns as soon as it holds; only a failure waits this long)
+TIMEOUT_MS = 30_000
+#: ... and an `expect` (5 s as Playwright ships)
+EXPECT_MS = 20_000
 
 
 def launch(playwright: Playwright) -> Browser:

@@ -327,7 +327,7 @@ def test_a_dead_link_shows_within_seconds_and_small_fixes(
     assert time.monotonic() - cut < 8  # was about 22 s: a 10 s ping and 8 s of silence
     expect(page).to_have_title(re.compile(r"^Connection lost - "))
     dead["on"] = False
-    expect(page.locator("#offline")).to_be_hidden(timeout=10_000)
+    expect(page.locator("#offline")).to_be_hidden()
 
     # "Starting in" sits on a dark panel of its own
     page.click("#start")

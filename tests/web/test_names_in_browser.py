@@ -53,4 +53,4 @@ def test_look_alike_name_known_deal_and_an_away_guest_in_croatian(
     guest.context.close()
     gost = host.locator("#players li", has=host.locator(".who", has_text="Gost"))
     expect(gost.locator(".away-left")).to_have_text(re.compile(r"^away [0-2]s$"))
-    expect(host.locator("#players .who")).to_have_text(["Host"], timeout=6_000)
+    expect(host.locator("#players .who")).to_have_text(["Host"])

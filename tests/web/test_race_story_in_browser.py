@@ -506,7 +506,7 @@ def test_a_52_card_win_gets_its_place_and_confetti(
     expect(moment.locator(".moment-title")).to_have_text("You won!")
     expect(moment.locator(".moment-detail")).to_have_text(re.compile(r"^1st of 2 \u00b7 \d+:\d\d$"))
     expect(moment.locator(".confetti i")).to_have_count(36)
-    expect(moment).to_be_hidden(timeout=8_000)
+    expect(moment).to_be_hidden()
     expect(leaderboard_row(bob, "Ana").locator("td.c-cards")).to_have_text("52")
     expect(bob.locator("#board")).to_be_visible()  # Bob still races
     # and Bob is told, over his board, with her place and time
