@@ -151,3 +151,59 @@ async def test_a_lone_racer_never_leaves_their_race_for_one_already_dealt(
     offer = await far.expect("bot_offer")  # 30 s of looking again every 3 s
     assert offer["room"] == alone
     assert [m["type"] for m in far.log].count("joined") == 1
+
+
+async def test_a_lone_racer_back_on_another_connection_is_still_offered_a_bot_race(
+    rooms: MakeRooms,
+) -> None:
+    """A reload (or a drain) brings the lone racer back on a new connection, here
+    on the other process: waiting on, they are offered a bot race after the wait,
+    and look again as the bands widen, as on arrival."""
+    world = await rooms(processes=2, quick_bot_offer_s=20)
+    first = await world.open(0)
+    identity = (await first.request("identity", type="identify"))["token"]
+    joined = await first.request("joined", type="quick", name="Ann", draw=3)
+    await first.close()  # the page reloads
+
+    again = await world.open(1)
+    await again.request("identity", type="identify", token=identity)
+    back = await again.resume(joined["room"], joined["token"])
+    assert back["room"] == joined["room"] and back["player_id"] == joined["player_id"]
+    offer = await again.expect("bot_offer")
+    assert offer["room"] == joined["room"] and offer["waited_s"] == 20
+
+
+async def test_a_racer_who_moves_leaves_their_other_tab_told_the_seat_is_gone(
+    rooms: MakeRooms,
+) -> None:
+    """Ann waits first; Far, 600 above, comes second and has a second tab on the
+    seat. Far's first look again (3 s on) finds Ann's race widened and moves
+    there: that tab gets ``joined`` for it, the other tab ``left`` (its seat is
+    gone), and Ann and Far race."""
+    world = await rooms(
+        processes=2,
+        quick_band_points=50,
+        quick_band_widen_points=1000,
+        quick_band_widen_s=3,
+        countdown_s=2,
+        quick_bot_offer_s=30,
+    )
+    ann, far, tab = await world.open(1), await world.open(0), await world.open(1)
+    await ann.request("identity", type="identify")
+    token = (await far.request("identity", type="identify"))["token"]
+    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
+    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
+    await world.ratings.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+
+    first = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
+    await world.clock.advance(1)  # Ann's race is a second older than Far's
+    seat = await far.request("joined", type="quick", name="Far", draw=3)
+    assert seat["room"] != first
+    await tab.request("identity", type="identify", token=token)
+    await tab.resume(seat["room"], seat["token"])
+
+    moved = await far.expect("joined")
+    assert (await tab.expect("left"))["room"] == seat["room"]
+    assert moved["room"] == first
+    await ann.expect("started")
+    await far.expect("started")

@@ -149,7 +149,7 @@ class Hub:
             Ping: self._ping,
             Create: self.seating.create,
             Join: self.seating.join,
-            Resume: self.seating.resume,
+            Resume: self._resume,
             Leave: self.seating.leave,
             Kick: self.seating.kick,
             EndRace: self.lobby.end_race,
@@ -213,6 +213,11 @@ class Hub:
         await self.quick.race_over(state, standings)
 
     # ------------------------------------------------------------ messages
+
+    async def _resume(self, peer: Peer, msg: Resume) -> None:
+        await self.seating.resume(peer, msg)
+        if self.quick.queue is not None:
+            await self.quick.resumed(peer)
 
     async def _race_again(self, peer: Peer, msg: RaceAgain) -> None:
         """After a public race, the next public race; in a room, the room's next race."""

@@ -47,7 +47,6 @@ from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import Band, MatchQueue, Peer
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
-from canfield_server.room.session import moved_on
 
 __all__ = ["MatchRating", "QuickRaces", "pool_of"]
 
@@ -222,6 +221,24 @@ class QuickRaces:
             self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
             self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
 
+    async def resumed(self, peer: Peer) -> None:
+        """A racer back on a new connection (a reload, another process after a
+        drain), alone in a gathering public race: they look again as the bands
+        widen and are offered a bot race after a full wait, as on arrival."""
+        code, identity = peer.room or "", self.identities.of(peer)
+        session = self.rooms.get(code)
+        if identity is None or session is None or not session.state.public:
+            return
+        if not self._alone(peer, code):
+            return
+        me = rules.member(session.state, peer.member_id or "")
+        draw = session.state.settings.draw
+        rating = await self._rating(identity, draw)
+        name = me.name if me is not None else "Player"
+        ask = Ask(pool_of(draw), draw, rating, name, identity)
+        self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
+        self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
+
     def _alone(self, peer: Peer, code: str) -> bool:
         """The racer still waits alone in the race (its lobby) on this connection,
         which is still open."""
@@ -267,6 +284,12 @@ class QuickRaces:
         return state.public and gathering and len(rules.players(state)) < self.max_racers
 
     async def _move(self, peer: Peer, code: str, found: str, ask: Ask) -> None:
+        """The racer leaves their race (still alone in it) for ``found``. This
+        connection leaves quietly (``joined`` follows); any other of the seat (a
+        second tab, on any process) gets ``left``, as its seat is gone."""
+        session = self.rooms.get(code)
+        if session is None or not self._alone(peer, code):  # gone, or company came
+            return
         member_id = peer.member_id or ""
 
         def step_out(state: RoomState) -> RoomState:
@@ -274,11 +297,18 @@ class QuickRaces:
                 raise ProtocolError(E.WRONG_PHASE, "someone joined this race meanwhile")
             return rules.remove_member(state, member_id)
 
+        session.peers.discard(peer)  # so the seat's removal sends it no ``left``
         try:  # no new racer finds their race now; one who came just before stays
-            await self.rooms.mutate(code, step_out, revoke=member_id, kicked=moved_on(member_id))
+            await self.rooms.mutate(code, step_out, revoke=member_id)
         except ProtocolError as exc:
+            session.peers.add(peer)
             log.info("public race %s: %s", code, exc.message)
             return
+        except BaseException:
+            session.peers.add(peer)
+            raise
+        peer.room = peer.member_id = peer.role = None
+        self.rooms.spawn(self.seating.count_out(session, member_id))
         event(log, "quick.moved", room=code, to=found, pool=ask.pool, rating=ask.rating)
         try:
             await self._find_seat(peer, ask, first=found)

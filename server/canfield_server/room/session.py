@@ -38,19 +38,12 @@ __all__ = [
     "Slot",
     "SessionHooks",
     "RoomSession",
-    "moved_on",
     "removed_by_operator",
 ]
 
 #: the ``kicked`` of the change that closes a room (``room.closing``): every seat
 #: went at once, by the operator's hand (no member id is ever ``*``)
 CLOSED_BY_OPERATOR = "*"
-
-
-def moved_on(member_id: str) -> str:
-    """The ``kicked`` of the change in which a racer waiting alone leaves their public
-    race for one that takes them (``room.quick``): no ``left``, their ``joined`` follows."""
-    return f">{member_id}"
 
 
 def removed_by_operator(member_id: str) -> str:
@@ -258,8 +251,6 @@ class RoomSession:
                 text = "the server's operator removed you from the room"
                 peer.send(frames.text(Kicked(room=self.code, message=text, by="operator")))
                 peer.close(CLOSE_KICKED, "removed by the operator")
-            elif kicked == moved_on(member_id):
-                pass  # the next race's ``joined`` tells them
             elif member_id == kicked:
                 text = "the host removed you from the room"
                 peer.send(frames.text(Kicked(room=self.code, message=text)))
