@@ -162,9 +162,9 @@ class MatchQueue(Protocol):
         pool's races, centred on ``rating``, and is returned. A race open longer
         than ``ttl_s`` (its room is gone) is forgotten.
         ``mine``: the race a racer waits alone in, looking again as the bands
-        widen. It is never the answer; when no other race is found it stays, or
-        comes back, centred on ``rating`` and keeping the time it opened, and is
-        returned (a racer who moves closes theirs once they have left it).
+        widen. It is never the answer: when another race is found it leaves the
+        pool (the racer moves there), else it stays, or comes back, centred on
+        ``rating`` and keeping the time it opened, and is returned.
         One atomic step: two processes never both open a race for close racers."""
         ...
 

@@ -269,7 +269,7 @@ class QuickRaces:
             if await self._takes(found):
                 await self._move(peer, code, found, ask)
                 return
-            # dealt or full: it takes nobody more
+            # dealt or full: it takes nobody more (and theirs is back in the next look)
             await queue.close_race(ask.pool, found)
         self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
 
@@ -309,7 +309,6 @@ class QuickRaces:
             raise
         peer.room = peer.member_id = peer.role = None
         self.rooms.spawn(self.seating.count_out(session, member_id))
-        await self._queue().close_race(ask.pool, code)  # empty now: it gathers nobody
         event(log, "quick.moved", room=code, to=found, pool=ask.pool, rating=ask.rating)
         try:
             await self._find_seat(peer, ask, first=found)

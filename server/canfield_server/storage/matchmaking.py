@@ -25,8 +25,8 @@ __all__ = ["CLOSE_RACE", "FIND_RACE", "RedisMatchQueue"]
 #: mine (the race the racer waits alone in, or '')
 #: Returns the race's code, or false (none, and nothing offered). Races older than
 #: the ttl are dropped on the way (their rooms are gone). ``mine`` is never the
-#: answer; when no other race is found it stays (or comes back) with the time it
-#: opened kept.
+#: answer; it leaves the pool when another race is found, else it stays (or comes
+#: back) with the time it opened kept.
 FIND_RACE = """
 local rating, now, offer, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local points, widen = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -46,7 +46,13 @@ for i = 1, #near, 2 do
     if gap <= width and closer then best, best_gap, best_since = code, gap, since end
   end
 end
-if best then return best end
+if best then
+  if mine ~= '' then
+    redis.call('ZREM', KEYS[1], mine)
+    redis.call('HDEL', KEYS[2], mine)
+  end
+  return best
+end
 local keep = offer ~= '' and offer or mine
 if keep == '' then return false end
 redis.call('ZADD', KEYS[1], rating, keep)

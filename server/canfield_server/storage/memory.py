@@ -439,6 +439,7 @@ class MemoryMatchQueue:
             if code != mine and abs(centre - rating) <= band.width(now_ms - since)
         ]
         if held:
+            races.pop(mine, None)
             return min(held)[2]
         keep = offer or mine
         if keep:
