@@ -525,6 +525,11 @@ async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(worl
         assert await first.find_race("d3", 3550, 2_500, near, ttl_s=TTL_S) is None
         assert await first.find_race("d3", 3550, 3_000, near, ttl_s=TTL_S) == "LLLLLL"
         await first.close_race("d3", "LLLLLL")
+        # a race whose racer found another as someone joined it gathers again
+        await second.reopen_race("d3", "LLLLLL", 3400, 3_000, TTL_S)
+        assert await first.find_race("d3", 3420, 3_000, near, ttl_s=TTL_S) == "LLLLLL"
+        assert await first.find_race("d3", 3550, 3_000, near, ttl_s=TTL_S) is None  # waits anew
+        await first.close_race("d3", "LLLLLL")
 
         await first.live_add("AAAAAA", 1_000)
         await second.live_add("BBBBBB", 2_000)

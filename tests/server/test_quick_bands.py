@@ -17,6 +17,7 @@ from canfield_client.processes import ServerProcess
 from canfield_protocol import Left
 from canfield_server.room import rules
 from canfield_server.room.ports import RatingPoint, StoredRating
+from canfield_server.room.quick import Ask, pool_of
 from canfield_server.storage.rating_store import RedisRatingStore
 from redis.asyncio import Redis
 
@@ -208,3 +209,35 @@ async def test_a_racer_who_moves_leaves_their_other_tab_told_the_seat_is_gone(
     assert moved["room"] == first
     await ann.expect("started")
     await far.expect("started")
+
+
+async def test_a_racer_who_gets_company_as_they_move_stays_and_their_race_gathers_on(
+    rooms: MakeRooms,
+) -> None:
+    """Far's look again has found Ann's race and taken Far's own out of the pool
+    (one step), but Cara joined Far's race meanwhile, through the other process:
+    Far stays to race her, and their race is back in the pool for more."""
+    world = await rooms(processes=2, quick_band_points=50, countdown_s=5)
+    far, cara, ann = await world.open(0), await world.open(1), await world.open(1)
+    tokens = [(await c.request("identity", type="identify"))["token"] for c in (far, cara, ann)]
+    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
+    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
+    for token in tokens[:2]:
+        await world.ratings.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+    mine = (await far.request("joined", type="quick", name="Far", draw=3))["room"]
+    other = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
+    assert (await cara.request("joined", type="quick", name="Cara", draw=3))["room"] == mine
+
+    quick = world.hubs[0].quick
+    identity = world.hubs[0].identities.of(far.peer)
+    assert quick.queue is not None and identity is not None
+    ask = Ask(pool_of(3), 3, 1600, "Far", identity)
+    await quick.queue.close_race(ask.pool, mine)  # as the look again's script did
+    quick._alone = lambda peer, code: True  # type: ignore[method-assign]  # not yet seen here
+    await quick._move(far.peer, mine, other, ask)
+
+    assert far.peer.room == mine
+    assert "left" not in [m["type"] for m in far.log]
+    band = quick.band
+    now = world.clock.now_ms()
+    assert await quick.queue.find_race(ask.pool, 1600, now, band, ttl_s=600) == mine

@@ -172,6 +172,11 @@ class MatchQueue(Protocol):
         """``code`` takes nobody more: the pool forgets it."""
         ...
 
+    async def reopen_race(self, pool: str, code: str, rating: int, now_ms: int, ttl_s: int) -> None:
+        """``code`` gathers again, centred on ``rating`` (its racer found another race
+        as someone joined theirs, and stays): back in the pool, waiting from now."""
+        ...
+
     async def live_add(self, code: str, started_at: int) -> None: ...
 
     async def live(self, limit: int) -> list[str]:

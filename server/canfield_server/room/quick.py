@@ -300,9 +300,11 @@ class QuickRaces:
         session.peers.discard(peer)  # so the seat's removal sends it no ``left``
         try:  # no new racer finds their race now; one who came just before stays
             await self.rooms.mutate(code, step_out, revoke=member_id)
-        except ProtocolError as exc:
+        except ProtocolError as exc:  # company came: they race here, and more may come
             session.peers.add(peer)
             log.info("public race %s: %s", code, exc.message)
+            now = self.clock.now_ms()
+            await self._queue().reopen_race(ask.pool, code, ask.rating, now, self.ttl_s)
             return
         except BaseException:
             session.peers.add(peer)

@@ -106,6 +106,15 @@ class RedisMatchQueue:
     async def close_race(self, pool: str, code: str) -> None:
         await self._close(keys=[keys.quick_open(pool), keys.quick_since(pool)], args=[code])
 
+    async def reopen_race(self, pool: str, code: str, rating: int, now_ms: int, ttl_s: int) -> None:
+        open_key, since_key = keys.quick_open(pool), keys.quick_since(pool)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(open_key, {code: rating})
+            pipe.hsetnx(since_key, code, now_ms)
+            pipe.pexpire(open_key, ttl_s * 1000)
+            pipe.pexpire(since_key, ttl_s * 1000)
+            await pipe.execute()
+
     async def live_add(self, code: str, started_at: int) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(keys.LIVE, {code: started_at})

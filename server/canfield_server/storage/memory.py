@@ -450,6 +450,10 @@ class MemoryMatchQueue:
     async def close_race(self, pool: str, code: str) -> None:
         self.backend.quick.get(pool, {}).pop(code, None)
 
+    async def reopen_race(self, pool: str, code: str, rating: int, now_ms: int, ttl_s: int) -> None:
+        races = self.backend.quick.setdefault(pool, {})
+        races[code] = (rating, races.get(code, (rating, now_ms))[1])
+
     async def live_add(self, code: str, started_at: int) -> None:
         self.backend.live[code] = started_at
 
