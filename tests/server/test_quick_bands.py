@@ -23,6 +23,7 @@ from redis.asyncio import Redis
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import MakeRooms
+from tests.server.inprocess import Rooms
 
 #: a band of 50 points that widens by 1000 after 6 s; a race counts down 1 s after
 #: its deal is found (up to 2 s for a proven one while the server's pool fills), so
@@ -61,16 +62,33 @@ async def identified() -> AsyncIterator[Open]:
             await client.close()
 
 
+#: the far racer's stored draw 3 rating, as ten public races would have left it
+FAR_POINT = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
+FAR_RATING = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
+
+#: in process (the manual clock): bands of 50 that widen by 1000 after 3 s
+IN_PROCESS_BANDS = {
+    "quick_band_points": 50,
+    "quick_band_widen_points": 1000,
+    "quick_band_widen_s": 3,
+    "countdown_s": 2,
+    "quick_bot_offer_s": 30,
+}
+
+
 async def rate_far(redis_url: str, token: str) -> None:
-    """Store a draw 3 rating for the far racer, as ten public races would have."""
+    """Store the far racer's rating for an identity, in a real redis-server."""
     redis = Redis.from_url(redis_url)
     store = RedisRatingStore(redis, retention_days=1, max_points=10)
-    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
-    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
     try:
-        await store.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+        await store.save_ratings(3, [(rules.token_hash(token), FAR_RATING, FAR_POINT, None)])
     finally:
         await redis.aclose()
+
+
+async def rate_far_in(world: Rooms, token: str) -> None:
+    """... in the in-process rooms' storage."""
+    await world.ratings.save_ratings(3, [(rules.token_hash(token), FAR_RATING, FAR_POINT, None)])
 
 
 async def test_close_racers_meet_first_and_a_far_one_after_the_band_widened(
@@ -129,21 +147,12 @@ async def test_a_lone_racer_never_leaves_their_race_for_one_already_dealt(
     have widened, finds the close racers' race in the pool but dealt, and stays
     where they are (offered a bot race there at last), never moved into a new
     race that would start its band narrow again."""
-    world = await rooms(
-        processes=2,
-        quick_band_points=50,
-        quick_band_widen_points=1000,
-        quick_band_widen_s=3,
-        countdown_s=2,
-        quick_bot_offer_s=30,
-    )
+    world = await rooms(processes=2, **IN_PROCESS_BANDS)
     far, ann, bob = await world.open(0), await world.open(1), await world.open(0)
     token = (await far.request("identity", type="identify"))["token"]
     for client in (ann, bob):
         await client.request("identity", type="identify")
-    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
-    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
-    await world.ratings.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+    await rate_far_in(world, token)
 
     alone = (await far.request("joined", type="quick", name="Far", draw=3))["room"]
     first = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
@@ -182,20 +191,11 @@ async def test_a_racer_who_moves_leaves_their_other_tab_told_the_seat_is_gone(
     seat. Far's first look again (3 s on) finds Ann's race widened and moves
     there: that tab gets ``joined`` for it, the other tab ``left`` (its seat is
     gone), and Ann and Far race."""
-    world = await rooms(
-        processes=2,
-        quick_band_points=50,
-        quick_band_widen_points=1000,
-        quick_band_widen_s=3,
-        countdown_s=2,
-        quick_bot_offer_s=30,
-    )
+    world = await rooms(processes=2, **IN_PROCESS_BANDS)
     ann, far, tab = await world.open(1), await world.open(0), await world.open(1)
     await ann.request("identity", type="identify")
     token = (await far.request("identity", type="identify"))["token"]
-    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
-    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
-    await world.ratings.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+    await rate_far_in(world, token)
 
     first = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
     await world.clock.advance(1)  # Ann's race is a second older than Far's
@@ -220,10 +220,8 @@ async def test_a_racer_who_gets_company_as_they_move_stays_and_their_race_gather
     world = await rooms(processes=2, quick_band_points=50, countdown_s=5)
     far, cara, ann = await world.open(0), await world.open(1), await world.open(1)
     tokens = [(await c.request("identity", type="identify"))["token"] for c in (far, cara, ann)]
-    point = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
-    rating = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
     for token in tokens[:2]:
-        await world.ratings.save_ratings(3, [(rules.token_hash(token), rating, point, None)])
+        await rate_far_in(world, token)
     mine = (await far.request("joined", type="quick", name="Far", draw=3))["room"]
     other = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
     assert (await cara.request("joined", type="quick", name="Cara", draw=3))["room"] == mine
