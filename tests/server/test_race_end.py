@@ -342,9 +342,10 @@ async def test_a_race_starts_on_any_deal_when_no_proven_one_comes(
     rooms: MakeRooms, answers: bool
 ) -> None:
     """A new room deals proven-winnable deals; when none comes (none ready, or
-    not within the 2 s a start waits), the race starts anyway on a random deal."""
+    not within the time a start waits: ``proven_deal_wait_s``, here 0.2 s), the
+    race starts anyway on a random deal."""
     solver = NoProvenDeal(answers)
-    world = await rooms(solver=solver, **FAST)
+    world = await rooms(solver=solver, **{**FAST, "proven_deal_wait_s": 0.2})
     room, (ann, bob) = await lobby(world.open, 0, ["Ann", "Bob"], deal=RANDOM_DEAL)
     assert ann.joined["state"]["settings"]["winnable_only"] is True  # the default
     await start([ann, bob])

@@ -27,7 +27,13 @@ from tests.conftest import ServerFactory
 from tests.server.conftest import Connect, SameBoard
 
 #: a short countdown, a tiny pool: quick tests
-ENV = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "2"}
+#: (a start waits long for its proven deal: on a busy machine the shipped 2 s can pass,
+#: and the race then rightly goes on an unproven one)
+ENV = {
+    "CANFIELD_COUNTDOWN_S": "0.2",
+    "CANFIELD_POOL_TARGET": "2",
+    "CANFIELD_PROVEN_DEAL_WAIT_S": "60",
+}
 #: the same, with no background refill: every start solves on demand
 EMPTY_POOL_ENV = {**ENV, "CANFIELD_POOL_TARGET": "0"}
 #: deals the solver wins in milliseconds (used for par and hints)

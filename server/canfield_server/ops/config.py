@@ -104,6 +104,9 @@ class Settings:
     pool_solve_timeout_s: float = 0.25
     #: codes tried at once when a pool is empty and a race starts
     pool_attempts: int = 8
+    #: how long a start waits for a proven winnable deal (an empty pool, a busy
+    #: solver) before it deals any random one: a race is never held up for long
+    proven_deal_wait_s: float = 2.0
     #: a par solve (from the start of a race); past it par is unknown
     par_timeout_s: float = 2.0
     hint_timeout_s: float = 1.0

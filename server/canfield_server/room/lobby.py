@@ -35,10 +35,6 @@ __all__ = ["Lobby"]
 
 log = logging.getLogger(__name__)
 
-#: how long a start waits for a proven winnable deal (an empty pool, a busy
-#: solver) before it deals any random one: a race is never held up for long
-PROVEN_DEAL_WAIT_S = 2.0
-
 
 class Lobby:
     def __init__(
@@ -55,6 +51,7 @@ class Lobby:
         #: the bots this process runs (``max_bots`` at most)
         self.running: set[asyncio.Task[Any]] = set()
         self.countdown_s = rooms.settings.countdown_s
+        self.proven_wait_s = rooms.settings.proven_deal_wait_s
 
     async def settings(self, peer: Peer, msg: SettingsMsg) -> None:
         session = self.rooms.session_of(peer)
@@ -83,7 +80,7 @@ class Lobby:
             and state.phase == Phase.LOBBY
         ):
             try:
-                async with asyncio.timeout(PROVEN_DEAL_WAIT_S):
+                async with asyncio.timeout(self.proven_wait_s):
                     proven = await self.solver.take(state.settings.draw, session.code)
             except (TimeoutError, ProtocolError) as exc:  # none in time: race on any deal
                 if isinstance(exc, ProtocolError) and exc.code != E.UNAVAILABLE:

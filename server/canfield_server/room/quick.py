@@ -214,7 +214,7 @@ class QuickRaces:
         state = record.state
         racers = len(rules.players(state))
         if state.phase == Phase.LOBBY and racers >= 2:
-            # not awaited: the start may wait for a proven deal (``PROVEN_DEAL_WAIT_S``),
+            # not awaited: the start may wait for a proven deal (``proven_deal_wait_s``),
             # and this racer's ``joined`` goes out when the handler returns
             self.rooms.spawn(self._start(code))
         elif racers == 1:
