@@ -570,6 +570,11 @@ class RaceClient:
 
     async def _action(self, build: Callable[[int], msgspec.Struct], retries: int = 3) -> Ack:
         async with self._action_lock:
+            # a resume under way sets ``seq`` from its ``joined``: an action sent on
+            # the new connection before that could see its ack undone by it
+            revival = self._revival
+            if revival is not None and not revival.done():
+                await asyncio.wait({revival})  # its failure shows on the send
             self.seq += 1
             seq = self.seq
             message = build(seq)

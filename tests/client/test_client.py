@@ -16,7 +16,7 @@ from canfield_client.client import (
     ws_url_from_link,
 )
 from canfield_client.processes import ServerProcess
-from canfield_protocol import Leaderboard, MoveMsg, RoomSettings
+from canfield_protocol import Joined, Leaderboard, MoveMsg, RoomSettings
 
 from tests.conftest import ServerFactory
 
@@ -137,6 +137,48 @@ async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(
         assert ack.board.waste.count == 3
         ack = await player.move("S")
         assert ack.seq == 2 and ack.board.waste.count == 6
+        await _until_row(host, player.player_id or "", lambda r: r.moves == 2)
+    finally:
+        await host.close()
+        await player.close()
+
+
+class _SlowResume(RaceClient):
+    """Its revival connects again, then waits for ``gate`` before it resumes."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.reconnected = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def resume(self, room: str | None = None, token: str | None = None) -> Joined:
+        self.reconnected.set()
+        await self.gate.wait()
+        return await super().resume(room, token)
+
+
+async def test_a_move_made_while_the_link_comes_back_waits_for_the_resume(
+    server: ServerProcess,
+) -> None:
+    """A move asked for while the client is resuming its seat goes out after the
+    resume (sent on the new connection before it, the server would refuse it,
+    and an ack read before the resume's answer was undone by it)."""
+    host = await RaceClient(server.ws_url).connect()
+    joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
+    player = _SlowResume(server.ws_url)
+    await player.connect()
+    try:
+        await player.join(joined.room, "Player")
+        await host.start(force=True)
+        await player.wait_started(10)
+        assert (await player.move("S")).seq == 1
+        player.drop()
+        await asyncio.wait_for(player.reconnected.wait(), 30)  # connected, not resumed
+        move = asyncio.create_task(player.move("S"))
+        await asyncio.sleep(0.1)  # time enough for it to go out, were it not held
+        player.gate.set()
+        ack = await asyncio.wait_for(move, 30)
+        assert (ack.seq, player.seq, ack.board.waste.count) == (2, 2, 6)
         await _until_row(host, player.player_id or "", lambda r: r.moves == 2)
     finally:
         await host.close()
