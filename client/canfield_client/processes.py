@@ -79,6 +79,9 @@ class ChildProcess:
     ``ready()`` says so. Subclasses name the command (``argv``) and the sign."""
 
     what = "process"
+    #: the head of a process group of its own, as a command typed in a terminal is
+    #: (Ctrl-C there signals the whole group); else in this process's group
+    own_group = False
 
     def __init__(self, log_path: Path, env: dict[str, str] | None = None) -> None:
         self.log_path = log_path
@@ -100,7 +103,12 @@ class ChildProcess:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env
+                self.argv(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=self.own_group,
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

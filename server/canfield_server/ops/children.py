@@ -8,18 +8,25 @@ tells its clients to reconnect) and insists after a grace period;
 initializer): on Linux the kernel then sends the child a signal when its
 parent goes, even by SIGKILL, so no helper process (redis-server, solver
 worker) outlives the server that started it. Elsewhere it does nothing.
+
+``deaf_to_ctrl_c`` wraps the start of children that must not die of the
+Ctrl-C a terminal sends its whole foreground group: the server stops them
+itself, in order.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from functools import partial
 
-__all__ = ["stop", "kill", "die_with_parent", "dies_with_this_process"]
+__all__ = ["stop", "kill", "die_with_parent", "dies_with_this_process", "deaf_to_ctrl_c"]
 
 #: prctl(2) option: the signal the kernel sends this process when its parent dies
 PR_SET_PDEATHSIG = 1
@@ -62,6 +69,23 @@ def dies_with_this_process(sig: int) -> Callable[[], None]:
     """A ``preexec_fn`` for ``subprocess.Popen``: the child gets ``sig`` when
     this process (the thread starting the child) dies."""
     return partial(die_with_parent, sig, os.getpid())
+
+
+@contextlib.contextmanager
+def deaf_to_ctrl_c() -> Iterator[None]:
+    """Children started inside ignore SIGINT from their first instruction: an
+    ignored signal stays ignored across exec, and Python then installs no
+    handler of its own. (A handler set later, in the child, would come too
+    late for a Ctrl-C during its start.) Signals can only be set from the main
+    thread; elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def stop(process: subprocess.Popen | None, grace_s: float = 10.0) -> None:

@@ -89,7 +89,11 @@ def solver_executor(workers: int, niceness: int) -> ProcessPoolExecutor:
 
 
 def _lower_priority(niceness: int, server_pid: int) -> None:
-    """A worker's start: SIGKILL when the server dies, then below its priority."""
+    """A worker's start: SIGKILL when the server dies, then below its priority.
+    Ctrl-C in a terminal reaches the whole foreground group: the server stops
+    its workers itself, so a worker ignores it (from birth when the executor
+    was asked from the main thread: ``children.deaf_to_ctrl_c``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     children.die_with_parent(signal.SIGKILL, server_pid)
     with contextlib.suppress(OSError):
         os.nice(niceness)
@@ -183,7 +187,8 @@ class DealPool:
         """
         loop = asyncio.get_running_loop()
         try:
-            future = loop.run_in_executor(self.executor, fn, *args)
+            with children.deaf_to_ctrl_c():  # a worker may be started here
+                future = loop.run_in_executor(self.executor, fn, *args)
             try:
                 async with asyncio.timeout(self._limit(timeout_s)):
                     result = await asyncio.shield(future)

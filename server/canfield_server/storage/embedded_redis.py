@@ -153,13 +153,16 @@ class EmbeddedRedis:
 
     def _launch(self) -> subprocess.Popen[bytes]:
         """Start the redis-server child (SIGTERM to it when this thread dies:
-        redis flushes its AOF)."""
+        redis flushes its AOF). In a session of its own: Ctrl-C in a terminal
+        signals the whole foreground group, and redis must outlive the server's
+        own shutdown (which stops it last), not die first and be restarted."""
         return subprocess.Popen(
             self._command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             preexec_fn=children.dies_with_this_process(signal.SIGTERM),
+            start_new_session=True,
         )
 
     def _wait_ready(self, process: subprocess.Popen[bytes], timeout_s: float) -> None:
