@@ -47,6 +47,7 @@ from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import Band, MatchQueue, Peer
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
+from canfield_server.room.session import RoomSession
 
 __all__ = ["MatchRating", "QuickRaces", "pool_of"]
 
@@ -70,6 +71,12 @@ class Ask(NamedTuple):
     rating: int
     name: str
     identity: Identity
+
+
+def _name_in(session: RoomSession, peer: Peer) -> str:
+    """The racer's name in the race (for the next one they are matched to)."""
+    me = rules.member(session.state, peer.member_id or "")
+    return me.name if me is not None else "Player"
 
 
 def pool_of(draw: int) -> str:
@@ -153,9 +160,9 @@ class QuickRaces:
     async def race_again(self, peer: Peer, msg: RaceAgain) -> None:
         """ "Race again" after a public race: a seat in the next one, same name and draw."""
         session = self.rooms.session_of(peer)
-        me = rules.member(session.state, peer.member_id or "")
-        name = me.name if me is not None else "Player"
-        await self.quick(peer, Quick(name=name, draw=session.state.settings.draw))
+        await self.quick(
+            peer, Quick(name=_name_in(session, peer), draw=session.state.settings.draw)
+        )
 
     def _limit(self, peer: Peer, identity: Identity) -> None:
         if not self.by_identity.allow(identity.id) or (
@@ -218,8 +225,7 @@ class QuickRaces:
             # and this racer's ``joined`` goes out when the handler returns
             self.rooms.spawn(self._start(code))
         elif racers == 1:
-            self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
-            self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
+            self._wait_alone(peer, code, ask)
 
     async def resumed(self, peer: Peer) -> None:
         """A racer back on a new connection (a reload, another process after a
@@ -231,11 +237,15 @@ class QuickRaces:
             return
         if not self._alone(peer, code):
             return
-        me = rules.member(session.state, peer.member_id or "")
         draw = session.state.settings.draw
         rating = await self._rating(identity, draw)
-        name = me.name if me is not None else "Player"
-        ask = Ask(pool_of(draw), draw, rating, name, identity)
+        self._wait_alone(
+            peer, code, Ask(pool_of(draw), draw, rating, _name_in(session, peer), identity)
+        )
+
+    def _wait_alone(self, peer: Peer, code: str, ask: Ask) -> None:
+        """Alone in ``code``: the bot offer after the wait, and a look again each time
+        the bands widen (both do nothing once the racer is not alone there)."""
         self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
         self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
 
@@ -310,7 +320,7 @@ class QuickRaces:
             session.peers.add(peer)
             raise
         peer.room = peer.member_id = peer.role = None
-        self.rooms.spawn(self.seating.count_out(session, member_id))
+        session.hooks.unseated(session, member_id)  # as for any seat gone: counted out
         event(log, "quick.moved", room=code, to=found, pool=ask.pool, rating=ask.rating)
         try:
             await self._find_seat(peer, ask, first=found)
