@@ -9,6 +9,7 @@ the result, so these rules are tested without Redis or a server.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import secrets
 from collections.abc import Sequence
 
@@ -45,6 +46,7 @@ __all__ = [
     "new_member_id",
     "new_token",
     "token_hash",
+    "address_prefix",
     "clean_name",
     "check_settings",
     "create_room",
@@ -124,6 +126,23 @@ def new_token() -> str:
 def token_hash(token: str) -> str:
     """Tokens are stored hashed: reading Redis does not hand out seats."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def address_prefix(ip: str | None, v4_bits: int = 24, v6_bits: int = 64) -> str | None:
+    """The network a client address belongs to, as one household or classroom
+    is seen from outside (an IPv4 /24, an IPv6 /64 by default): what identity
+    budgets and the who-may-rate-whom rules count by. ``None`` for no address
+    (in-process peers) or one that does not parse."""
+    if not ip:
+        return None
+    try:
+        address = ipaddress.ip_address(ip.strip())
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    bits = v4_bits if address.version == 4 else v6_bits
+    return str(ipaddress.ip_network(f"{address}/{bits}", strict=False))
 
 
 def check_settings(settings: RoomSettings) -> RoomSettings:
