@@ -17,31 +17,41 @@ from canfield_protocol import Cap, MemberStatus, Phase, Role, RoomState
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules
 from canfield_server.room.events import RoomEvent, RowEvent, unpack
+from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import (
+    REVIEW_CLEARED,
+    REVIEW_CONFIRMED,
+    REVIEW_OPEN,
     Band,
     DailyMove,
     DailyStore,
     IdentityStore,
+    IntegrityStore,
     LadderRow,
     MatchQueue,
     MoveRecord,
     RatingPoint,
     RatingStore,
+    ReviewCase,
     RoomBudget,
     RoomsRefused,
     RoomStore,
     StoredRating,
     StoredRow,
+    daily_result,
+    room_result,
 )
 from canfield_server.storage import keys
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.history import RedisIdentityStore
+from canfield_server.storage.integrity_store import RedisIntegrityStore
 from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
     MemoryDailyStore,
     MemoryIdentityStore,
+    MemoryIntegrityStore,
     MemoryMatchQueue,
     MemoryRatingStore,
     MemoryRoomStore,
@@ -108,6 +118,11 @@ class World:
         if self.kind == "memory":
             return MemoryRatingStore(self.backend, max_points=MAX_RACES)
         return RedisRatingStore(self.backend, retention_days=1, max_points=MAX_RACES)
+
+    def integrity(self) -> IntegrityStore:
+        if self.kind == "memory":
+            return MemoryIntegrityStore(self.backend)
+        return RedisIntegrityStore(self.backend, retention_days=1)
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -586,4 +601,84 @@ async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> 
     assert await store.claim_race("K7QX2M", 2)
     assert not await store.claim_race("K7QX2M", 2)
     assert await store.claim_race("K7QX2M", 3) and await store.claim_race("B8ZZ2M", 2)
+    await close(store)
+
+
+# ---------------------------------------------------------------- integrity review
+
+
+def assessed(
+    result: str, at: int, *, reasons: list[str], identity: str | None = "h1"
+) -> ReviewCase:
+    return ReviewCase(
+        result=result,
+        kind="public",
+        at=at,
+        draw=3,
+        room="K7QX2M",
+        race_no=1,
+        identity=identity,
+        public_id="pub1" if identity else None,
+        member_id="p1",
+        name="Ann",
+        replay="/replay/abc",
+        network="10.0.0.0/24",
+        shares=["pub2"],
+        signals=Signals(
+            actions=3,
+            moves_per_s=1.5,
+            think_ms=[900, 1000, 1100],
+            think_median_ms=1000,
+            think_spread=0.2,
+            decision_think_ms=1000,
+            forced_think_ms=None,
+            over_par=0,
+            solver_agreement=0.95,
+            checked_moves=3,
+        ),
+        reasons=reasons,
+    )
+
+
+async def test_flagged_results_wait_for_one_decision_and_a_confirmation_bars(world: World) -> None:
+    store = world.integrity()
+    first, second, plain = room_result("K7QX2M", 1, "p1"), room_result("K7QX2M", 2, "p1"), "x"
+    assert first == "K7QX2M:1:p1" and daily_result("2026-12-04", 3, "pub1") == "d-2026-12-04-3-pub1"
+    assert await store.case(first) is None and await store.open_cases(10) == []
+    # a status a caller sends is not taken: reasons flag a case, none leave it unflagged
+    flagged = assessed(first, 100, reasons=["solver agreement 95%"])
+    assert await store.record(msgspec.structs.replace(flagged, status=REVIEW_CLEARED))
+    assert await store.record(assessed(second, 200, reasons=["too fast"], identity=None))
+    assert await store.record(assessed(plain, 300, reasons=[]))
+    # once per result: a second assessment of it changes nothing
+    assert not await store.record(assessed(first, 400, reasons=[]))
+    stored = await store.case(first)
+    assert stored == msgspec.structs.replace(flagged, status=REVIEW_OPEN)
+    assert (await store.case(plain)) == assessed(plain, 300, reasons=[])
+    assert [c.result for c in await store.open_cases(10)] == [second, first]  # newest first
+    assert [c.result for c in await store.open_cases(1)] == [second]
+    assert await store.open_cases(0) == []
+    assert await store.statuses([first, plain, "unknown"]) == {first: REVIEW_OPEN}
+    assert await store.statuses([]) == {}
+    # a decision is taken once, and only of an open case
+    assert await store.decide(plain, True, "op", 500) is None
+    assert await store.decide("unknown", True, "op", 500) is None
+    confirmed = await store.decide(first, True, "op", 500)
+    assert confirmed == msgspec.structs.replace(
+        flagged, status=REVIEW_CONFIRMED, decided_by="op", decided_at=500
+    )
+    assert await store.decide(first, False, "op2", 600) is None
+    assert await store.case(first) == confirmed
+    assert await store.barred(["h1", "h2"]) == {"h1"}
+    assert await store.barred([]) == set()
+    # clearing bars nobody; a case without an identity bars nobody either
+    cleared = await store.decide(second, False, "op", 700)
+    assert cleared is not None and cleared.status == REVIEW_CLEARED
+    assert await store.open_cases(10) == []
+    assert await store.decided_cases(10) == [cleared, confirmed]  # latest decision first
+    assert await store.decided_cases(1) == [cleared]
+    assert await store.statuses([first, second]) == {
+        first: REVIEW_CONFIRMED,
+        second: REVIEW_CLEARED,
+    }
     await close(store)

@@ -75,6 +75,7 @@ from canfield_server.room.ports import (
     DailyDeals,
     DailyStore,
     IdentityStore,
+    IntegrityStore,
     MatchQueue,
     Peer,
     RoomBus,
@@ -120,9 +121,12 @@ class Hub:
         queue: MatchQueue | None = None,
         ratings: RatePublicRace | None = None,
         match_rating: MatchRating | None = None,
+        integrity: IntegrityStore | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
+        #: each finished result's integrity assessment and the review queue (None: no review)
+        self.integrity = integrity
         self.clock = clock
         self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
         self.identities = Identities(identities, self.settings, clock)

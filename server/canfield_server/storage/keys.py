@@ -81,6 +81,10 @@ __all__ = [
     "ladder_rank",
     "ladder_rows",
     "rated_race",
+    "case",
+    "REVIEW_QUEUE",
+    "REVIEW_DECIDED",
+    "barred",
 ]
 
 
@@ -192,6 +196,14 @@ def room_keys(code: str) -> list[str]:
 # ``cf:{ladder:DRAW}:rank``           zset    HASH by shown rating: the ladder (only
 #                                             identities with the minimum races)
 # ``cf:{ladder:DRAW}:rows``           hash    HASH -> ``LadderRow`` JSON (name, rating, ...)
+# ``cf:case:{RESULT}``                hash    one result's integrity assessment: ``case``
+#                                             (``ReviewCase`` JSON as recorded), ``status``
+#                                             (empty, open, cleared, confirmed), ``by`` and
+#                                             ``at`` (the decision)
+# ``cf:review:open``                  zset    RESULT by ms recorded: the open review queue
+# ``cf:review:decided``               zset    RESULT by ms decided (the latest kept)
+# ``cf:id:{HASH}:barred``             string  the identity is barred from ranked play
+#                                             (JSON: ``{"result", "by", "at"}``)
 # ==================================  ======  ==========================================
 #
 # A day's keys share one hash tag (one Cluster slot), so its scripts touch them
@@ -261,3 +273,15 @@ def ladder_rows(draw: int) -> str:
 def rated_race(code: str, race_no: int) -> str:
     """Set (NX) by the one process that stores a public race's ratings."""
     return f"cf:{{{code}}}:rated:{race_no}"
+
+
+def case(result: str) -> str:
+    return f"cf:case:{{{result}}}"
+
+
+REVIEW_QUEUE = "cf:review:open"
+REVIEW_DECIDED = "cf:review:decided"
+
+
+def barred(token_hash: str) -> str:
+    return f"cf:id:{{{token_hash}}}:barred"

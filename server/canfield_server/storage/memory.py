@@ -27,16 +27,21 @@ from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.room import rules
 from canfield_server.room.events import VER_SLOT, FinishedEvent, RoomEvent, pack, pack_row
 from canfield_server.room.ports import (
+    REVIEW_CLEARED,
+    REVIEW_CONFIRMED,
+    REVIEW_OPEN,
     Band,
     DailyAttempt,
     DailyDeals,
     DailyMove,
     DailyStore,
     IdentityStore,
+    IntegrityStore,
     LadderRow,
     MoveRecord,
     RatingPoint,
     RatingStore,
+    ReviewCase,
     RoomBudget,
     RoomBus,
     RoomRecord,
@@ -56,6 +61,7 @@ __all__ = [
     "MemoryDailyStore",
     "MemoryDailyDeals",
     "MemoryRatingStore",
+    "MemoryIntegrityStore",
 ]
 
 _state_decoder = msgspec.json.Decoder(RoomState)
@@ -125,6 +131,12 @@ class MemoryBackend:
         self.ladders: dict[int, dict[str, LadderRow]] = {}
         #: (room, race number) of the public races whose ratings were stored
         self.rated_races: set[tuple[str, int]] = set()
+        #: result -> its integrity assessment; the open queue (result -> ms
+        #: recorded), the decided (result -> ms decided); barred identities
+        self.cases: dict[str, ReviewCase] = {}
+        self.review_queue: dict[str, int] = {}
+        self.review_decided: dict[str, int] = {}
+        self.barred: set[str] = set()
         self.subscribers: dict[str, set[MemoryBus]] = {}
         #: pool -> the public races it gathers into -> (rating, ms opened);
         #: public race -> ms it started
@@ -636,17 +648,73 @@ class MemoryRatingStore:
         return self.backend.rating_points.get((identity, draw), [])[: max(0, limit)]
 
 
+class MemoryIntegrityStore:
+    """``IntegrityStore`` over a ``MemoryBackend`` (``storage.integrity_store``'s twin)."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.backend = backend
+
+    async def close(self) -> None:
+        pass
+
+    async def record(self, case: ReviewCase) -> bool:
+        if case.result in self.backend.cases:
+            return False
+        status = REVIEW_OPEN if case.reasons else ""
+        self.backend.cases[case.result] = msgspec.structs.replace(
+            case, status=status, decided_by=None, decided_at=None
+        )
+        if status == REVIEW_OPEN:
+            self.backend.review_queue[case.result] = case.at
+        return True
+
+    async def case(self, result: str) -> ReviewCase | None:
+        return self.backend.cases.get(result)
+
+    def _newest(self, table: dict[str, int], limit: int) -> list[ReviewCase]:
+        # a sorted set read high to low: by score, then by member, both descending
+        order = sorted(((at, r) for r, at in table.items()), reverse=True)
+        return [self.backend.cases[r] for _, r in order[: max(0, limit)]]
+
+    async def open_cases(self, limit: int) -> list[ReviewCase]:
+        return self._newest(self.backend.review_queue, limit)
+
+    async def decided_cases(self, limit: int) -> list[ReviewCase]:
+        return self._newest(self.backend.review_decided, limit)
+
+    async def decide(self, result: str, confirm: bool, by: str, at: int) -> ReviewCase | None:
+        found = self.backend.cases.get(result)
+        if found is None or found.status != REVIEW_OPEN:
+            return None
+        status = REVIEW_CONFIRMED if confirm else REVIEW_CLEARED
+        decided = msgspec.structs.replace(found, status=status, decided_by=by, decided_at=at)
+        self.backend.cases[result] = decided
+        self.backend.review_queue.pop(result, None)
+        self.backend.review_decided[result] = at
+        if confirm and decided.identity:
+            self.backend.barred.add(decided.identity)
+        return decided
+
+    async def statuses(self, results: list[str]) -> dict[str, str]:
+        found = ((r, self.backend.cases.get(r)) for r in results)
+        return {r: case.status for r, case in found if case is not None and case.status}
+
+    async def barred(self, identities: list[str]) -> set[str]:
+        return {i for i in identities if i in self.backend.barred}
+
+
 if TYPE_CHECKING:  # the type checker proves each adapter is its port
 
     def _ports(
         backend: MemoryBackend,
-    ) -> tuple[RoomStore, RoomBus, IdentityStore, DailyStore, RatingStore]:
+    ) -> tuple[RoomStore, RoomBus, IdentityStore, DailyStore, RatingStore, IntegrityStore]:
         return (
             MemoryRoomStore(backend, 1, b"origin"),
             MemoryBus(backend),
             MemoryIdentityStore(backend, max_races=1),
             MemoryDailyStore(backend),
             MemoryRatingStore(backend, max_points=1),
+            MemoryIntegrityStore(backend),
         )
 
     def _deals() -> DailyDeals:

@@ -41,6 +41,7 @@ from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.figures_store import FiguresStore
 from canfield_server.storage.history import RedisIdentityStore
+from canfield_server.storage.integrity_store import RedisIntegrityStore
 from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.pubsub import RoomBus
 from canfield_server.storage.rating_store import RedisRatingStore
@@ -153,6 +154,7 @@ def create_app(
             retention_days=settings.history_retention_days,
             max_points=settings.rating_history_max,
         )
+        integrity = RedisIntegrityStore(redis, retention_days=settings.history_retention_days)
         dealer = DailyDealer(redis, pool, settings)
         reviews = LineReviews(redis, pool, settings)
         bus = RoomBus(redis)
@@ -172,6 +174,7 @@ def create_app(
                 ratings, identities, min_races=settings.rating_min_races, clock=SystemClock()
             ),
             match_rating=match_rating_of(ratings),
+            integrity=integrity,
         )
         bus.start(hub.on_event, hub.resync)
         hub.presence.start()
@@ -180,6 +183,7 @@ def create_app(
         dealer.start()
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
         app.state.reviews, app.state.ratings = reviews, ratings
+        app.state.integrity = integrity
         app.state.console = console = ConsoleStore(redis, settings.presence_stale_ms)
         app.state.drain = drain = Drain(ws)
         process_beat = ProcessBeat(settings.instance, console, ws, hub, drain, settings.presence_s)
@@ -205,6 +209,7 @@ def create_app(
                 ("the match queue", queue.close),
                 ("the identity store", identities.close),
                 ("the rating store", ratings.close),
+                ("the integrity store", integrity.close),
                 ("the room store", store.close),
                 ("the Redis pool", redis.aclose),
             )
