@@ -120,6 +120,8 @@ async def test_close_racers_meet_first_and_a_far_one_after_the_band_widened(
 async def test_two_lone_racers_far_apart_meet_once_the_bands_have_widened(
     processes: tuple[ServerProcess, ServerProcess], identified: Open
 ) -> None:
+    """... and the one who moved holds the seat as their own: both are rated,
+    and both keep the race in their history."""
     a, b = processes
     far, ann = await identified(a), await identified(b)
     await rate_far(a.redis_url, far.identity_token or "")
@@ -138,6 +140,12 @@ async def test_two_lone_racers_far_apart_meet_once_the_bands_have_widened(
     assert far.room == ann.room and far.room in (first.room, second.room)
     assert far.state is not None and sorted(m.name for m in far.state.members) == ["Ann", "Far"]
     assert not left and far.token and ann.token  # both seats can be resumed
+
+    await asyncio.gather(far.give_up(), ann.give_up())
+    for finished in await asyncio.gather(far.wait_finished(60), ann.wait_finished(60)):
+        assert [row.rating is not None for row in finished.standings] == [True, True]
+    for racer in (far, ann):
+        assert [race.room for race in (await racer.history()).races] == [far.room]
 
 
 async def test_a_lone_racer_never_leaves_their_race_for_one_already_dealt(

@@ -138,3 +138,35 @@ def test_a_lone_racer_moved_into_another_race_sees_it_and_never_goes_home(
     SHOTS.mkdir(parents=True, exist_ok=True)
     moved.set_viewport_size({"width": 390, "height": 844})
     moved.screenshot(path=str(SHOTS / "moved-390.png"))
+
+
+def test_two_racers_who_race_again_are_rated_and_keep_both_races(
+    browser: Browser, server: ServerProcess
+) -> None:
+    """Two racers of a quick race press Race again and race in the next public
+    race: its results rate both, and /me lists both races."""
+    base = server.http_url
+    ana, bob = new_page(browser), new_page(browser)
+    race_now(ana, base, "Ana")
+    race_now(bob, base, "Bob")
+    first = ana.url
+    for page in (ana, bob):
+        wait_board(page)
+        race_button(page, "#give-up").click()
+        page.click("#give-up")  # "Sure?"
+    expect(ana.locator("#race-ratings")).to_be_visible()
+
+    for page in (ana, bob):
+        page.click("#race-again")
+    for page in (ana, bob):
+        page.wait_for_url(lambda url: url != first)
+        wait_board(page)
+    assert ana.url == bob.url  # the next public race, together
+    for page in (ana, bob):
+        race_button(page, "#give-up").click()
+        page.click("#give-up")
+    for page in (ana, bob):
+        ratings = page.locator("#race-ratings")
+        expect(ratings.locator("li")).to_have_count(2)
+        page.goto(base + "/me")
+        expect(page.locator("#me-history tbody tr")).to_have_count(2)

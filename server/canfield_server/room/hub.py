@@ -140,7 +140,7 @@ class Hub:
             rate_public=ratings,
         )
         self.actions = BoardActions(self.rooms, solver)
-        self.seating = Seating(self.rooms, self.actions)
+        self.seating = Seating(self.rooms, self.actions, link=self.identities.link)
         self.lobby = Lobby(self.rooms, self.results, solver, bots)
         self.quick = QuickRaces(
             self.rooms, self.seating, self.lobby, self.identities, queue, match_rating
@@ -271,8 +271,6 @@ class Hub:
         try:
             await self._handlers[type(msg)](peer, msg)
             accepted = True
-            if isinstance(msg, Create | Join | Resume | Quick) and self.identities.of(peer):
-                await self.identities.link(peer)
         except ProtocolError as exc:
             peer.send(frames.error_frame(exc, seq))
         except self.rooms.storage_errors as exc:

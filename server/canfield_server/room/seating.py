@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from canfield_protocol import (
@@ -51,9 +51,21 @@ CODE_ATTEMPTS = 8
 NEW_ROOMS_WINDOW_MS = 60_000
 
 
+#: the seat's owner is noted where a connection takes a seat (``Identities.link``)
+LinkSeat = Callable[[Peer], Awaitable[None]]
+
+
+async def _no_link(peer: Peer) -> None:
+    return None
+
+
 class Seating:
-    def __init__(self, rooms: Rooms, actions: BoardActions) -> None:
+    def __init__(self, rooms: Rooms, actions: BoardActions, link: LinkSeat = _no_link) -> None:
         self.rooms = rooms
+        #: every path into a seat (create, join, resume, a public race's seat, a
+        #: move to another public race) links it to the connection's identity
+        #: here, before ``joined``: its ratings and history are its own
+        self.link = link
         self.store = rooms.store
         self.settings = rooms.settings
         self.clock = rooms.clock
@@ -231,6 +243,7 @@ class Seating:
             # the seat was removed (leave, kick) while this connection was taking it
             raise ProtocolError(E.BAD_TOKEN, "that seat was removed from the room")
         peer.room, peer.member_id, peer.role = code, member_id, me.role
+        await self.link(peer)
         event(log, "member.joined", room=code, player=member_id, role=me.role)
         state = session.state
         race = None
