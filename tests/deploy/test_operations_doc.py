@@ -16,7 +16,7 @@ def table_rows() -> dict[str, str]:
     for line in DOC.read_text().splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) >= 3:
-            for name in re.findall(r"`((?:CANFIELD_|REDIS_)[A-Z_]+)`", cells[0]):
+            for name in re.findall(r"`((?:CANFIELD_|REDIS_)[A-Z0-9_]+)`", cells[0]):
                 rows[name] = cells[1]
     return rows
 
@@ -43,5 +43,5 @@ def test_documented_variables_all_exist() -> None:
     # deployment-only knobs of docker-compose.yml
     known |= {"CANFIELD_PUBLIC_PORT", "CANFIELD_PROMETHEUS_PORT", "CANFIELD_GRAFANA_PORT"}
     known |= {"CANFIELD_GRAFANA_PASSWORD"}
-    documented = set(re.findall(r"\b(CANFIELD_[A-Z_]+|REDIS_URL)\b", DOC.read_text()))
+    documented = set(re.findall(r"\b(CANFIELD_[A-Z0-9_]+|REDIS_URL)\b", DOC.read_text()))
     assert documented <= known, documented - known

@@ -75,11 +75,17 @@ SameBoard = Callable[[dict[str, Any], Game], bool]
 @pytest.fixture
 async def connect() -> AsyncIterator[Connect]:
     """``await connect(url)`` -> a Client; every one is closed at teardown.
-    ``connect(url, "127.0.0.2")``: from another loopback address (another client)."""
+    ``connect(url, "127.0.0.2")``: from another loopback address (another client);
+    ``connect(url, forwarded_for="198.51.100.7")``: a client the trusted proxy on
+    this host (``serve``'s default) says it forwards."""
     opened: list[Client] = []
 
-    async def open_client(url: str, address: str | None = None) -> Client:
+    async def open_client(
+        url: str, address: str | None = None, forwarded_for: str | None = None
+    ) -> Client:
         local: dict[str, Any] = {"local_addr": (address, 0)} if address else {}
+        if forwarded_for:
+            local["additional_headers"] = [("X-Forwarded-For", forwarded_for)]
         client = Client(await websockets.connect(url, open_timeout=TIMEOUT, **local))
         opened.append(client)
         return client

@@ -148,7 +148,11 @@ class Rooms:
         for _ in range(processes):
             bus = MemoryBus(self.backend)
             identities = MemoryIdentityStore(
-                self.backend, max_races=self.settings.history_max_races, clock=self.clock
+                self.backend,
+                max_races=self.settings.history_max_races,
+                clock=self.clock,
+                retention_days=self.settings.history_retention_days,
+                new_ttl_s=self.settings.new_identity_ttl_s,
             )
             hub = Hub(
                 MemoryRoomStore(

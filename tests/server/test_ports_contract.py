@@ -25,6 +25,8 @@ from canfield_server.room.ports import (
     Band,
     DailyMove,
     DailyStore,
+    IdentitiesRefused,
+    IdentityBudget,
     IdentityStore,
     IntegrityStore,
     LadderRow,
@@ -63,6 +65,8 @@ from redis.asyncio import Redis
 
 TTL_S = 600
 MAX_RACES = 3
+#: a new identity's lifetime here (a kept one: a day, ``retention_days=1``)
+NEW_IDENTITY_S = 3600
 TIMEOUT = 10.0
 
 
@@ -94,7 +98,13 @@ class World:
 
     def identities(self) -> IdentityStore:
         if self.kind == "memory":
-            return MemoryIdentityStore(self.backend, max_races=MAX_RACES, clock=self.clock)
+            return MemoryIdentityStore(
+                self.backend,
+                max_races=MAX_RACES,
+                clock=self.clock,
+                retention_days=1,
+                new_ttl_s=NEW_IDENTITY_S,
+            )
         return RedisIdentityStore(
             self.backend,
             retention_days=1,
@@ -102,7 +112,15 @@ class World:
             room_ttl_s=TTL_S,
             url=self.url,
             clock=self.clock,
+            new_ttl_s=NEW_IDENTITY_S,
         )
+
+    async def lifetime_s(self, token_hash: str) -> float:
+        """Seconds an identity has left (its key's TTL; the memory one's time), or -2."""
+        if self.kind == "memory":
+            found = self.backend.identities.get(token_hash)
+            return -2 if found is None else (found["until"] - self.clock.now_ms()) / 1000
+        return float(await self.backend.ttl(keys.identity(token_hash)))
 
     def queue(self) -> MatchQueue:
         if self.kind == "memory":
@@ -439,6 +457,55 @@ async def test_identities_keep_streaks_histories_and_replays(world: World) -> No
     await store.save_replay("r1", b"{}")
     assert await store.load_replay("r1") == b"{}"
     assert await store.load_replay("r2") is None
+    await close(store)
+
+
+async def test_a_new_identity_lives_a_day_until_it_finishes_a_race(world: World) -> None:
+    store = world.identities()
+    await store.new_identity("new", "pub1", "203.0.113.0/24")
+    await store.new_identity("old", "pub2")
+    assert await store.identity_network("new") == "203.0.113.0/24"
+    assert await store.identity_network("old") is None  # issued without an address
+    assert await store.identity_network("none") is None
+    assert 0 < await world.lifetime_s("new") <= NEW_IDENTITY_S
+    await world.clock.advance(600)
+    await store.note_daily("new", "2026-12-01", "2026-11-30")
+    assert await store.identity("new") == ("pub1", 1, "2026-12-01")
+    # used, but it finished nothing: still the lifetime it was issued with
+    assert await world.lifetime_s("new") <= NEW_IDENTITY_S
+    await store.add_races([("old", b"race")])  # a finished race keeps it
+    assert NEW_IDENTITY_S < await world.lifetime_s("old") <= 86_400
+    assert await world.lifetime_s("new") <= NEW_IDENTITY_S  # untouched
+    assert await store.identity("old") == ("pub2", 0, "")
+    assert await store.identity_network("new") == "203.0.113.0/24"
+    await close(store)
+
+
+async def test_a_network_spends_a_budget_of_new_identities_and_it_refills(
+    world: World,
+) -> None:
+    store = world.identities()
+    budget = IdentityBudget(burst=3, per_hour=60)  # one back a minute
+    start = world.clock.now_ms()
+    assert [await store.claim_identity("net-a", budget) for _ in range(3)] == [None] * 3
+    refused = await store.claim_identity("net-a", budget)
+    assert refused is not None and (refused.burst, refused.per_hour) == (3, 60)
+    assert abs(refused.retry_at - (start + 60_000)) <= 1
+    assert await store.claim_identity("net-b", budget) is None  # its own bucket
+    await world.clock.advance(30)  # half an identity back: still refused, same time
+    again = await store.claim_identity("net-a", budget)
+    assert again is not None and abs(again.retry_at - (start + 60_000)) <= 1
+    await world.clock.advance(30)
+    assert await store.claim_identity("net-a", budget) is None
+    assert await store.claim_identity("net-a", budget) is not None
+    await world.clock.advance(3600)  # an hour on: full again, not more
+    assert [await store.claim_identity("net-a", budget) for _ in range(4)] == [None] * 3 + [
+        IdentitiesRefused(3, 60, world.clock.now_ms() + 60_000)
+    ]
+    never = await store.claim_identity("net-c", IdentityBudget(burst=1, per_hour=0))
+    assert never is None
+    never = await store.claim_identity("net-c", IdentityBudget(burst=1, per_hour=0))
+    assert never == IdentitiesRefused(1, 0, -1)
     await close(store)
 
 

@@ -165,6 +165,22 @@ class Settings:
     history_retention_days: int = 90
     #: ... and at most this many races per identity
     history_max_races: int = 500
+    #: a new identity (``identify`` with no token) lives this long unless it
+    #: finishes a race (a room race, a public race, a daily); one that does gets
+    #: ``history_retention_days`` from its last use
+    new_identity_ttl_s: int = 86_400
+    #: new identities one network may have: a token bucket of ``identity_burst``
+    #: (a family's or a classroom's devices at once), refilled at
+    #: ``identity_per_hour``; past it ``identify`` with no token is refused
+    #: (``too-many-identities``, with when to try again). 0 burst: no limit.
+    #: Addresses without one (in-process peers) and this host's own
+    #: (``handshakes_exempt``: its bots and local tools) are not counted
+    identity_burst: int = 40
+    identity_per_hour: float = 30.0
+    #: the network an address counts in for identities (``rules.address_prefix``):
+    #: an IPv4 /24, an IPv6 /64 (one household's or one site's block)
+    identity_v4_bits: int = 24
+    identity_v6_bits: int = 64
     #: public races: rated races an identity needs before it shows on a ladder
     #: (a newcomer's rating is too uncertain to rank, and cannot be farmed)
     rating_min_races: int = 5

@@ -2,9 +2,16 @@
 
 An identity is a random token the server issues (``identify`` with no
 token); the browser keeps it and sends it on every connection. The server
-stores only its hash, with a short public id and the daily streak. A
-token it never issued (well-formed or not) is refused: identities cannot
-be forged or guessed into existence.
+stores only its hash, with a short public id, the daily streak and the
+network it was issued to. A token it never issued (well-formed or not) is
+refused: identities cannot be forged or guessed into existence.
+
+New identities cost something: each network (``rules.address_prefix``) has
+a budget of them (``IdentityStore.claim_identity``, a token bucket shared
+by every process); past it ``identify`` with no token is refused with
+``too-many-identities`` and when the next one is back, and nothing is
+stored. A new identity lives ``new_identity_ttl_s`` unless it finishes a
+race; then it is kept as long as its history.
 
 Every finished race of an identified player (a room race, or their daily
 race) becomes one history entry, kept ``history_retention_days``; a room
@@ -44,7 +51,7 @@ from canfield_server.ops.clock import Clock, day_before, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames, rules
-from canfield_server.room.ports import IdentityStore, Peer
+from canfield_server.room.ports import IdentitiesRefused, IdentityBudget, IdentityStore, Peer
 
 __all__ = ["Identity", "Identities", "draw_stats", "new_replay_id", "REPLAY_ID"]
 
@@ -105,6 +112,9 @@ class Identities:
         self.by_peer: dict[Peer, Identity] = {}
         self.max_races = settings.history_max_races
         self.retention_ms = settings.history_retention_days * 86_400_000
+        self.budget = IdentityBudget(settings.identity_burst, settings.identity_per_hour)
+        #: this host's own addresses (its bots, local tools): not budgeted
+        self.exempt = settings.own_addresses()
 
     def _store(self) -> IdentityStore:
         if self.store is None:
@@ -137,19 +147,48 @@ class Identities:
         public_id, streak, last = found
         return Identity(token_hash, public_id), streak, last
 
+    def network(self, peer: Peer) -> str | None:
+        """The network ``peer``'s address counts in for identities (None: no address)."""
+        return rules.address_prefix(
+            peer.ip, self.settings.identity_v4_bits, self.settings.identity_v6_bits
+        )
+
     async def identify(self, peer: Peer, msg: Identify) -> None:
         store = self._store()
         if msg.token is None:
+            network = self.network(peer)
+            if network and self.budget.burst > 0 and peer.ip not in self.exempt:
+                self._refuse(network, await store.claim_identity(network, self.budget))
             token, public_id = rules.new_token(), secrets.token_hex(4)
             identity = Identity(rules.token_hash(token), public_id)
-            await store.new_identity(identity.token_hash, public_id)
+            await store.new_identity(identity.token_hash, public_id, network or "")
             self.by_peer[peer] = identity
-            event(log, "identity.issued", player=public_id)
+            event(log, "identity.issued", player=public_id, network=network)
             peer.send(frames.text(IdentityMsg(id=public_id, token=token, new=True)))
             return
         identity, streak, last = await self.lookup(msg.token)
         self.by_peer[peer] = identity
         peer.send(frames.text(IdentityMsg(id=identity.id, streak=self.live_streak(streak, last))))
+
+    def _refuse(self, network: str, refused: IdentitiesRefused | None) -> None:
+        """The network's budget of new identities is spent: why, and when to try again."""
+        if refused is None:
+            return
+        now = self.clock.now_ms()
+        retry_s = None if refused.retry_at < 0 else max(1, -(-(refused.retry_at - now) // 1000))
+        event(log, "identity.refused", logging.DEBUG, network=network, retry_s=retry_s)
+        when = "" if retry_s is None else f"; try again in {retry_s} s"
+        raise ProtocolError(
+            E.TOO_MANY_IDENTITIES,
+            f"too many new identities from this network ({refused.burst} at once, then"
+            f" {refused.per_hour:g} an hour); use the identity you have{when}",
+            params={
+                "burst": refused.burst,
+                "per_hour": refused.per_hour,
+                "retry_at": refused.retry_at if refused.retry_at >= 0 else None,
+                "retry_s": retry_s,
+            },
+        )
 
     def live_streak(self, streak: int, last: str) -> int:
         """A streak still counts while its last day is today or yesterday."""

@@ -35,6 +35,8 @@ __all__ = [
     "BotLauncher",
     "StorageErrors",
     "IdentityStore",
+    "IdentityBudget",
+    "IdentitiesRefused",
     "DailyMove",
     "DailyAttempt",
     "DailyStore",
@@ -314,14 +316,58 @@ class BotLauncher(Protocol):
 # ---------------------------------------------------------------- identity, history, daily
 
 
+class IdentityBudget(NamedTuple):
+    """New identities one network (``rules.address_prefix``) may have: a token
+    bucket of ``burst``, refilled at ``per_hour`` (``Settings``)."""
+
+    burst: int
+    per_hour: float
+
+    def keep_ms(self) -> int:
+        """How long a network's bucket is kept after it last asked: a day, or as
+        long as it takes to fill again if that is longer."""
+        if self.per_hour <= 0:
+            return 7 * 86_400_000
+        return max(86_400_000, int(self.burst / self.per_hour * 3_600_000) + 60_000)
+
+
+class IdentitiesRefused(NamedTuple):
+    """A network's budget of new identities is spent: its limits, and when (server
+    ms) the next identity is back (-1: never; the refill rate is 0)."""
+
+    burst: int
+    per_hour: float
+    retry_at: int
+
+
 class IdentityStore(Protocol):
     """Identities (stored by the hash of their token), their finished races, the
-    room replays, and which identity sits in which room seat."""
+    room replays, and which identity sits in which room seat.
 
-    async def new_identity(self, token_hash: str, public_id: str) -> None: ...
+    A new identity lives a short while (a day) unless it finishes a race: a
+    history entry added for it (``add_races``) keeps it, and it then lives the
+    full retention from its last use."""
+
+    async def claim_identity(
+        self, network: str, budget: IdentityBudget
+    ) -> IdentitiesRefused | None:
+        """Take one new identity from ``network``'s bucket (None), or say when one
+        is back (nothing taken); one atomic step, shared by every process. Both
+        are counted for the operator console."""
+        ...
+
+    async def new_identity(self, token_hash: str, public_id: str, network: str = "") -> None:
+        """Store a new identity, issued to ``network`` (empty: no address)."""
+        ...
 
     async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
-        """(public id, streak, date of the last daily played), keeping it alive."""
+        """(public id, streak, date of the last daily played), keeping it alive
+        if it is kept (it finished a race)."""
+        ...
+
+    async def identity_network(self, token_hash: str) -> str | None:
+        """The network (``rules.address_prefix``) the identity was issued to; None
+        when unknown (no address, an identity older than this field, or none)."""
         ...
 
     async def note_daily(self, token_hash: str, date: str, day_before: str) -> int: ...

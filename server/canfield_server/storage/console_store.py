@@ -25,6 +25,9 @@ key                             type    holds
                                         (hash) who blocked them: ``block_ranges``
 ==============================  ======  ==========================================
 
+New identities per network are read from their budgets (``keys.identity_budget``,
+listed in ``keys.IDENTITY_NETWORKS``; ``storage.history`` writes them).
+
 A block names one address (its own key) or a range: a network wider than
 one address (``10.0.0.0/24``, ``2001:db8::/48``); a ``/32`` or ``/128`` is
 the single address.
@@ -40,9 +43,11 @@ from typing import Any
 import msgspec
 from canfield_protocol import Role, RoomState
 
+from canfield_server.room.ports import IdentityBudget
 from canfield_server.storage import keys
 from canfield_server.storage.beat_table import live_entries
 from canfield_server.storage.block_ranges import BlockRanges, Network
+from canfield_server.storage.history import SLOT_MS, SLOTS_KEPT
 from canfield_server.storage.presence_table import live_counts, live_origins
 
 __all__ = ["ConsoleStore", "PROCS", "NOTICE", "Blockable", "block_key", "drain_key"]
@@ -55,6 +60,11 @@ _DRAIN_PREFIX = "cf:drain:"
 DRAIN_REQUEST_TTL_S = 600
 #: rooms one listing reads at most (a console page, not an export)
 MAX_ROOMS = 500
+#: networks the identity listing reads at most (the most recently active)
+MAX_NETWORKS = 500
+#: "the last hour" of identities issued: this many ten-minute slots (the current one
+#: and the five before it)
+HOUR_SLOTS = 3_600_000 // SLOT_MS
 
 _state_decoder = msgspec.json.Decoder(RoomState)
 
@@ -76,6 +86,16 @@ def _now_ms() -> int:
 
 def _text(value: bytes | str | None) -> str:
     return value.decode() if isinstance(value, bytes) else (value or "")
+
+
+def _seconds_until(missing: float, rate_per_ms: float) -> int | None:
+    """Seconds until a bucket refilling at ``rate_per_ms`` has ``missing`` more
+    (0: it has them now; None: never)."""
+    if missing <= 0:
+        return 0
+    if rate_per_ms <= 0:
+        return None
+    return -(-int(missing / rate_per_ms) // 1000)
 
 
 class ConsoleStore:
@@ -216,6 +236,58 @@ class ConsoleStore:
             )
         listed += await self.ranges.listed()
         return sorted(listed, key=lambda b: b["address"])
+
+    # ------------------------------------------------------------ identities
+
+    async def identity_issuance(self, budget: IdentityBudget) -> list[dict[str, Any]]:
+        """Each network that asked for new identities in the last day: issued and
+        refused in the last hour (ten-minute steps) and day, and its bucket now
+        (identities left, when the next is back and when it is full), the most
+        issued first."""
+        now = _now_ms()
+        found = await self.redis.zrevrangebyscore(
+            keys.IDENTITY_NETWORKS, "+inf", now - SLOTS_KEPT * SLOT_MS, start=0, num=MAX_NETWORKS
+        )
+        networks = [_text(n) for n in found]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for network in networks:
+                pipe.hgetall(keys.identity_budget(network))
+            tables = await pipe.execute()
+        slot = now // SLOT_MS
+        rate = budget.per_hour / 3_600_000
+        listed = []
+        for network, table in zip(networks, tables, strict=True):
+            if not table:
+                continue  # lapsed between the two reads
+            fields = {_text(k): _text(v) for k, v in table.items()}
+            counts = {"i": [0, 0], "r": [0, 0]}
+            for name, value in fields.items():
+                kind, _, at_slot = name.partition(":")
+                if kind in counts and at_slot.isdigit():
+                    age = slot - int(at_slot)
+                    if age < SLOTS_KEPT:
+                        counts[kind][1] += int(value)
+                        if age < HOUR_SLOTS:
+                            counts[kind][0] += int(value)
+            tokens, at = float(fields.get("tokens", budget.burst)), int(fields.get("at", now))
+            if now > at:
+                tokens = min(budget.burst, tokens + (now - at) * rate)
+            listed.append(
+                {
+                    "network": network,
+                    "issued_hour": counts["i"][0],
+                    "issued_day": counts["i"][1],
+                    "refused_hour": counts["r"][0],
+                    "refused_day": counts["r"][1],
+                    "left": int(tokens),
+                    "burst": budget.burst,
+                    "per_hour": budget.per_hour,
+                    # seconds until the next identity is back, and until the bucket is full
+                    "next_in_s": _seconds_until(1 - tokens, rate),
+                    "full_in_s": _seconds_until(budget.burst - tokens, rate),
+                }
+            )
+        return sorted(listed, key=lambda r: (-r["issued_day"], -r["issued_hour"], r["network"]))
 
     # ------------------------------------------------------------ the notice
 

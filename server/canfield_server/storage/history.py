@@ -1,9 +1,18 @@
 """Identities, their race history and room replays in Redis (``room.ports.IdentityStore``).
 
-Only the hash of an identity's token is ever a key. An identity and its
-history live ``history_retention_days`` from their last use; a history
-keeps at most ``history_max_races`` races (newest first); a replay lives
-as long as the history that links to it.
+Only the hash of an identity's token is ever a key. A new identity lives
+``new_identity_ttl_s`` (a day) from when it was issued, however often it
+is used; once it finishes a race (a history entry is added, or a rating
+saved) it is *kept*: it and its history then live
+``history_retention_days`` from their last use. A history keeps at most
+``history_max_races`` races (newest first); a replay lives as long as the
+history that links to it. An identity stored before identities had a
+``kept`` field counts as kept.
+
+New identities come from a budget per network (``claim_identity``): a
+token bucket in ``keys.identity_budget`` (a burst, refilled at a steady
+rate), with the identities issued and refused in ten-minute slots for the
+operator console, and every network that asked in ``keys.IDENTITY_NETWORKS``.
 """
 
 from __future__ import annotations
@@ -13,10 +22,25 @@ import asyncio
 from redis.asyncio import Redis, RedisCluster
 
 from canfield_server.ops.clock import SYSTEM, Clock
+from canfield_server.room.ports import IdentitiesRefused, IdentityBudget
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
-__all__ = ["NOTE_DAILY", "NEW_IDENTITY", "GET_IDENTITY", "ADD_RACE", "RedisIdentityStore"]
+__all__ = [
+    "NOTE_DAILY",
+    "NEW_IDENTITY",
+    "GET_IDENTITY",
+    "ADD_RACE",
+    "KEEP_IDENTITY",
+    "CLAIM_IDENTITY",
+    "SLOT_MS",
+    "RedisIdentityStore",
+]
+
+#: the console's counts of issued and refused identities go in slots this long
+SLOT_MS = 600_000
+#: ... kept a day
+SLOTS_KEPT = 86_400_000 // SLOT_MS
 
 #: The daily streak: a new day played extends it (from yesterday) or starts it.
 #: KEYS[1] identity  ARGV[1] date  ARGV[2] the day before it
@@ -32,30 +56,88 @@ return streak
 """
 
 
-#: A new identity.  KEYS[1] identity  ARGV[1] public id  ARGV[2] now  ARGV[3] ttl
+#: A new identity, not kept yet (``kept`` 0): it lives the new identities' TTL.
+#: KEYS[1] identity  ARGV[1] public id  ARGV[2] now  ARGV[3] ttl  ARGV[4] its network
 NEW_IDENTITY = """
-redis.call('HSET', KEYS[1], 'pid', ARGV[1], 'created', ARGV[2], 'streak', 0)
+redis.call('HSET', KEYS[1], 'pid', ARGV[1], 'created', ARGV[2], 'streak', 0, 'kept', 0,
+  'net', ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 
-#: An identity, kept alive.  KEYS[1] identity  KEYS[2] its races  ARGV[1] ttl
+#: An identity; a kept one is kept alive (a new one keeps the TTL it was issued with).
+#: KEYS[1] identity  KEYS[2] its races  ARGV[1] ttl
 #: Returns {pid, streak, last} (pid '' : none).
 GET_IDENTITY = """
-local found = redis.call('HMGET', KEYS[1], 'pid', 'streak', 'last')
+local found = redis.call('HMGET', KEYS[1], 'pid', 'streak', 'last', 'kept')
 if not found[1] then return {'', 0, ''} end
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[1])
+if found[4] ~= '0' then
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+  redis.call('EXPIRE', KEYS[2], ARGV[1])
+end
 return {found[1], found[2] or '0', found[3] or ''}
 """
 
-#: One race at the head of a history.  KEYS[1] races  ARGV[1] entry  ARGV[2] most kept
-#: ARGV[3] ttl
+#: An identity finished a race: it is kept, and lives the full retention from now.
+#: KEYS[1] identity  ARGV[1] ttl
+KEEP_IDENTITY = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'kept', 1)
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
+return 1
+"""
+
+#: One race at the head of a history; its identity is kept from now on.
+#: KEYS[1] races  KEYS[2] identity  ARGV[1] entry  ARGV[2] most kept  ARGV[3] ttl
 ADD_RACE = """
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 redis.call('EXPIRE', KEYS[1], ARGV[3])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('HSET', KEYS[2], 'kept', 1)
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
 return 1
+"""
+
+#: One new identity from a network's budget: a token bucket of ``burst``
+#: identities, refilled at ``per_hour`` (fractions kept), starting full.
+#: Issued and refused identities are counted in slots (``i:SLOT``, ``r:SLOT``;
+#: SLOT: ms // slot ms), a day of them kept; the key lapses a day after the
+#: network last asked (by then its bucket is full again).
+#: KEYS[1] the network's budget  ARGV[1] now ms  ARGV[2] burst  ARGV[3] per hour
+#: ARGV[4] slot ms  ARGV[5] slots kept  ARGV[6] key lifetime ms
+#: Returns {1, tokens left, 0} issued, or {0, tokens, retry_at}: the ms by which
+#: one identity is back (-1: never, the rate is 0).
+CLAIM_IDENTITY = """
+local now, burst, per_hour = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local slot_ms, kept = tonumber(ARGV[4]), tonumber(ARGV[5])
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(stored[1]) or burst, tonumber(stored[2]) or now
+local rate = per_hour / 3600000
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) * rate)
+  at = now
+end
+local slot = math.floor(now / slot_ms)
+local issued = tokens >= 1
+local field = 'r:' .. slot
+if issued then
+  tokens = tokens - 1
+  field = 'i:' .. slot
+end
+if redis.call('HINCRBY', KEYS[1], field, 1) == 1 then
+  for _, name in ipairs(redis.call('HKEYS', KEYS[1])) do
+    local old = tonumber(string.sub(name, 3))
+    if old and old <= slot - kept then redis.call('HDEL', KEYS[1], name) end
+  end
+end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'at', at)
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+if issued then return {1, string.format('%.6f', tokens), 0} end
+if rate <= 0 then return {0, string.format('%.6f', tokens), -1} end
+return {0, string.format('%.6f', tokens), at + math.ceil((1 - tokens) / rate)}
 """
 
 
@@ -73,10 +155,13 @@ class RedisIdentityStore:
         room_ttl_s: int,
         url: str,
         clock: Clock = SYSTEM,
+        new_ttl_s: int = 86_400,
     ) -> None:
         self.redis = redis
         self.clock = clock
         self.ttl_s = retention_days * 86_400
+        #: a new identity lives this long unless it finishes a race
+        self.new_ttl_s = new_ttl_s
         self.max_races = max_races
         self.room_ttl_s = room_ttl_s
         # the calls a burst of players makes (a page load, a daily result) are
@@ -86,14 +171,37 @@ class RedisIdentityStore:
         self._new = move_script(redis, url, NEW_IDENTITY)
         self._get = move_script(redis, url, GET_IDENTITY)
         self._add = move_script(redis, url, ADD_RACE)
+        self._claim = move_script(redis, url, CLAIM_IDENTITY)
 
     async def close(self) -> None:
-        for script in (self._note_daily, self._new, self._get, self._add):
+        for script in (self._note_daily, self._new, self._get, self._add, self._claim):
             await script.close()
 
-    async def new_identity(self, token_hash: str, public_id: str) -> None:
+    async def claim_identity(
+        self, network: str, budget: IdentityBudget
+    ) -> IdentitiesRefused | None:
         now = self.clock.now_ms()
-        await self._new(keys=[keys.identity(token_hash)], args=[public_id, now, self.ttl_s])
+        issued, _, retry_at = await self._claim(
+            keys=[keys.identity_budget(network)],
+            args=[now, budget.burst, budget.per_hour, SLOT_MS, SLOTS_KEPT, budget.keep_ms()],
+        )
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.IDENTITY_NETWORKS, {network: now})
+            pipe.zremrangebyscore(keys.IDENTITY_NETWORKS, "-inf", now - budget.keep_ms())
+            await pipe.execute()
+        if int(issued):
+            return None
+        return IdentitiesRefused(budget.burst, budget.per_hour, int(retry_at))
+
+    async def new_identity(self, token_hash: str, public_id: str, network: str = "") -> None:
+        now = self.clock.now_ms()
+        await self._new(
+            keys=[keys.identity(token_hash)], args=[public_id, now, self.new_ttl_s, network]
+        )
+
+    async def identity_network(self, token_hash: str) -> str | None:
+        found = await self.redis.hget(keys.identity(token_hash), "net")
+        return _text(found) if found else None
 
     async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
         pid, streak, last = await self._get(
@@ -131,7 +239,8 @@ class RedisIdentityStore:
         async def push(token_hash: str, history: list[bytes]) -> None:
             for entry in history:
                 await self._add(
-                    keys=[keys.identity_races(token_hash)], args=[entry, self.max_races, self.ttl_s]
+                    keys=[keys.identity_races(token_hash), keys.identity(token_hash)],
+                    args=[entry, self.max_races, self.ttl_s],
                 )
 
         await asyncio.gather(*(push(h, history) for h, history in per_identity.items()))

@@ -68,6 +68,8 @@ __all__ = [
     "review_claim",
     "identity",
     "identity_races",
+    "identity_budget",
+    "IDENTITY_NETWORKS",
     "room_identities",
     "replay",
     "DAILY_SECRET",
@@ -178,7 +180,16 @@ def room_keys(code: str) -> list[str]:
 # ==================================  ======  ==========================================
 # ``cf:id:{HASH}``                    hash    an identity (HASH: sha256 of its token):
 #                                             ``pid`` public id, ``created``, ``streak``,
-#                                             ``last`` (the last daily date played)
+#                                             ``last`` (the last daily date played),
+#                                             ``net`` (the network it was issued to),
+#                                             ``kept`` (0 until it finishes a race: it
+#                                             lives ``new_identity_ttl_s``, then the
+#                                             full retention)
+# ``cf:{idn:NETWORK}``                hash    a network's identity budget: ``tokens``,
+#                                             ``at`` (ms of the last refill), ``i:SLOT``
+#                                             and ``r:SLOT`` identities issued and
+#                                             refused per ten-minute slot (a day kept)
+# ``cf:idnets``                       zset    network -> ms it last asked for an identity
 # ``cf:id:{HASH}:races``              list    its finished races, newest first (JSON)
 # ``cf:{CODE}:idents``                hash    room member id -> identity hash
 # ``cf:replay:{ID}``                  string  a room race's replay (JSON)
@@ -216,6 +227,15 @@ def identity(token_hash: str) -> str:
 
 def identity_races(token_hash: str) -> str:
     return f"cf:id:{{{token_hash}}}:races"
+
+
+def identity_budget(network: str) -> str:
+    """A network's (``rules.address_prefix``) bucket of new identities."""
+    return f"cf:{{idn:{network}}}"
+
+
+#: every network that asked for an identity in the last day (the console's list)
+IDENTITY_NETWORKS = "cf:idnets"
 
 
 def room_identities(code: str) -> str:

@@ -8,7 +8,8 @@ script is atomic); ``tests/server/test_ports_contract.py`` runs the same
 cases against both, so they cannot drift apart.
 
 What they leave out: keys do not expire (the per-address room counts
-lapse by their times, as the Redis scripts prune them), and storage never
+lapse by their times, as the Redis scripts prune them; an identity lapses
+by its time on the store's clock, as its key would), and storage never
 fails.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,6 +37,8 @@ from canfield_server.room.ports import (
     DailyDeals,
     DailyMove,
     DailyStore,
+    IdentitiesRefused,
+    IdentityBudget,
     IdentityStore,
     IntegrityStore,
     LadderRow,
@@ -50,6 +54,7 @@ from canfield_server.room.ports import (
     StoredRating,
     StoredRow,
 )
+from canfield_server.storage.history import SLOT_MS, SLOTS_KEPT
 from canfield_server.storage.presence_table import live_count, live_counts, live_origins, origin_of
 
 __all__ = [
@@ -117,6 +122,10 @@ class MemoryBackend:
         #: address -> room code -> ms it was created (the burst window)
         self.new_rooms: dict[str, dict[str, int]] = {}
         self.identities: dict[str, dict[str, Any]] = {}
+        #: network -> its identity budget (``tokens``, ``at``, ``i:SLOT``, ``r:SLOT``),
+        #: and network -> ms it last asked
+        self.identity_budgets: dict[str, dict[str, float]] = {}
+        self.identity_networks: dict[str, int] = {}
         self.histories: dict[str, list[bytes]] = {}
         self.room_identities: dict[str, dict[str, str]] = {}
         self.replays: dict[str, bytes] = {}
@@ -480,29 +489,92 @@ class MemoryMatchQueue:
 class MemoryIdentityStore:
     """``IdentityStore`` over a ``MemoryBackend`` (``storage.history``'s twin)."""
 
-    def __init__(self, backend: MemoryBackend, *, max_races: int, clock: Clock = SYSTEM) -> None:
+    def __init__(
+        self,
+        backend: MemoryBackend,
+        *,
+        max_races: int,
+        clock: Clock = SYSTEM,
+        retention_days: int = 90,
+        new_ttl_s: int = 86_400,
+    ) -> None:
         self.backend = backend
         self.max_races = max_races
         self.clock = clock
+        self.ttl_ms = retention_days * 86_400_000
+        self.new_ttl_ms = new_ttl_s * 1000
 
     async def close(self) -> None:
         pass
 
-    async def new_identity(self, token_hash: str, public_id: str) -> None:
+    async def claim_identity(
+        self, network: str, budget: IdentityBudget
+    ) -> IdentitiesRefused | None:
+        """``storage.history.CLAIM_IDENTITY``, the same arithmetic."""
+        now = self.clock.now_ms()
+        table = self.backend.identity_budgets.setdefault(network, {})
+        tokens, at = table.get("tokens", float(budget.burst)), table.get("at", float(now))
+        rate = budget.per_hour / 3_600_000
+        if now > at:
+            tokens, at = min(budget.burst, tokens + (now - at) * rate), now
+        slot = now // SLOT_MS
+        issued = tokens >= 1
+        if issued:
+            tokens -= 1
+        name = f"{'i' if issued else 'r'}:{slot}"
+        table[name] = table.get(name, 0) + 1
+        if table[name] == 1:
+            for old in [k for k in table if ":" in k and int(k[2:]) <= slot - SLOTS_KEPT]:
+                del table[old]
+        table["tokens"], table["at"] = round(tokens, 6), at  # as the script stores it
+        self.backend.identity_networks[network] = now
+        oldest = now - budget.keep_ms()
+        for gone in [n for n, t in self.backend.identity_networks.items() if t <= oldest]:
+            del self.backend.identity_networks[gone]
+        if issued:
+            return None
+        retry_at = -1 if rate <= 0 else int(at + math.ceil((1 - tokens) / rate))
+        return IdentitiesRefused(budget.burst, budget.per_hour, retry_at)
+
+    async def new_identity(self, token_hash: str, public_id: str, network: str = "") -> None:
+        now = self.clock.now_ms()
         self.backend.identities[token_hash] = {
             "pid": public_id,
-            "created": self.clock.now_ms(),
+            "created": now,
             "streak": 0,
+            "net": network,
+            "kept": False,
+            "until": now + self.new_ttl_ms,
         }
 
-    async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
+    def _live(self, token_hash: str) -> dict[str, Any] | None:
         found = self.backend.identities.get(token_hash)
+        if found is not None and found["until"] <= self.clock.now_ms():
+            del self.backend.identities[token_hash]  # its key expired
+            self.backend.histories.pop(token_hash, None)
+            return None
+        return found
+
+    async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
+        found = self._live(token_hash)
         if found is None:
             return None
+        if found["kept"]:
+            found["until"] = self.clock.now_ms() + self.ttl_ms
         return found["pid"], int(found["streak"]), found.get("last", "")
 
+    async def identity_network(self, token_hash: str) -> str | None:
+        found = self._live(token_hash)
+        return (found["net"] or None) if found else None
+
+    def keep(self, token_hash: str) -> None:
+        """It finished a race: kept, the full retention from now (``KEEP_IDENTITY``)."""
+        found = self._live(token_hash)
+        if found is not None:
+            found["kept"], found["until"] = True, self.clock.now_ms() + self.ttl_ms
+
     async def note_daily(self, token_hash: str, date: str, day_before: str) -> int:
-        found = self.backend.identities.get(token_hash)
+        found = self._live(token_hash)
         if found is None:
             return 0
         last = found.get("last", "")
@@ -522,6 +594,7 @@ class MemoryIdentityStore:
             races = self.backend.histories.setdefault(token_hash, [])
             races.insert(0, entry)
             del races[self.max_races :]
+            self.keep(token_hash)
 
     async def races(self, token_hash: str, limit: int) -> list[bytes]:
         return self.backend.histories.get(token_hash, [])[:limit]

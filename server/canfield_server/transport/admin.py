@@ -30,6 +30,7 @@ from canfield_server.ops.clock import today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
+from canfield_server.room.ports import IdentityBudget
 from canfield_server.storage.console_store import Blockable, ConsoleStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.figures_store import FiguresStore
@@ -67,6 +68,8 @@ class AdminConsole:
         self.budget = PerAddress(REQUESTS_PER_S, REQUESTS_BURST)
         #: the date the daily race is on (``CANFIELD_DAILY_DATE`` fixes it in tests)
         self.daily_date: str | None = None
+        #: each network's budget of new identities (``Settings``)
+        self.identity_budget = IdentityBudget(40, 30.0)
 
     def _console(self, request: Request) -> ConsoleStore:
         console: ConsoleStore = request.app.state.console
@@ -135,6 +138,17 @@ class AdminConsole:
             {
                 "processes": await store.figures(),
                 "activity": await store.activity(today(self.daily_date)),
+            }
+        )
+
+    async def identities(self, request: Request) -> Response:
+        """New identities per network (``rules.address_prefix``): issued and refused
+        in the last hour and day, each budget's state; the most issued first."""
+        return JSONResponse(
+            {
+                "burst": self.identity_budget.burst,
+                "per_hour": self.identity_budget.per_hour,
+                "networks": await self._console(request).identity_issuance(self.identity_budget),
             }
         )
 
@@ -244,11 +258,13 @@ def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
         return []
     console = AdminConsole(settings.admin_token, page)
     console.daily_date = settings.daily_date
+    console.identity_budget = IdentityBudget(settings.identity_burst, settings.identity_per_hour)
     guarded = console.guarded
     return [
         Route("/admin", console.page, methods=["GET"]),
         Route("/admin/api/overview", guarded(console.overview), methods=["GET"]),
         Route("/admin/api/figures", guarded(console.figures), methods=["GET"]),
+        Route("/admin/api/identities", guarded(console.identities), methods=["GET"]),
         Route("/admin/api/block", guarded(console.block), methods=["POST"]),
         Route("/admin/api/unblock", guarded(console.unblock), methods=["POST"]),
         Route("/admin/api/notice", guarded(console.notice), methods=["POST"]),

@@ -148,6 +148,7 @@ def create_app(
             max_races=settings.history_max_races,
             room_ttl_s=settings.room_ttl_s,
             url=url,
+            new_ttl_s=settings.new_identity_ttl_s,
         )
         ratings = RedisRatingStore(
             redis,
