@@ -509,6 +509,10 @@ class RatedRow(Row, kw_only=True, omit_defaults=True):
     rating: int | None = None
     rating_deviation: int | None = None
     rating_change: int | None = None
+    #: the integrity review of this result: ``open`` (flagged: under review, off
+    #: the ladder and the daily ranked list until the operator decides) or
+    #: ``confirmed`` (removed); absent: nothing to say
+    review: str | None = None
 
 
 def rated_row(
@@ -750,6 +754,11 @@ class DailyStanding(_Server, tag="daily_standing"):
     #: replay links of ``rows`` (member id -> link), once the day is over
     replays: dict[str, str] | None = None
     server_time: int = 0
+    #: flagged results waiting for the operator's review (rank 0: unranked),
+    #: shown apart from ``rows``
+    under_review: list[Row] | None = None
+    #: rows of racers barred from ranked play (rank 0), shown apart
+    unranked: list[Row] | None = None
 
 
 class ReplayPlayer(RatedRow, kw_only=True):

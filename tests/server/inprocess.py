@@ -36,6 +36,7 @@ from canfield_server.storage.memory import (
     MemoryDailyDeals,
     MemoryDailyStore,
     MemoryIdentityStore,
+    MemoryIntegrityStore,
     MemoryMatchQueue,
     MemoryRatingStore,
     MemoryRoomStore,
@@ -143,6 +144,8 @@ class Rooms:
         self.daily_deals = MemoryDailyDeals(lambda date, draw: f"CF1-D{draw}-AAAAACL")
         #: every process's ratings (public races rated; quick races matched by them)
         self.ratings = MemoryRatingStore(self.backend, max_points=self.settings.rating_history_max)
+        #: every process's integrity review (flagged results, the queue, bars)
+        self.integrity = MemoryIntegrityStore(self.backend)
         self.buses: list[MemoryBus] = []
         self.hubs: list[Hub] = []
         for _ in range(processes):
@@ -175,8 +178,11 @@ class Rooms:
                     identities,
                     min_races=self.settings.rating_min_races,
                     clock=self.clock,
+                    integrity=self.integrity,
                 ),
                 match_rating=match_rating_of(self.ratings),
+                integrity=self.integrity,
+                rating_store=self.ratings,
             )
             bus.start(hub.on_event, hub.resync)
             self.buses.append(bus)

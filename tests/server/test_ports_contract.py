@@ -32,6 +32,7 @@ from canfield_server.room.ports import (
     LadderRow,
     MatchQueue,
     MoveRecord,
+    RatingChange,
     RatingPoint,
     RatingStore,
     ReviewCase,
@@ -41,6 +42,7 @@ from canfield_server.room.ports import (
     StoredRating,
     StoredRow,
     daily_result,
+    race_of,
     room_result,
 )
 from canfield_server.storage import keys
@@ -654,6 +656,7 @@ async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> 
     # high to low); below the minimum (no row): not listed
     assert [r.name for r in await store.ladder(3, 10)] == ["Bob", "Cy", "Ann"]
     assert await store.ladder(3, 1) == [b_row]
+    assert await store.ladder_of(3, 2) == [("b", b_row), ("c", c_row)]
     assert await store.ladder(3, 0) == []
     # a row taken away leaves the ladder
     await store.save_ratings(3, [("b", b, point(2, 1290), None)])
@@ -668,6 +671,11 @@ async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> 
     assert await store.claim_race("K7QX2M", 2)
     assert not await store.claim_race("K7QX2M", 2)
     assert await store.claim_race("K7QX2M", 3) and await store.claim_race("B8ZZ2M", 2)
+    # what a rated race changed is kept, to be given back
+    assert await store.race_changes("K7QX2M", 2) == (0, {})
+    changes = {"a": RatingChange(1.25, -0.5), "b": RatingChange(-1.0, -0.25)}
+    await store.save_race_changes("K7QX2M", 2, 3, changes)
+    assert await store.race_changes("K7QX2M", 2) == (3, changes)
     await close(store)
 
 
@@ -727,6 +735,23 @@ async def test_flagged_results_wait_for_one_decision_and_a_confirmation_bars(wor
     assert await store.open_cases(0) == []
     assert await store.statuses([first, plain, "unknown"]) == {first: REVIEW_OPEN}
     assert await store.statuses([]) == {}
+    assert await store.under_review(["h1", "h2"]) == {"h1"}
+    # a flagged daily result is listed in its day, by public id
+    day = msgspec.structs.replace(
+        assessed(daily_result("2026-12-04", 3, "pub1"), 250, reasons=["x"]),
+        kind="daily",
+        room=None,
+        race_no=None,
+        date="2026-12-04",
+    )
+    assert await store.record(day)
+    assert await store.race_flags("daily:2026-12-04:3") == {"pub1": REVIEW_OPEN}
+    assert await store.race_flags("daily:2026-12-04:1") == {}
+    # a room race's by member id, under its replay
+    assert race_of(flagged) == "abc"
+    assert await store.race_flags("abc") == {"p1": REVIEW_OPEN}
+    assert await store.decide(day.result, False, "op", 260) is not None
+    assert await store.race_flags("daily:2026-12-04:3") == {"pub1": REVIEW_CLEARED}
     # a decision is taken once, and only of an open case
     assert await store.decide(plain, True, "op", 500) is None
     assert await store.decide("unknown", True, "op", 500) is None
@@ -737,13 +762,16 @@ async def test_flagged_results_wait_for_one_decision_and_a_confirmation_bars(wor
     assert await store.decide(first, False, "op2", 600) is None
     assert await store.case(first) == confirmed
     assert await store.barred(["h1", "h2"]) == {"h1"}
+    assert await store.barred_players(["pub1", "pub2"]) == {"pub1"}
     assert await store.barred([]) == set()
+    assert await store.under_review(["h1"]) == set()
     # clearing bars nobody; a case without an identity bars nobody either
     cleared = await store.decide(second, False, "op", 700)
     assert cleared is not None and cleared.status == REVIEW_CLEARED
     assert await store.open_cases(10) == []
-    assert await store.decided_cases(10) == [cleared, confirmed]  # latest decision first
-    assert await store.decided_cases(1) == [cleared]
+    assert [c.result for c in await store.decided_cases(10)] == [second, first, day.result]
+    assert await store.decided_cases(1) == [cleared]  # the latest decision first
+    assert (await store.decided_cases(2))[1] == confirmed
     assert await store.statuses([first, second]) == {
         first: REVIEW_CONFIRMED,
         second: REVIEW_CLEARED,

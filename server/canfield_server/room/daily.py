@@ -30,6 +30,7 @@ from canfield_protocol import (
     MemberStatus,
     ProtocolError,
     ReplayPlayer,
+    Row,
 )
 from canfield_protocol import ErrorCode as E
 
@@ -39,8 +40,17 @@ from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked, wire_row
 from canfield_server.room.numbered import BoardAction, numbered_action
-from canfield_server.room.ports import DailyDeals, DailyMove, DailyStore, Peer, StoredRow
+from canfield_server.room.ports import (
+    REVIEW_CONFIRMED,
+    REVIEW_OPEN,
+    DailyDeals,
+    DailyMove,
+    DailyStore,
+    Peer,
+    StoredRow,
+)
 from canfield_server.room.race import PlayerRace, replay
+from canfield_server.room.review import Reviews
 
 __all__ = ["DailyRaces", "standing_score", "replay_id"]
 
@@ -85,9 +95,13 @@ class DailyRaces:
         identities: Identities,
         settings: Settings,
         clock: Clock,
+        *,
+        reviews: Reviews | None = None,
     ) -> None:
         self.store = store
         self.deals = deals
+        #: results under review and barred racers, set apart (``room.review``)
+        self.reviews = reviews
         self.identities = identities
         self.settings = settings
         self.clock = clock
@@ -237,10 +251,28 @@ class DailyRaces:
         if date > day:
             raise ProtocolError(E.BAD_DATE, f"{date} has not come yet (today is {day})")
         identity = self.identities.of(peer)
-        players, top, mine = await store.standing(
-            date, msg.draw, identity.id if identity else None, msg.limit
-        )
-        rows = ranked(top, ties=False)  # already in rank order: their ranks are 1..n
+        me: Row | None
+        under_review: list[Row] | None = None
+        unranked: list[Row] | None = None
+        if self.reviews is None:
+            players, top, mine = await store.standing(
+                date, msg.draw, identity.id if identity else None, msg.limit
+            )
+            rows = ranked(top, ties=False)  # already in rank order: their ranks are 1..n
+            me = wire_row(mine[1], mine[0]) if mine else None
+        else:
+            flags = await self.reviews.flags(date, msg.draw)
+            # read as many more as may be set aside (barred racers beyond: fewer rows)
+            players, top, mine = await store.standing(
+                date, msg.draw, identity.id if identity else None, msg.limit + len(flags)
+            )
+            rank_of = {}
+            for pid in flags:
+                found = (await store.standing(date, msg.draw, pid, 0))[2]
+                rank_of[pid] = found[0] if found else 0
+            split = await self.reviews.daily(date, msg.draw, top, mine, rank_of)
+            rows, me = split.rows[: msg.limit], split.me
+            under_review, unranked = split.under_review, split.unranked
         over = date < day
         reply = DailyStanding(
             date=date,
@@ -249,11 +281,16 @@ class DailyRaces:
             deal=await deals.known(date, msg.draw) if over else None,
             players=players,
             rows=rows,
-            me=wire_row(mine[1], mine[0]) if mine else None,
-            replays={r.id: f"/replay/{replay_id(date, msg.draw, r.id)}" for r in rows}
+            me=me,
+            replays={
+                r.id: f"/replay/{replay_id(date, msg.draw, r.id)}"
+                for r in [*rows, *(under_review or ()), *(unranked or ())]
+            }
             if over
             else None,
             server_time=self.clock.now_ms(),
+            under_review=under_review,
+            unranked=unranked,
         )
         peer.send(frames.text(reply))
 
@@ -271,8 +308,15 @@ class DailyRaces:
             return 404, {"error": "no such replay (unknown, or past its retention)"}
         players, _, mine = await store.standing(date, draw, player, 0)
         moves = attempt.log
+        review = (await self.reviews.flags(date, draw)).get(player) if self.reviews else None
         racers = (
-            [ReplayPlayer(**msgspec.structs.asdict(wire_row(mine[1], mine[0])), moves_list=moves)]
+            [
+                ReplayPlayer(
+                    **msgspec.structs.asdict(wire_row(mine[1], mine[0])),
+                    moves_list=moves,
+                    review=review if review in (REVIEW_OPEN, REVIEW_CONFIRMED) else None,
+                )
+            ]
             if mine
             else []
         )

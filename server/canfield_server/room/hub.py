@@ -21,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import msgspec
 from canfield_protocol import (
     VERSION,
     AddBot,
@@ -49,6 +50,7 @@ from canfield_protocol import (
     Reconnect,
     Rematch,
     Resume,
+    RoomReplay,
     RoomState,
     Row,
     SettingsMsg,
@@ -78,6 +80,7 @@ from canfield_server.room.ports import (
     IntegrityStore,
     MatchQueue,
     Peer,
+    RatingStore,
     RoomBus,
     RoomStore,
     SolverService,
@@ -87,10 +90,13 @@ from canfield_server.room.presence import Presence
 from canfield_server.room.quick import MatchRating, QuickRaces
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import RatePublicRace, Results
+from canfield_server.room.review import Reviews
 from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
 
 __all__ = ["Hub"]
+
+_room_replay = msgspec.json.Decoder(RoomReplay)
 
 log = logging.getLogger(__name__)
 
@@ -122,11 +128,18 @@ class Hub:
         ratings: RatePublicRace | None = None,
         match_rating: MatchRating | None = None,
         integrity: IntegrityStore | None = None,
+        rating_store: RatingStore | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
         #: each finished result's integrity assessment and the review queue (None: no review)
         self.integrity = integrity
+        #: the review as others see it, and the operator's decisions (``room.review``)
+        self.reviews = (
+            Reviews(integrity, rating_store, min_races=self.settings.rating_min_races, clock=clock)
+            if integrity is not None
+            else None
+        )
         self.clock = clock
         self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
         self.identities = Identities(identities, self.settings, clock)
@@ -145,7 +158,9 @@ class Hub:
         self.quick = QuickRaces(
             self.rooms, self.seating, self.lobby, self.identities, queue, match_rating
         )
-        self.daily = DailyRaces(daily, daily_deals, self.identities, self.settings, clock)
+        self.daily = DailyRaces(
+            daily, daily_deals, self.identities, self.settings, clock, reviews=self.reviews
+        )
         #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
         self._handlers: dict[type, Handler] = {
@@ -261,6 +276,9 @@ class Hub:
         found = await store.load_replay(replay_id) if store is not None else None
         if found is None:
             return 404, {"error": f"no replay {replay_id!r} (unknown, or past its retention)"}
+        if self.reviews is not None:
+            body = await self.reviews.mark_replay(_room_replay.decode(found))
+            return 200, encode(body)
         return 200, found
 
     async def handle(self, peer: Peer, msg: ClientMessage) -> None:

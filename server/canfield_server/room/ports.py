@@ -44,6 +44,7 @@ __all__ = [
     "StoredRating",
     "RatingPoint",
     "LadderRow",
+    "RatingChange",
     "RatingStore",
     "REVIEW_OPEN",
     "REVIEW_CLEARED",
@@ -52,6 +53,7 @@ __all__ = [
     "IntegrityStore",
     "room_result",
     "daily_result",
+    "race_of",
 ]
 
 #: the exception types that mean "storage unreachable, nothing applied"
@@ -467,6 +469,14 @@ class RatingPoint(msgspec.Struct, frozen=True, kw_only=True):
     players: int
 
 
+class RatingChange(msgspec.Struct, frozen=True, array_like=True):
+    """What one rated race changed in one identity's rating: the mean's and the
+    uncertainty's deltas (new minus old)."""
+
+    mu: float
+    sigma: float
+
+
 class LadderRow(msgspec.Struct, frozen=True, kw_only=True):
     """A ladder row: the name, the shown rating and its uncertainty, rated races."""
 
@@ -500,7 +510,22 @@ class RatingStore(Protocol):
         """The first ``limit`` ladder rows, best first."""
         ...
 
+    async def ladder_of(self, draw: int, limit: int) -> list[tuple[str, LadderRow]]:
+        """The same with each row's identity (token hash)."""
+        ...
+
     async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]: ...
+
+    async def save_race_changes(
+        self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]
+    ) -> None:
+        """What a rated race changed for each of its rated identities (kept as
+        long as histories), so a confirmed foul can give it back."""
+        ...
+
+    async def race_changes(self, code: str, race_no: int) -> tuple[int, dict[str, RatingChange]]:
+        """(draw, identity -> change) of a rated race; (0, {}) if none is kept."""
+        ...
 
 
 # ---------------------------------------------------------------- integrity review
@@ -522,6 +547,14 @@ def room_result(code: str, race_no: int, member_id: str) -> str:
 def daily_result(date: str, draw: int, public_id: str) -> str:
     """The result id of one identity's daily race (the same as its replay id)."""
     return f"d-{date}-{draw}-{public_id}"
+
+
+def race_of(case: ReviewCase) -> str | None:
+    """The race a result belongs to, as ``IntegrityStore.race_flags`` groups them:
+    a daily's day and draw mode, a room race's replay id (None: it kept none)."""
+    if case.kind == "daily":
+        return f"daily:{case.date}:{case.draw}"
+    return case.replay.rsplit("/", 1)[-1] if case.replay else None
 
 
 class ReviewCase(msgspec.Struct, frozen=True, kw_only=True):
@@ -596,4 +629,17 @@ class IntegrityStore(Protocol):
 
     async def barred(self, identities: list[str]) -> set[str]:
         """The identities (token hashes) among these barred from ranked play."""
+        ...
+
+    async def barred_players(self, public_ids: list[str]) -> set[str]:
+        """The same by public id (the daily standing's rows carry those)."""
+        ...
+
+    async def under_review(self, identities: list[str]) -> set[str]:
+        """The identities (token hashes) among these with an open case."""
+        ...
+
+    async def race_flags(self, race: str) -> dict[str, str]:
+        """One race's flagged results (``race_of``): a room race's member id, or
+        a daily's public id -> status."""
         ...

@@ -23,7 +23,9 @@ from canfield_protocol import MemberStatus, RatedRow, RoomState, Row, rated_row
 from canfield_server.ops.clock import Clock
 from canfield_server.room.ports import (
     IdentityStore,
+    IntegrityStore,
     LadderRow,
+    RatingChange,
     RatingPoint,
     RatingStore,
     StoredRating,
@@ -61,6 +63,8 @@ class RatedRace(NamedTuple):
     by_identity: dict[str, Rated]
     #: what to store once the race's results are written
     saved: list[Saved]
+    #: what the race changed in each rated identity's rating (kept to give back)
+    changes: dict[str, RatingChange] = {}
 
 
 async def rate_public_race(
@@ -117,7 +121,13 @@ async def rate_public_race(
         saved.append((placed.identity, keep, point, ladder_row))
     if save:
         await store.save_ratings(draw, saved)
-    return RatedRace([_with_rating(r, identities, outcome) for r in standings], outcome, saved)
+    changes = {
+        i: RatingChange(new.mu - was.mu, new.sigma - was.sigma)
+        for i, (new, _) in outcome.items()
+        for was in [current.get(i, NEWCOMER)]
+    }
+    standings_out = [_with_rating(r, identities, outcome) for r in standings]
+    return RatedRace(standings_out, outcome, saved, changes)
 
 
 def _with_rating(row: Row, identities: Mapping[str, str], outcome: dict[str, Rated]) -> RatedRow:
@@ -138,16 +148,22 @@ def public_race_rater(
     *,
     min_races: int,
     clock: Clock,
+    integrity: IntegrityStore | None = None,
 ) -> RatePublicRace:
     """The results' hook for a public race (``Hub(ratings=...)``): racers who left
     (or dropped past the grace time) are rated last, bots stay unrated, the rest
     by their places. The rows keep the standings' order (the ratings are added to
-    them); the ratings are stored by whoever claims the race first."""
+    them); the ratings are stored by whoever claims the race first, with what the
+    race changed for each (``RatingStore.save_race_changes``). An identity barred
+    from ranked play (``integrity``) races unrated, as a guest does."""
 
     async def rate_race(state: RoomState, standings: list[Row]) -> PlannedRatings:
         gone = {row.id for row in standings if row.status == MemberStatus.LEFT}
         bots = {member.id for member in state.members if member.bot}
         linked = await identities.room_identities(state.room)
+        if integrity is not None and linked:
+            barred = await integrity.barred(list(set(linked.values())))
+            linked = {m: i for m, i in linked.items() if i not in barred}
         race = await rate_public_race(
             store,
             state.settings.draw,
@@ -163,6 +179,7 @@ def public_race_rater(
             if not race.saved or not await store.claim_race(state.room, state.race):
                 return False
             await store.save_ratings(state.settings.draw, race.saved)
+            await store.save_race_changes(state.room, state.race, state.settings.draw, race.changes)
             return True
 
         rows = [_with_rating(r, linked, race.by_identity) for r in standings]

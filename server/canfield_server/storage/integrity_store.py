@@ -28,6 +28,7 @@ from canfield_server.room.ports import (
     REVIEW_CONFIRMED,
     REVIEW_OPEN,
     ReviewCase,
+    race_of,
 )
 from canfield_server.storage import keys
 
@@ -67,6 +68,11 @@ def case_with(raw: bytes | str, status: str, by: str | None, at: int | None) -> 
     return msgspec.structs.replace(found, status=status, decided_by=by, decided_at=at)
 
 
+def _racer(case: ReviewCase) -> str:
+    """How ``race_flags`` names the racer: a daily's public id, a room's member id."""
+    return (case.public_id or "") if case.kind == "daily" else case.member_id
+
+
 def _stored(case: ReviewCase) -> tuple[ReviewCase, str]:
     """The case as recorded (no decision yet) and its status."""
     status = REVIEW_OPEN if case.reasons else ""
@@ -94,8 +100,18 @@ class RedisIntegrityStore:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(keys.REVIEW_QUEUE, {case.result: case.at})
                 pipe.zremrangebyscore(keys.REVIEW_QUEUE, "-inf", case.at - self.ttl_s * 1000)
+                if case.identity:
+                    pipe.sadd(keys.open_cases_of(case.identity), case.result)
+                    pipe.expire(keys.open_cases_of(case.identity), self.ttl_s)
+                self._race_flag(pipe, case, REVIEW_OPEN)
                 await pipe.execute()
         return True
+
+    def _race_flag(self, pipe: Any, case: ReviewCase, status: str) -> None:
+        race = race_of(case)
+        if race is not None:
+            pipe.hset(keys.race_flags(race), _racer(case), status)
+            pipe.expire(keys.race_flags(race), self.ttl_s)
 
     async def case(self, result: str) -> ReviewCase | None:
         raw, status, by, at = await self.redis.hmget(
@@ -139,9 +155,14 @@ class RedisIntegrityStore:
             pipe.zrem(keys.REVIEW_QUEUE, result)
             pipe.zadd(keys.REVIEW_DECIDED, {result: at})
             pipe.zremrangebyrank(keys.REVIEW_DECIDED, 0, -DECIDED_KEPT - 1)
+            if decided.identity:
+                pipe.srem(keys.open_cases_of(decided.identity), result)
+            self._race_flag(pipe, decided, status)
+            why = _encoder.encode({"result": result, "by": by, "at": at})
             if confirm and decided.identity:
-                why = _encoder.encode({"result": result, "by": by, "at": at})
                 pipe.set(keys.barred(decided.identity), why, ex=self.ttl_s)
+            if confirm and decided.public_id:
+                pipe.set(keys.barred_player(decided.public_id), why, ex=self.ttl_s)
             await pipe.execute()
         return decided
 
@@ -152,9 +173,27 @@ class RedisIntegrityStore:
             found = await pipe.execute()
         return {r: _text(s) for r, s in zip(results, found, strict=True) if _text(s)}
 
+    async def _kept(self, names: list[str], key: Any) -> set[str]:
+        """Those of ``names`` whose ``key`` exists, each kept alive another TTL."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.expire(key(name), self.ttl_s)
+            found = await pipe.execute()
+        return {n for n, kept in zip(names, found, strict=True) if kept}
+
     async def barred(self, identities: list[str]) -> set[str]:
+        return await self._kept(identities, keys.barred)
+
+    async def barred_players(self, public_ids: list[str]) -> set[str]:
+        return await self._kept(public_ids, keys.barred_player)
+
+    async def under_review(self, identities: list[str]) -> set[str]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for identity in identities:
-                pipe.expire(keys.barred(identity), self.ttl_s)
+                pipe.scard(keys.open_cases_of(identity))
             found = await pipe.execute()
-        return {i for i, kept in zip(identities, found, strict=True) if kept}
+        return {i for i, n in zip(identities, found, strict=True) if n}
+
+    async def race_flags(self, race: str) -> dict[str, str]:
+        found = await self.redis.hgetall(keys.race_flags(race))
+        return {_text(pid): _text(status) for pid, status in found.items()}

@@ -87,6 +87,10 @@ __all__ = [
     "REVIEW_QUEUE",
     "REVIEW_DECIDED",
     "barred",
+    "barred_player",
+    "open_cases_of",
+    "race_flags",
+    "race_changes",
 ]
 
 
@@ -215,6 +219,12 @@ def room_keys(code: str) -> list[str]:
 # ``cf:review:decided``               zset    RESULT by ms decided (the latest kept)
 # ``cf:id:{HASH}:barred``             string  the identity is barred from ranked play
 #                                             (JSON: ``{"result", "by", "at"}``)
+# ``cf:barred:{PID}``                 string  the same by public id (the daily's rows)
+# ``cf:id:{HASH}:open``               set     RESULTs of its open cases
+# ``cf:review:race:{RACE}``           hash    a race's flagged results (``ports.race_of``):
+#                                             member id (a daily: PID) -> status
+# ``cf:{CODE}:rchg:{RACE}``           hash    a rated race's changes: ``draw``, and HASH ->
+#                                             ``[mu delta, sigma delta]`` (JSON)
 # ==================================  ======  ==========================================
 #
 # A day's keys share one hash tag (one Cluster slot), so its scripts touch them
@@ -305,3 +315,19 @@ REVIEW_DECIDED = "cf:review:decided"
 
 def barred(token_hash: str) -> str:
     return f"cf:id:{{{token_hash}}}:barred"
+
+
+def barred_player(public_id: str) -> str:
+    return f"cf:barred:{{{public_id}}}"
+
+
+def open_cases_of(token_hash: str) -> str:
+    return f"cf:id:{{{token_hash}}}:open"
+
+
+def race_flags(race: str) -> str:
+    return f"cf:review:race:{{{race}}}"
+
+
+def race_changes(code: str, race_no: int) -> str:
+    return f"cf:{{{code}}}:rchg:{race_no}"

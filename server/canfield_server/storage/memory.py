@@ -43,6 +43,7 @@ from canfield_server.room.ports import (
     IntegrityStore,
     LadderRow,
     MoveRecord,
+    RatingChange,
     RatingPoint,
     RatingStore,
     ReviewCase,
@@ -53,6 +54,7 @@ from canfield_server.room.ports import (
     RoomStore,
     StoredRating,
     StoredRow,
+    race_of,
 )
 from canfield_server.storage.history import SLOT_MS, SLOTS_KEPT
 from canfield_server.storage.presence_table import live_count, live_counts, live_origins, origin_of
@@ -146,6 +148,9 @@ class MemoryBackend:
         self.review_queue: dict[str, int] = {}
         self.review_decided: dict[str, int] = {}
         self.barred: set[str] = set()
+        self.barred_players: set[str] = set()
+        #: (room, race number) -> (draw, identity -> what that rated race changed)
+        self.race_changes: dict[tuple[str, int], tuple[int, dict[str, RatingChange]]] = {}
         self.subscribers: dict[str, set[MemoryBus]] = {}
         #: pool -> the public races it gathers into -> (rating, ms opened);
         #: public race -> ms it started
@@ -712,13 +717,24 @@ class MemoryRatingStore:
         return True
 
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
+        return [row for _, row in await self.ladder_of(draw, limit)]
+
+    async def ladder_of(self, draw: int, limit: int) -> list[tuple[str, LadderRow]]:
         # a sorted set read high to low: by score, then by member, both descending
         ladder = self.backend.ladders.get(draw, {})
         order = sorted(((row.rating, i) for i, row in ladder.items()), reverse=True)
-        return [ladder[i] for _, i in order[: max(0, limit)]]
+        return [(i, ladder[i]) for _, i in order[: max(0, limit)]]
 
     async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]:
         return self.backend.rating_points.get((identity, draw), [])[: max(0, limit)]
+
+    async def save_race_changes(
+        self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]
+    ) -> None:
+        self.backend.race_changes[code, race_no] = (draw, dict(changes))
+
+    async def race_changes(self, code: str, race_no: int) -> tuple[int, dict[str, RatingChange]]:
+        return self.backend.race_changes.get((code, race_no), (0, {}))
 
 
 class MemoryIntegrityStore:
@@ -766,6 +782,8 @@ class MemoryIntegrityStore:
         self.backend.review_decided[result] = at
         if confirm and decided.identity:
             self.backend.barred.add(decided.identity)
+        if confirm and decided.public_id:
+            self.backend.barred_players.add(decided.public_id)
         return decided
 
     async def statuses(self, results: list[str]) -> dict[str, str]:
@@ -774,6 +792,20 @@ class MemoryIntegrityStore:
 
     async def barred(self, identities: list[str]) -> set[str]:
         return {i for i in identities if i in self.backend.barred}
+
+    async def barred_players(self, public_ids: list[str]) -> set[str]:
+        return {p for p in public_ids if p in self.backend.barred_players}
+
+    async def under_review(self, identities: list[str]) -> set[str]:
+        open_cases = (self.backend.cases[r] for r in self.backend.review_queue)
+        return {c.identity for c in open_cases if c.identity} & set(identities)
+
+    async def race_flags(self, race: str) -> dict[str, str]:
+        return {
+            (c.public_id or "") if c.kind == "daily" else c.member_id: c.status
+            for c in self.backend.cases.values()
+            if c.status and race_of(c) == race
+        }
 
 
 if TYPE_CHECKING:  # the type checker proves each adapter is its port

@@ -20,7 +20,7 @@ from __future__ import annotations
 import msgspec
 from redis.asyncio import Redis, RedisCluster
 
-from canfield_server.room.ports import LadderRow, RatingPoint, StoredRating
+from canfield_server.room.ports import LadderRow, RatingChange, RatingPoint, StoredRating
 from canfield_server.storage import keys
 
 __all__ = ["LADDER", "RATED_KEEP_S", "RedisRatingStore"]
@@ -29,15 +29,22 @@ __all__ = ["LADDER", "RATED_KEEP_S", "RedisRatingStore"]
 RATED_KEEP_S = 86_400
 
 #: The ladder's top rows.  KEYS[1] rank  KEYS[2] rows  ARGV[1] rows wanted
-#: Returns the rows' JSON, best first.
+#: Returns the identities and the rows' JSON, interleaved, best first.
 LADDER = """
 local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 if #ids == 0 then return {} end
-return redis.call('HMGET', KEYS[2], unpack(ids))
+local rows = redis.call('HMGET', KEYS[2], unpack(ids))
+local out = {}
+for i = 1, #ids do
+  out[#out + 1] = ids[i]
+  out[#out + 1] = rows[i] or ''
+end
+return out
 """
 
 _point_decoder = msgspec.json.Decoder(RatingPoint)
 _row_decoder = msgspec.json.Decoder(LadderRow)
+_change_decoder = msgspec.json.Decoder(RatingChange)
 _encoder = msgspec.json.Encoder()
 
 
@@ -103,15 +110,35 @@ class RedisRatingStore:
         return bool(await self.redis.set(key, "1", nx=True, ex=RATED_KEEP_S))
 
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
+        return [row for _, row in await self.ladder_of(draw, limit)]
+
+    async def ladder_of(self, draw: int, limit: int) -> list[tuple[str, LadderRow]]:
         if limit <= 0:
             return []
         found = await self._ladder(
             keys=[keys.ladder_rank(draw), keys.ladder_rows(draw)], args=[limit]
         )
-        return [_row_decoder.decode(raw) for raw in found if raw]
+        pairs = zip(found[::2], found[1::2], strict=True)
+        return [(_text(i), _row_decoder.decode(raw)) for i, raw in pairs if raw]
 
     async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]:
         if limit <= 0:
             return []
         found = await self.redis.lrange(keys.rating_history(identity, draw), 0, limit - 1)
         return [_point_decoder.decode(raw) for raw in found]
+
+    async def save_race_changes(
+        self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]
+    ) -> None:
+        key = keys.race_changes(code, race_no)
+        mapping: dict[str | bytes, bytes | int] = {"draw": draw}
+        mapping.update((i, _encoder.encode(change)) for i, change in changes.items())
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, mapping=mapping)  # type: ignore[arg-type]
+            pipe.expire(key, self.ttl_s)
+            await pipe.execute()
+
+    async def race_changes(self, code: str, race_no: int) -> tuple[int, dict[str, RatingChange]]:
+        found = await self.redis.hgetall(keys.race_changes(code, race_no))
+        draw = int(found.pop(b"draw", 0) or 0)
+        return draw, {_text(i): _change_decoder.decode(raw) for i, raw in found.items()}

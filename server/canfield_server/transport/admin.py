@@ -19,9 +19,11 @@ import hashlib
 import hmac
 import ipaddress
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -47,6 +49,10 @@ REQUESTS_PER_S = 2.0
 #: the longest block and the longest notice, in seconds (a week)
 MAX_SECONDS = 7 * 24 * 3600
 MAX_NOTICE_CHARS = 280
+#: open cases and decisions the review queue lists
+REVIEW_LIST = 100
+#: a result id (``room.ports.room_result``, ``daily_result``)
+_RESULT = re.compile(r"[A-Za-z0-9:_-]{1,100}")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -202,6 +208,42 @@ class AdminConsole:
         self.audit(request, "drain", process=name, seconds=seconds)
         return JSONResponse({"draining": name, "seconds": seconds})
 
+    async def reviews(self, request: Request) -> Response:
+        """The review queue: open flagged cases with their evidence (newest first),
+        and the latest decisions."""
+        reviews = request.app.state.hub.reviews
+        if reviews is None:
+            return _refused(404, "this server keeps no integrity review")
+        body = {
+            "open": await reviews.store.open_cases(REVIEW_LIST),
+            "decided": await reviews.store.decided_cases(REVIEW_LIST),
+        }
+        return Response(msgspec.json.encode(body), media_type="application/json")
+
+    async def decide(self, request: Request) -> Response:
+        """Clear or confirm one open case (``room.review``): once; audited."""
+        reviews = request.app.state.hub.reviews
+        result = str(request.path_params["result"])
+        if not _RESULT.fullmatch(result):
+            raise BadInput(f"not a result id: {result[:40]!r}")
+        decision = (await _json(request)).get("decision")
+        if decision not in ("clear", "confirm"):
+            raise BadInput("decision: clear or confirm")
+        if reviews is None:
+            return _refused(404, "this server keeps no integrity review")
+        by = f"{self.token_id}@{self._address(request)}"
+        decided = await reviews.decide(result, decision == "confirm", by)
+        if decided is None:
+            return _refused(404, f"no open case {result}: unknown, or decided already")
+        self.audit(
+            request,
+            f"review {decision}",
+            result=result,
+            racer=decided.public_id or decided.name,
+            race=decided.room or decided.date,
+        )
+        return Response(msgspec.json.encode(decided), media_type="application/json")
+
     async def notice(self, request: Request) -> Response:
         body = await _json(request)
         text = body.get("text")
@@ -275,4 +317,6 @@ def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
             methods=["POST"],
         ),
         Route("/admin/api/processes/{name}/drain", guarded(console.drain), methods=["POST"]),
+        Route("/admin/api/reviews", guarded(console.reviews), methods=["GET"]),
+        Route("/admin/api/reviews/{result}/decide", guarded(console.decide), methods=["POST"]),
     ]

@@ -172,10 +172,15 @@ def create_app(
             daily_deals=dealer,
             queue=queue,
             ratings=public_race_rater(
-                ratings, identities, min_races=settings.rating_min_races, clock=SystemClock()
+                ratings,
+                identities,
+                min_races=settings.rating_min_races,
+                clock=SystemClock(),
+                integrity=integrity,
             ),
             match_rating=match_rating_of(ratings),
             integrity=integrity,
+            rating_store=ratings,
         )
         bus.start(hub.on_event, hub.resync)
         hub.presence.start()

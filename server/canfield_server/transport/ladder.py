@@ -36,13 +36,18 @@ def _json(body: object) -> Response:
 
 async def ladder(request: Request) -> Response:
     """The top ``LADDER_SIZE`` of a draw mode by shown (conservative) rating,
-    only identities with ``rating_min_races`` rated races."""
+    only identities with ``rating_min_races`` rated races, none under review or
+    barred from ranked play (``room.review``)."""
     draw = _draw(request)
     if draw is None:
         return JSONResponse({"error": "draw must be 1 or 3"}, status_code=400)
-    settings = request.app.state.hub.settings
+    hub = request.app.state.hub
+    settings = hub.settings
     try:
-        rows = await request.app.state.ratings.ladder(draw, LADDER_SIZE)
+        if hub.reviews is not None:
+            rows = await hub.reviews.ladder(draw, LADDER_SIZE)
+        else:
+            rows = await request.app.state.ratings.ladder(draw, LADDER_SIZE)
     except (RedisError, OSError):
         return JSONResponse(_UNAVAILABLE, status_code=503)
     # a row written under a lower minimum (the setting since raised) stays out
