@@ -8,7 +8,7 @@
 import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView, raceKeys } from "./board.js";
-import { errorText } from "./errors.js";
+import { errorText, identitiesText } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Connection } from "./net.js";
@@ -40,6 +40,8 @@ const S = {
   askedAt: 0, // when it was first sent (ms): a long wait is said
   streak: 0,
 };
+
+let saidRefused = false; // #daily-error says why there is no identity
 
 const board = new BoardView($("#daily-board"), {
   onMove: (move) => act("move", { move }),
@@ -77,10 +79,27 @@ function start() {
   S.starting = { type: "daily", name, draw: S.draw };
   S.askedAt = Date.now();
   setTimeout(render, WAIT_SAID_MS); // a new day's deal is proven winnable first: say so
-  if (!identity.ready || !conn.send(S.starting)) $("#daily-error").textContent = t("reconnecting");
+  if (identity.refused) {
+    // no identity: its network's new identities are spent; the start goes once one is back
+    saidRefused = true;
+    render();
+  } else if (!identity.ready || !conn.send(S.starting)) {
+    $("#daily-error").textContent = t("reconnecting");
+  }
 }
 
+// no identity to play with (its network had too many new ones): the standings
+// still show, and the page says why Play waits and until when
+identity.onRefused(() => {
+  saidRefused = true;
+  askStandings();
+  askYesterday();
+  render();
+});
+
 identity.onReady((me) => {
+  if (saidRefused) $("#daily-error").textContent = "";
+  saidRefused = false;
   S.streak = me.streak;
   askStandings();
   askYesterday();
@@ -93,7 +112,7 @@ identity.onReady((me) => {
 });
 
 setInterval(() => {
-  if (identity.ready && document.visibilityState === "visible") askStandings();
+  if ((identity.ready || identity.refused) && document.visibilityState === "visible") askStandings();
 }, POLL_MS);
 
 // ------------------------------------------------------------ the server's answers
@@ -177,6 +196,9 @@ const isPlayed = (draw) => Boolean(S.played[draw]) || DONE.has(myRow(draw)?.stat
 
 function render() {
   const racing = S.race && !S.race.done;
+  if (saidRefused && identity.refused) {
+    $("#daily-error").textContent = identitiesText(identity.refused.params || {}, conn.offset);
+  }
   $("#daily-date").textContent = S.today ? t("daily_date", { date: S.today }) : "";
   $("#streak").textContent = S.streak ? t("daily_streak", { n: S.streak }) : t("daily_streak_none");
   $("#streak").classList.toggle("on", S.streak > 0);

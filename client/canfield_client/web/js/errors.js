@@ -5,6 +5,7 @@
 // except for a code this page does not know yet.
 
 import { getLang, t } from "./i18n.js";
+import { identityRefusal } from "./identity.js";
 import { CAP, ERR } from "./protocol.js";
 import { cardLabel, movedCard } from "./words.js";
 
@@ -50,6 +51,12 @@ function capText(params, offset) {
   return t(key, { n: params.limit, time });
 }
 
+/** Why this browser has no identity yet (its network's new identities are spent), and when. */
+export function identitiesText(params, offset = 0) {
+  if (typeof params.retry_at !== "number") return t("err_too_many_identities_never");
+  return t("err_too_many_identities", { time: localTime(params.retry_at, offset) });
+}
+
 /**
  * The words for an `error` message.
  * ctx: {offset} (server clock minus ours), {action, board} for a refused board
@@ -68,6 +75,14 @@ export function errorText(msg, ctx = {}) {
     case ERR.RATE_LIMITED:
     case ERR.ROOM_FULL:
       return capText(params, ctx.offset || 0) ?? t(key("err", code));
+    case ERR.TOO_MANY_IDENTITIES:
+      return identitiesText(params, ctx.offset || 0);
+    case ERR.NO_IDENTITY: {
+      // this browser was refused a new identity: that is why, and when it is back
+      const refused = identityRefusal();
+      if (refused) return identitiesText(refused.params || {}, ctx.offset || 0);
+      break;
+    }
     case ERR.DAILY_PLAYED:
       if (params.date) return t("err_daily_played_on", { date: params.date, draw: params.draw ?? 3 });
       break;

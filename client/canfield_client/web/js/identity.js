@@ -8,10 +8,24 @@
 // creates, joins or resumes. A token the server no longer knows (`bad-identity`)
 // is forgotten and a new one asked for; that refusal never reaches the page's
 // own error handling.
+//
+// A new identity may be refused (`too-many-identities`: the network's budget of
+// new identities is spent). That refusal does not reach the page's own error
+// handling either: the identity's `refused` holds it, onRefused(fn) listeners
+// say so where the page needs an identity (identityRefusal() for the words of a
+// later `no-identity`), and identify is asked again by itself once the server
+// said one is back. Rooms need no identity and go on as before.
 
 import { ERR } from "./protocol.js";
 
 const KEY = "cfr.identity";
+/** the longest wait before asking again, whatever the server said (ms) */
+const MOST_WAIT_MS = 3600_000;
+
+let refusal = null; // the last `too-many-identities` error, while it holds
+
+/** The `too-many-identities` error this page's identity is waiting out, or null. */
+export const identityRefusal = () => refusal;
 
 /** {token, id} as last stored, or null. */
 export function storedIdentity() {
@@ -42,8 +56,11 @@ export const identityToken = () => storedIdentity()?.token || "";
  */
 export function attachIdentity(conn) {
   const me = { id: storedIdentity()?.id || null, streak: 0, ready: false, listeners: [] };
+  me.refused = null; // the `too-many-identities` error being waited out
+  me.refusedListeners = [];
   let asked = false; // an identify is waiting for its answer
   let fresh = false; // ...and it asked for a new identity
+  let again = 0; // the timer asking again after a refusal
 
   const ask = () => {
     const known = storedIdentity();
@@ -53,6 +70,23 @@ export function attachIdentity(conn) {
   me.onReady = (fn) => {
     me.listeners.push(fn);
     if (me.ready) fn(me);
+  };
+  me.onRefused = (fn) => {
+    me.refusedListeners.push(fn);
+    if (me.refused) fn(me);
+  };
+  const refuse = (msg) => {
+    refusal = me.refused = msg;
+    const seconds = Number(msg.params?.retry_s);
+    clearTimeout(again);
+    if (seconds > 0) {
+      // a little after the time named, so the identity is surely back
+      const wait = Math.min(seconds * 1000 + 500 + Math.random() * 1500, MOST_WAIT_MS);
+      again = setTimeout(() => {
+        if (!me.ready && !asked) ask();
+      }, wait);
+    }
+    for (const fn of me.refusedListeners) fn(me);
   };
 
   conn.on("open", () => {
@@ -76,6 +110,8 @@ export function attachIdentity(conn) {
     } else if (known && known.id !== msg.id) {
       store({ ...known, id: msg.id });
     }
+    clearTimeout(again);
+    refusal = me.refused = null;
     me.id = msg.id;
     me.streak = msg.streak || 0;
     me.ready = true;
@@ -88,6 +124,11 @@ export function attachIdentity(conn) {
     if (type === "error" && msg?.code === ERR.BAD_IDENTITY && asked) {
       store(null);
       ask();
+      return;
+    }
+    if (type === "error" && msg?.code === ERR.TOO_MANY_IDENTITIES && asked && fresh) {
+      asked = false;
+      refuse(msg);
       return;
     }
     emit(type, msg);

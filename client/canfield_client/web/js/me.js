@@ -6,7 +6,7 @@
 import { $, clock, h, svgEl as svg } from "./dom.js";
 import { getLang, t } from "./i18n.js";
 import { ask, initConfirm } from "./confirm.js";
-import { errorText } from "./errors.js";
+import { errorText, identitiesText } from "./errors.js";
 import { attachIdentity, identityToken } from "./identity.js";
 import { Connection } from "./net.js";
 import { flash, initShell, replayPage, showNotices, when } from "./shell.js";
@@ -27,7 +27,11 @@ async function loadRatings() {
   render();
 }
 
+// no identity yet (its network had too many new ones): say why, and until when
+identity.onRefused(() => render());
+
 identity.onReady(() => {
+  $("#me-error").textContent = "";
   conn.send({ type: "history", limit: LIMIT });
   render();
   loadRatings();
@@ -47,6 +51,7 @@ conn.on("error", (msg) => {
 });
 
 function render() {
+  if (identity.refused) $("#me-error").textContent = identitiesText(identity.refused.params, conn.offset);
   $("#me-id").textContent = identity.id ? t("me_id", { id: identity.id }) : "";
   const streak = data?.streak ?? identity.streak;
   $("#streak").textContent = streak ? t("daily_streak", { n: streak }) : t("daily_streak_none");

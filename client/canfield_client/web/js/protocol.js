@@ -37,6 +37,7 @@ export const ERR = Object.freeze({
   INTERNAL: "internal",
   BAD_IDENTITY: "bad-identity",
   NO_IDENTITY: "no-identity",
+  TOO_MANY_IDENTITIES: "too-many-identities",
   DAILY_PLAYED: "daily-played",
   BAD_DATE: "bad-date",
 });

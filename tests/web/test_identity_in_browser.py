@@ -1,0 +1,71 @@
+"""A browser refused a new identity says why and when, in English and Croatian.
+
+On a real server whose budget of new identities is one per network, then one
+a minute, a browser from a network that had its one (behind the trusted proxy
+on this host, as ``X-Forwarded-For``) is refused: /daily still shows the
+standing, keeps Play off and says why and from when it tries again; /me says
+the same in Croatian; a quick race on the home page says it instead of "reload
+the page"; and once the minute is over the daily page gets its identity by
+itself, the words go and Play is on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.conftest import ServerFactory
+from tests.web.pages import new_page
+
+ENV = {
+    "CANFIELD_IDENTITY_BURST": "1",
+    "CANFIELD_IDENTITY_PER_HOUR": "60",
+    "CANFIELD_DAILY_DATE": "2031-04-02",
+    "CANFIELD_DAILY_SECRET": "identity-budget",
+}
+#: the network every page here comes from (the trusted proxy forwards it)
+FROM = {"extra_http_headers": {"X-Forwarded-For": "198.51.100.7"}}
+#: a minute's refill, on a busy machine
+REFILL_MS = 150_000
+
+
+def visit(browser: Browser, url: str, **options: Any) -> Page:
+    page = new_page(browser, **{**FROM, **options})
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(url)
+    page.problems = problems  # type: ignore[attr-defined]
+    return page
+
+
+def test_a_refused_identity_is_explained_and_comes_later(
+    browser: Browser, server_factory: ServerFactory
+) -> None:
+    server = server_factory(env=ENV)
+    first = visit(browser, server.http_url + "/me")  # the network's one new identity
+    expect(first.locator("#me-id")).not_to_be_empty()
+    first.context.close()
+
+    daily = visit(browser, server.http_url + "/daily")
+    error = daily.locator("#daily-error")
+    expect(error).to_contain_text("cannot get its player identity yet")
+    expect(error).to_contain_text("tries again by itself from")
+    expect(daily.locator("#daily-play")).to_be_disabled()
+    expect(daily.locator("#standing-count")).not_to_be_empty()  # the standing still shows
+
+    me_hr = visit(browser, server.http_url + "/me", locale="hr-HR")
+    expect(me_hr.locator("#me-error")).to_contain_text("ne može dobiti svoj identitet igrača")
+    expect(me_hr.locator("#me-error")).to_contain_text("pokušati ponovno od")
+    me_hr.context.close()
+
+    home = visit(browser, server.http_url + "/")
+    home.fill("#name", "Ana")
+    home.click("#quick-3")
+    expect(home.locator("body")).to_contain_text("cannot get its player identity yet")
+    home.context.close()
+
+    # the minute over, the daily page asks again by itself and may play
+    expect(error).to_be_empty(timeout=REFILL_MS)
+    expect(daily.locator("#daily-play")).to_be_enabled()
+    assert not daily.problems  # type: ignore[attr-defined]
