@@ -5,8 +5,9 @@ a minute, a browser from a network that had its one (behind the trusted proxy
 on this host, as ``X-Forwarded-For``) is refused: /daily still shows the
 standing, keeps Play off and says why and from when it tries again; /me says
 the same in Croatian; a quick race on the home page says it instead of "reload
-the page"; and once the minute is over the daily page gets its identity by
-itself, the words go and Play is on.
+the page"; the operator console lists the network with its identities
+issued and refused; and once the minute is over the daily page gets its
+identity by itself, the words go and Play is on.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from playwright.sync_api import Browser, Page, expect
 from tests.conftest import ServerFactory
 from tests.web.pages import new_page
 
+TOKEN = "console-token-identities"
 ENV = {
     "CANFIELD_IDENTITY_BURST": "1",
     "CANFIELD_IDENTITY_PER_HOUR": "60",
     "CANFIELD_DAILY_DATE": "2031-04-02",
     "CANFIELD_DAILY_SECRET": "identity-budget",
+    "CANFIELD_ADMIN_TOKEN": TOKEN,
 }
 #: the network every page here comes from (the trusted proxy forwards it)
 FROM = {"extra_http_headers": {"X-Forwarded-For": "198.51.100.7"}}
@@ -64,6 +67,19 @@ def test_a_refused_identity_is_explained_and_comes_later(
     home.click("#quick-3")
     expect(home.locator("body")).to_contain_text("cannot get its player identity yet")
     home.context.close()
+
+    # the console (from this host, not forwarded): the network, the most issued first
+    console = new_page(browser, locale="hr-HR")
+    console.goto(server.http_url + "/admin")
+    console.fill("#adm-token", TOKEN)
+    console.click("#adm-login button[type=submit]")
+    expect(console.locator("#adm-ids-sum")).to_contain_text("1 novih identiteta")
+    row = console.locator("#adm-ids tbody tr").first
+    expect(row.locator("td").nth(0)).to_have_text("198.51.100.0/24")
+    expect(row.locator("td").nth(2)).to_have_text("1")  # issued in the day
+    expect(row.locator("td").nth(4)).not_to_have_text("0")  # refused in the day
+    expect(row.locator("td").nth(5)).to_have_text("0 / 1")
+    console.context.close()
 
     # the minute over, the daily page asks again by itself and may play
     expect(error).to_be_empty(timeout=REFILL_MS)

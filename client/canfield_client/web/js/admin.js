@@ -4,10 +4,11 @@
 // by phase, processes, Redis - with the actions: close a room, remove one of
 // its members (admin_members.js) or drain a process (each after a
 // confirmation), a notice to every page, a block of an address or a range for
-// a time. Every word through i18n; the server's data through textContent only.
+// a time, and the new identities per network (admin_identities.js). Every word through i18n; the server's data through textContent only.
 
 import { $, h } from "./dom.js";
 import { renderFigures } from "./admin_figures.js";
+import { renderIdentities } from "./admin_identities.js";
 import { membersOf } from "./admin_members.js";
 import { ask, initConfirm } from "./confirm.js";
 import { locale, t } from "./i18n.js";
@@ -19,6 +20,7 @@ const PHASES = ["racing", "lobby", "finished"];
 
 let data = null; // the last overview
 let figures = null; // the last figures of every process (admin_figures.js)
+let issuance = null; // new identities per network (admin_identities.js)
 let timer = null;
 
 const token = () => sessionStorage.getItem(TOKEN_KEY) || "";
@@ -42,7 +44,7 @@ async function api(path, body) {
 function signOut(why = "") {
   sessionStorage.removeItem(TOKEN_KEY);
   clearTimeout(timer);
-  data = figures = null;
+  data = figures = issuance = null;
   $("#adm-console").hidden = true;
   $("#adm-login").hidden = false;
   $("#adm-login-error").textContent = why;
@@ -51,7 +53,7 @@ function signOut(why = "") {
 async function poll() {
   clearTimeout(timer);
   try {
-    [data, figures] = await Promise.all([api("overview"), api("figures")]);
+    [data, figures, issuance] = await Promise.all([api("overview"), api("figures"), api("identities")]);
     $("#adm-login").hidden = true;
     $("#adm-console").hidden = false;
     render();
@@ -139,6 +141,7 @@ function render() {
     "adm_no_blocks",
   );
   renderFigures(figures, table);
+  renderIdentities(issuance, table, duration);
   $("#adm-updated").textContent = t("adm_updated", { time: clock(Date.now()) });
 }
 
