@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 import redis
+from canfield_client.identity_flood import flood, format_flood
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect
@@ -126,3 +127,11 @@ async def test_a_new_identity_lives_a_day_and_is_kept_once_it_finishes_a_race(
     await player.request("ack", type="give_up", seq=1)
     await player.expect("daily_finished")
     assert day < store.ttl(daily_key) <= kept
+
+
+async def test_the_flood_bench_counts_what_one_address_gets(server_factory: ServerFactory) -> None:
+    """``canfield-race bench-identities``'s flood, against a budget of three."""
+    server = server_factory(env={**BUDGET, "CANFIELD_IDENTITY_PER_HOUR": "0"})
+    out = await flood(server.ws_url, connections=2, seconds=2.0, address="192.0.2.9")
+    assert out["issued"] == 3 and out["refused"] > 0, out
+    assert f"issued  {3:>7}" in format_flood(out)
