@@ -23,7 +23,7 @@ import redis
 from canfield_client.identity_flood import flood, format_flood
 
 from tests.conftest import ServerFactory
-from tests.server.conftest import FAST_ENV, Connect
+from tests.server.conftest import FAST_ENV, Connect, MakeRooms
 from tests.server.test_admin import ON, overview_until
 from tests.server.test_history import race_once
 
@@ -135,3 +135,33 @@ async def test_the_flood_bench_counts_what_one_address_gets(server_factory: Serv
     out = await flood(server.ws_url, connections=2, seconds=2.0, address="192.0.2.9")
     assert out["issued"] == 3 and out["refused"] > 0, out
     assert f"issued  {3:>7}" in format_flood(out)
+
+
+async def test_who_is_budgeted_in_process(rooms: MakeRooms) -> None:
+    """Two processes share one network's budget; a peer with no address (a bot, an
+    in-process test) and this host's own are never budgeted; an IPv6 /64 is one
+    network; a refusal stores nothing."""
+    world = await rooms(processes=2, identity_burst=2, identity_per_hour=60)
+    served = []
+    for process, ip in [(0, "10.1.2.3"), (1, "10.1.2.99")]:  # one /24, two processes
+        client = await world.open(process, ip=ip)
+        served.append((await client.request("identity", type="identify"))["type"])
+    assert served == ["identity", "identity"]
+    stored = len(world.backend.identities)
+    late = await world.open(1, ip="10.1.2.4")
+    refused = await late.request("identity", type="identify")
+    assert refused["code"] == "too-many-identities" and refused["params"]["retry_s"] == 60
+    assert len(world.backend.identities) == stored
+    for ip in [None, "127.0.0.1", "10.1.3.1"]:  # no address, this host, another /24
+        for _ in range(3 if ip != "10.1.3.1" else 2):
+            other = await world.open(0, ip=ip)
+            assert (await other.request("identity", type="identify"))["type"] == "identity"
+    v6 = [await world.open(0, ip=f"2001:db8:1:2::{n}") for n in range(3)]
+    answers = [(await c.request("identity", type="identify"))["type"] for c in v6]
+    assert answers == ["identity", "identity", "error"]
+    issued = await world.open(0, ip="10.1.3.9")
+    assert (await issued.request("identity", type="identify"))["type"] == "error"
+    await world.clock.advance(60)  # one back, on every process
+    assert (await late.request("identity", type="identify"))["type"] == "identity"
+    network = world.backend.identities[next(reversed(world.backend.identities))]["net"]
+    assert network == "10.1.2.0/24"
