@@ -152,9 +152,10 @@ async def test_who_is_budgeted_in_process(rooms: MakeRooms) -> None:
     refused = await late.request("identity", type="identify")
     assert refused["code"] == "too-many-identities" and refused["params"]["retry_s"] == 60
     assert len(world.backend.identities) == stored
-    for ip in [None, "127.0.0.1", "10.1.3.1"]:  # no address, this host, another /24
-        for _ in range(3 if ip != "10.1.3.1" else 2):
-            other = await world.open(0, ip=ip)
+    addresses: list[str | None] = [None, "127.0.0.1", "10.1.3.1"]
+    for address in addresses:  # no address, this host, another /24
+        for _ in range(3 if address != "10.1.3.1" else 2):
+            other = await world.open(0, ip=address)
             assert (await other.request("identity", type="identify"))["type"] == "identity"
     v6 = [await world.open(0, ip=f"2001:db8:1:2::{n}") for n in range(3)]
     answers = [(await c.request("identity", type="identify"))["type"] for c in v6]
