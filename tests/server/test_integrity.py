@@ -13,6 +13,7 @@ import pytest
 from canfield import Game
 from canfield.review import decide
 from canfield.solver import WINNABLE, solve
+from canfield_client.integrity_bench import padded_line
 from canfield_client.strategy import Strategy
 from canfield_server.room.integrity import (
     Agreement,
@@ -41,31 +42,6 @@ def assess(code: str, moves: list[str], times: list[int] | None = None) -> Signa
     return signals(code, moves, times, len(solved.moves), agreement, line)
 
 
-def padded(code: str, line: list[str], rng: random.Random) -> list[str]:
-    """A solver line as a cheater hides it: now and then a move tried and undone,
-    a full turn of the stock that changes nothing."""
-    game, out = Game.deal(code), []
-    for text in line:
-        if rng.random() < 0.08:
-            tried = rng.choice(list(game.legal_moves()))
-            out += [tried.text(), "U"]
-        if rng.random() < 0.04 and (game.stock or game.waste):
-            taps, start = 0, game.position_key()
-            while taps < 80:
-                game.push_text("S")
-                taps += 1
-                if game.position_key() == start:
-                    break
-            out += ["S"] * taps
-            if game.position_key() != start:
-                out += ["U"] * taps
-                for _ in range(taps):
-                    game.pop()
-        game.push_text(text)
-        out.append(text)
-    return out
-
-
 def human_times(count: int, median_ms: float, rng: random.Random) -> list[int]:
     at, times = 0, []
     for _ in range(count):
@@ -78,7 +54,7 @@ def human_times(count: int, median_ms: float, rng: random.Random) -> list[int]:
 def test_a_solver_line_is_flagged_however_paced_and_padded(code: str) -> None:
     rng = random.Random(code)
     line = solve(code, 10).moves
-    moves = padded(code, line, rng)
+    moves = padded_line(code, line, rng)
     assert "U" in moves and len(moves) > len(line)
     s = assess(code, moves, human_times(len(moves), 1000, rng))
     assert s.won and s.timed and s.actions == len(moves)

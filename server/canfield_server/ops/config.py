@@ -135,6 +135,26 @@ class Settings:
     #: lines one process reviews at once; past it a request is told "pending" and
     #: its review starts on a later request
     review_max_lines: int = 64
+    #: a finished racer's integrity signals (``solving.integrity``): one solver
+    #: question of its agreement at most this long (processor time) ...
+    integrity_call_s: float = 2.0
+    #: ... at most this many questions per racer ...
+    integrity_calls: int = 40
+    #: ... and this much solver time in all per racer
+    integrity_seconds: float = 20.0
+    #: how long one question waits for the race's turn at the workers; past it
+    #: the agreement stands on the moves checked so far
+    integrity_wait_s: float = 120.0
+    #: won lines one process checks against the solver at once; past it a line's
+    #: agreement is not asked for (its timing signals are still kept)
+    integrity_max_lines: int = 64
+    #: the flag rule (``room.integrity.flag``): the least solver agreement that
+    #: flags a won line ...
+    flag_agreement: float = 0.9
+    #: ... over at least this many checked choices ...
+    flag_min_checked: int = 15
+    #: ... with its net line at most this many moves over par
+    flag_net_over_par: int = 10
     #: solver workers run below the server's priority: the event loop comes first
     solver_niceness: int = 10
     #: joins naming a room that does not exist, per client address: a burst for

@@ -37,6 +37,7 @@ from canfield_protocol import ErrorCode as E
 from canfield_server.ops.clock import Clock, day_before, is_date, today
 from canfield_server.ops.config import Settings
 from canfield_server.room import frames, rules
+from canfield_server.room.assess import Assessments
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked, wire_row
 from canfield_server.room.numbered import BoardAction, numbered_action
@@ -97,8 +98,11 @@ class DailyRaces:
         clock: Clock,
         *,
         reviews: Reviews | None = None,
+        assessments: Assessments | None = None,
     ) -> None:
         self.store = store
+        #: each finished daily result's integrity signals, computed off the move path
+        self.assessments = assessments
         self.deals = deals
         #: results under review and barred racers, set apart (``room.review``)
         self.reviews = reviews
@@ -239,6 +243,16 @@ class DailyRaces:
                 )
             )
         )
+        if self.assessments is not None:
+            date, draw, player = play.date, play.draw, play.identity.id
+
+            async def read_log() -> list[str]:
+                attempt = await store.attempt(date, draw, player)
+                return attempt.log if attempt is not None else []
+
+            self.assessments.daily_finished(
+                date, draw, play.deal, player, play.identity.token_hash, play.name, read_log
+            )
 
     # ------------------------------------------------------------ standing, replays
 

@@ -68,6 +68,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
+from canfield_server.room.assess import Assessments
 from canfield_server.room.closing import close_room, remove_member
 from canfield_server.room.daily import DailyRaces
 from canfield_server.room.identity import REPLAY_ID, Identities
@@ -83,6 +84,7 @@ from canfield_server.room.ports import (
     RatingStore,
     RoomBus,
     RoomStore,
+    SignalService,
     SolverService,
     StorageErrors,
 )
@@ -129,6 +131,7 @@ class Hub:
         match_rating: MatchRating | None = None,
         integrity: IntegrityStore | None = None,
         rating_store: RatingStore | None = None,
+        signals: SignalService | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
@@ -143,6 +146,10 @@ class Hub:
         self.clock = clock
         self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
         self.identities = Identities(identities, self.settings, clock)
+        #: each finished racer's integrity signals, computed and recorded off the move path
+        self.assessments = Assessments(
+            self.rooms, integrity, identities, signals, self.settings, clock
+        )
         self.results = Results(
             self.rooms,
             solver,
@@ -151,6 +158,7 @@ class Hub:
             on_public_finished=self._public_race_over,
             # rates each public race into its ``finished`` standings (None: unrated)
             rate_public=ratings,
+            on_assess=self.assessments.room_finished,
         )
         self.actions = BoardActions(self.rooms, solver)
         self.seating = Seating(self.rooms, self.actions, link=self.identities.link)
@@ -159,7 +167,13 @@ class Hub:
             self.rooms, self.seating, self.lobby, self.identities, queue, match_rating
         )
         self.daily = DailyRaces(
-            daily, daily_deals, self.identities, self.settings, clock, reviews=self.reviews
+            daily,
+            daily_deals,
+            self.identities,
+            self.settings,
+            clock,
+            reviews=self.reviews,
+            assessments=self.assessments,
         )
         #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)

@@ -305,6 +305,16 @@ class SolverService(Protocol):
     ) -> str | None: ...
 
 
+class SignalService(Protocol):
+    """A finished racer's integrity signals (``solving.integrity``): its stored log
+    (receipt times in it) judged, the solver asked in ``owner``'s fair turn;
+    None when the log does not replay on the deal."""
+
+    async def assess(
+        self, owner: str, deal: str, log_entries: Sequence[str], par: int | None
+    ) -> Signals | None: ...
+
+
 class BotLauncher(Protocol):
     """Starts a bot that joins ``room_code`` as ``name`` over the server's own
     protocol; the returned coroutine runs the bot to its end. Raises

@@ -91,6 +91,7 @@ class Results:
         on_finished: OnFinished | None = None,
         on_public_finished: OnPublicFinished | None = None,
         rate_public: RatePublicRace | None = None,
+        on_assess: Callable[[RoomState, Finished], None] | None = None,
     ) -> None:
         self.rooms = rooms
         self.store = rooms.store
@@ -99,6 +100,9 @@ class Results:
         self.on_finished = on_finished
         self.on_public_finished = on_public_finished
         self.rate_public = rate_public
+        #: told once the results are written; starts each racer's integrity
+        #: assessment in a task of its own (``room.assess``), never waited for
+        self.on_assess = on_assess
 
     async def end(self, code: str, race_no: int) -> None:
         """End a race now (its time ran out, or the host ended it): once, whichever
@@ -190,6 +194,8 @@ class Results:
                 session.adopt(ver, state, None, final)
             if record.state.public and self.on_public_finished is not None:
                 await self._public_finished(record.state, finished.standings)
+            if self.on_assess is not None:
+                self.on_assess(record.state, finished)
             return True
 
         if await compare_and_set(SAVE_ATTEMPTS, attempt) is None:

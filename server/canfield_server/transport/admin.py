@@ -53,6 +53,8 @@ MAX_NOTICE_CHARS = 280
 REVIEW_LIST = 100
 #: a result id (``room.ports.room_result``, ``daily_result``)
 _RESULT = re.compile(r"[A-Za-z0-9:_-]{1,100}")
+#: result ids one ``GET /admin/api/cases`` reads at most
+CASES_AT_ONCE = 100
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -220,6 +222,22 @@ class AdminConsole:
         }
         return Response(msgspec.json.encode(body), media_type="application/json")
 
+    async def cases(self, request: Request) -> Response:
+        """Given results' integrity assessments, flagged or not (``?result=ID``, up
+        to ``CASES_AT_ONCE`` times): ``{"cases": {ID: case or null}}``, null while
+        a result's signals are not recorded yet (``room.assess``)."""
+        integrity = request.app.state.integrity
+        if integrity is None:
+            return _refused(404, "this server keeps no integrity review")
+        wanted = request.query_params.getlist("result")
+        if not 1 <= len(wanted) <= CASES_AT_ONCE:
+            raise BadInput(f"result: 1 to {CASES_AT_ONCE} result ids")
+        for result in wanted:
+            if not _RESULT.fullmatch(result):
+                raise BadInput(f"not a result id: {result[:40]!r}")
+        body = {"cases": {result: await integrity.case(result) for result in wanted}}
+        return Response(msgspec.json.encode(body), media_type="application/json")
+
     async def decide(self, request: Request) -> Response:
         """Clear or confirm one open case (``room.review``): once; audited."""
         reviews = request.app.state.hub.reviews
@@ -318,5 +336,6 @@ def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
         ),
         Route("/admin/api/processes/{name}/drain", guarded(console.drain), methods=["POST"]),
         Route("/admin/api/reviews", guarded(console.reviews), methods=["GET"]),
+        Route("/admin/api/cases", guarded(console.cases), methods=["GET"]),
         Route("/admin/api/reviews/{result}/decide", guarded(console.decide), methods=["POST"]),
     ]

@@ -34,6 +34,7 @@ from canfield_server.room.ports import BotLauncher
 from canfield_server.room.rating_races import match_rating_of, public_race_rater
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
+from canfield_server.solving.integrity import LineSignals
 from canfield_server.solving.reviews import LineReviews
 from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.console_store import ConsoleStore
@@ -158,6 +159,7 @@ def create_app(
         integrity = RedisIntegrityStore(redis, retention_days=settings.history_retention_days)
         dealer = DailyDealer(redis, pool, settings)
         reviews = LineReviews(redis, pool, settings)
+        line_signals = LineSignals(pool, settings)
         bus = RoomBus(redis)
         queue = RedisMatchQueue(redis, url)
         hub = Hub(
@@ -181,6 +183,7 @@ def create_app(
             match_rating=match_rating_of(ratings),
             integrity=integrity,
             rating_store=ratings,
+            signals=line_signals,
         )
         bus.start(hub.on_event, hub.resync)
         hub.presence.start()
