@@ -28,7 +28,7 @@ from canfield_protocol import ProtocolError, Role, decode_client, encode, error
 from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
-from canfield_server.room.ports import SolverService
+from canfield_server.room.ports import SignalService, SolverService
 from canfield_server.room.rating_races import match_rating_of, public_race_rater
 from canfield_server.storage.memory import (
     MemoryBackend,
@@ -137,6 +137,7 @@ class Rooms:
         settings: Settings | None = None,
         processes: int = 1,
         solver: SolverService | None = None,
+        signals: SignalService | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.clock = ManualClock()
@@ -183,6 +184,7 @@ class Rooms:
                 match_rating=match_rating_of(self.ratings),
                 integrity=self.integrity,
                 rating_store=self.ratings,
+                signals=signals,
             )
             bus.start(hub.on_event, hub.resync)
             self.buses.append(bus)
