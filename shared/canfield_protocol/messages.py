@@ -503,12 +503,14 @@ class Row(msgspec.Struct, kw_only=True):
 
 class RatedRow(Row, kw_only=True, omit_defaults=True):
     """A ``finished`` standings row: for an identified racer in a public race, their
-    shown rating after the race, its uncertainty (``±``) and the change the race
-    made; bots, and racers of room races, have none of the three."""
+    rating after the race (the estimate), its uncertainty (``±``), whether it is
+    still provisional (shown with a "?") and the change the race made to the
+    estimate; bots, and racers of room races, have none of them."""
 
     rating: int | None = None
     rating_deviation: int | None = None
     rating_change: int | None = None
+    rating_provisional: bool | None = None
     #: the integrity review of this result: ``open`` (flagged: under review, off
     #: the ladder and the daily ranked list until the operator decides) or
     #: ``confirmed`` (removed); absent: nothing to say
@@ -521,6 +523,7 @@ def rated_row(
     rating: int | None = None,
     rating_deviation: int | None = None,
     rating_change: int | None = None,
+    rating_provisional: bool | None = None,
 ) -> RatedRow:
     """``row`` as a ``finished`` standings row, rated or not."""
     return RatedRow(
@@ -528,6 +531,7 @@ def rated_row(
         rating=rating,
         rating_deviation=rating_deviation,
         rating_change=rating_change,
+        rating_provisional=rating_provisional,
     )
 
 

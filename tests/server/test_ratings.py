@@ -13,8 +13,20 @@ from canfield_client.processes import ServerProcess
 from canfield_protocol import Member, MemberStatus, Role, Row, encode, rated_row
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules
+from canfield_server.room.ports import LadderRow, RatingPoint, StoredRating
 from canfield_server.room.rating_races import public_race_rater, rate_public_race
-from canfield_server.room.ratings import NEWCOMER, Placed, Rating, leavers_last, rate, shown
+from canfield_server.room.ratings import (
+    NEWCOMER,
+    PROVISIONAL_DEVIATION,
+    Placed,
+    Rating,
+    deviation,
+    estimate,
+    leavers_last,
+    provisional,
+    rate,
+    shown,
+)
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryIdentityStore,
@@ -48,10 +60,27 @@ def test_the_winner_goes_up_the_last_goes_down_and_everyone_grows_surer() -> Non
     assert mus[0] > NEWCOMER.mu > mus[-1]
     assert all(out[p.identity].rating.sigma < NEWCOMER.sigma for p in order)
     assert all(out[p.identity].rating.races == 1 for p in order)
-    # the shown number: the winner's moves most; the last's least (it may still
-    # rise a little: the model is surer of them, and the number is conservative)
+    # the estimate shown: the winner's rises most, the last's falls most
     changes = [out[f"i{n}"].change for n in range(1, 9)]
-    assert changes == sorted(changes, reverse=True) and changes[0] > 0
+    assert changes == sorted(changes, reverse=True) and changes[0] > 0 > changes[-1]
+
+
+def test_two_newcomers_who_give_up_alike_move_nobody_up() -> None:
+    """Both gave up with the same cards home: a tie. Their estimate stays 1000,
+    still provisional, and the race's change is 0 for both; only the cautious
+    number the ladder orders by rises, as the model grew surer of them."""
+    out = rate([Placed("a", 1), Placed("b", 1)], {})
+    for rated in out.values():
+        assert rated.change == 0 and estimate(rated.rating) == 1000
+        assert provisional(deviation(rated.rating))
+        assert shown(rated.rating) > shown(NEWCOMER)
+
+
+def test_a_rating_is_provisional_until_the_races_make_it_sure() -> None:
+    regular = Rating(mu=30.0, sigma=2.0, races=50)
+    assert provisional(deviation(NEWCOMER)) and not provisional(deviation(regular))
+    assert not provisional(PROVISIONAL_DEVIATION) and provisional(PROVISIONAL_DEVIATION + 1)
+    assert estimate(regular) == 1200 and shown(regular) == 1000 + 40 * (30 - 3 * 2)
 
 
 def test_a_tie_rates_alike_and_beating_a_strong_field_counts_more() -> None:
@@ -97,7 +126,8 @@ async def test_a_public_race_rates_identified_humans_only_and_feeds_the_ladder()
     third, left = by_id["m3"], by_id["m1"]
     assert b'"rating' not in encode(by_id["bot"])  # sent with none of the three
     assert third.rating is not None and left.rating is not None
-    assert third.rating == shown(race.by_identity["h3"].rating)
+    assert third.rating == estimate(race.by_identity["h3"].rating)
+    assert third.rating_provisional is True  # two races are far from sure
     assert left.rating_change == race.by_identity["h1"].change < 0
     encoded = {r["id"]: r for r in msgspec.json.decode(msgspec.json.encode(race.standings))}
     assert "rating" in encoded["m3"] and "rating" not in encoded["bot"]
@@ -191,8 +221,41 @@ async def test_the_ladder_and_my_rating_over_http(server: ServerProcess, connect
         assert three["draw"] == 3 and three["races"] == 5 and three["provisional"] is False
         assert [p["at"] for p in three["history"]] == [10, 3, 2, 1, 0]
         assert three["rating"] == three["history"][0]["rating"] and three["deviation"] > 0
+        assert three["cautious"] == three["history"][0]["cautious"] != three["rating"]
         status, body = get(server.http_url + "/api/rating", {"X-Canfield-Identity": "A" * 24})
         assert status == 401 and body["code"] == "bad-identity"
+
+        # the ladder's order is the cautious number's: a sure 1200 above a lucky
+        # 1300 still provisional; a row stored before the estimate was kept
+        # shows it too, worked out from its cautious number and deviation
+        sure = Rating(mu=30.0, sigma=2.0)
+        lucky = Rating(mu=32.5, sigma=6.5)
+        rows: list[tuple[str, Rating, int | None]] = [("Sure", sure, estimate(sure))]
+        rows.append(("Lucky", lucky, estimate(lucky)))
+        rows.append(("Old", Rating(mu=29.0, sigma=3.0), None))
+        point = RatingPoint(at=1, rating=0, deviation=0, change=0, rank=1, players=2)
+        await store.save_ratings(
+            1,
+            [
+                (
+                    f"h{name}",
+                    StoredRating(mu=r.mu, sigma=r.sigma, races=9, name=name),
+                    point,
+                    LadderRow(
+                        name=name,
+                        rating=shown(r),
+                        deviation=deviation(r),
+                        races=9,
+                        estimate=number,
+                    ),
+                )
+                for name, r, number in rows
+            ],
+        )
+        status, body = get(server.http_url + "/api/ladder?draw=1")
+        shown_rows = [(r["name"], r["rating"], r["rating_provisional"]) for r in body["rows"]]
+        assert shown_rows == [("Sure", 1200, False), ("Old", 1160, False), ("Lucky", 1300, True)]
+        assert [r["cautious"] for r in body["rows"]] == [1960, 1800, 1520]
     finally:
         await store.close()
         await redis.aclose()
@@ -244,5 +307,6 @@ async def test_results_saved_again_after_a_conflict_rate_the_public_race_once(
     by_name = {row["name"]: row for row in rows}
     for name, identity in zip(("Ann", "Bob", "Cara"), hashes, strict=True):
         (point,) = await world.ratings.rating_history(identity, 3, 10)
-        assert by_name[name]["rating"] == point.rating
+        assert by_name[name]["rating"] == point.estimate == 1000  # all alike: a tie
+        assert by_name[name]["rating_provisional"] is True
         assert by_name[name]["rating_change"] == point.change

@@ -86,7 +86,9 @@ def test_race_now_puts_two_pages_in_one_public_race_listed_live(
         expect(ratings).to_contain_text(title)
         for name, row in rated.items():
             line = ratings.locator(f'li:has-text("{name}")')
-            expect(line).to_contain_text(f"± {row['rating_deviation']}")
+            # newcomers: each rating is provisional, marked "?"
+            assert row["rating_provisional"] is True
+            expect(line).to_contain_text(f"? ± {row['rating_deviation']}")
             change = row["rating_change"]
             sign = "+" if change > 0 else "\u2212" if change < 0 else "\u00b1"
             expect(line).to_contain_text(f"({sign}{abs(change)})")
@@ -144,9 +146,11 @@ def test_two_racers_who_race_again_are_rated_and_keep_both_races(
     browser: Browser, server: ServerProcess
 ) -> None:
     """Two racers of a quick race press Race again and race in the next public
-    race: its results rate both, and /me lists both races."""
+    race: its results rate both, and /me lists both races. Both give up with the
+    same cards home each time: nobody's rating moves up."""
     base = server.http_url
     ana, bob = new_page(browser), new_page(browser)
+    frames = record_frames(ana)
     race_now(ana, base, "Ana")
     race_now(bob, base, "Bob")
     first = ana.url
@@ -168,5 +172,13 @@ def test_two_racers_who_race_again_are_rated_and_keep_both_races(
     for page in (ana, bob):
         ratings = page.locator("#race-ratings")
         expect(ratings.locator("li")).to_have_count(2)
+        expect(ratings.locator("li .rating-change")).to_have_text(["1,000? ± 312 (±0)"] * 2)
+        expect(ratings.locator(".rating-mark")).to_contain_text('"?" is provisional')
+    finished = [f for f in frames if f["type"] == "finished"]
+    assert len(finished) == 2
+    for race in finished:
+        assert [row["rating_change"] for row in race["standings"]] == [0, 0]
+        assert {row["rating"] for row in race["standings"]} == {1000}
+    for page in (ana, bob):
         page.goto(base + "/me")
         expect(page.locator("#me-history tbody tr")).to_have_count(2)

@@ -75,7 +75,10 @@ def test_the_ladder_and_my_rating_chart(browser: Browser, server: ServerProcess)
     page.reload()
     line = page.locator("#me-rating .rating-line[data-draw='3']")
     expect(line).to_contain_text(f"after {RACES} rated races")
-    expect(line).not_to_contain_text("provisional")
+    # on the ladder already (5 races), but six races leave the rating uncertain: "?"
+    expect(line).not_to_contain_text("on the ladder after")
+    expect(line).to_contain_text("? \u00b1")
+    expect(line).to_contain_text("provisional: still uncertain")
     expect(page.locator("#me-rating svg.rating-chart circle.dot")).to_have_count(RACES)
     shoot(page, "me-1366-en")
 
@@ -84,10 +87,11 @@ def test_the_ladder_and_my_rating_chart(browser: Browser, server: ServerProcess)
     # Ivo has two races: not on the ladder yet
     expect(rows).to_have_count(3)
     expect(rows.locator("td.c-name")).to_have_text(["Ana", "Bea", "Cvita"])
-    expect(rows.first.locator("td.c-rating")).to_contain_text("\u00b1")
+    expect(rows.first.locator("td.c-rating")).to_contain_text("? \u00b1")
+    expect(page.locator("#ladder-lead")).to_contain_text("the order is a cautious rating")
     # the browser's own line: Ana's rating, as the ladder shows it
     ana = rows.first.locator("td.c-rating").inner_text()
-    you = f"You: 3 cards: {ana} after {RACES} rated races"
+    you = f"You: 3 cards: {ana} after {RACES} rated races \u00b7 provisional: still uncertain"
     expect(page.locator("#ladder-you")).to_have_text(you)
     expect(page.locator("#ladder-lead")).to_contain_text("after 5 rated races")
     expect(page.locator(".site-nav a[href='/ladder']")).to_have_attribute("aria-current", "page")

@@ -471,12 +471,15 @@ class RatingPoint(msgspec.Struct, frozen=True, kw_only=True):
 
     #: server ms when the race was rated
     at: int
-    #: the shown rating after the race, its uncertainty, and the change
+    #: the cautious rating after the race (``ratings.shown``), its uncertainty, and
+    #: the change of the estimate (of the cautious number, in points stored before)
     rating: int
     deviation: int
     change: int
     rank: int
     players: int
+    #: the estimate after the race (``ratings.estimate``; None in points stored before)
+    estimate: int | None = None
 
 
 class RatingChange(msgspec.Struct, frozen=True, array_like=True):
@@ -488,12 +491,14 @@ class RatingChange(msgspec.Struct, frozen=True, array_like=True):
 
 
 class LadderRow(msgspec.Struct, frozen=True, kw_only=True):
-    """A ladder row: the name, the shown rating and its uncertainty, rated races."""
+    """A ladder row: the name, the cautious rating (its order) and its uncertainty,
+    rated races, and the estimate shown (None in rows stored before)."""
 
     name: str
     rating: int
     deviation: int
     races: int
+    estimate: int | None = None
 
 
 class RatingStore(Protocol):

@@ -37,8 +37,10 @@ from canfield_server.room.ratings import (
     Rated,
     Rating,
     deviation,
+    estimate,
     leavers_last,
     match_number,
+    provisional,
     rate,
     shown,
 )
@@ -59,7 +61,7 @@ class RatedRace(NamedTuple):
     """The standings to send in ``finished`` and each rated identity's outcome."""
 
     standings: list[RatedRow]
-    #: identity (token hash) -> its new rating and the change of its shown number
+    #: identity (token hash) -> its new rating and the change of its estimate
     by_identity: dict[str, Rated]
     #: what to store once the race's results are written
     saved: list[Saved]
@@ -109,9 +111,16 @@ async def rate_public_race(
             change=change,
             rank=placed.rank,
             players=len(standings),
+            estimate=estimate(new),
         )
         ladder_row = (
-            LadderRow(name=names[placed.identity], rating=number, deviation=spread, races=new.races)
+            LadderRow(
+                name=names[placed.identity],
+                rating=number,
+                deviation=spread,
+                races=new.races,
+                estimate=estimate(new),
+            )
             if new.races >= min_races
             else None
         )
@@ -134,11 +143,13 @@ def _with_rating(row: Row, identities: Mapping[str, str], outcome: dict[str, Rat
     found = outcome.get(identities.get(row.id, ""))
     if found is None:
         return rated_row(row)
+    spread = deviation(found.rating)
     return rated_row(
         row,
-        rating=shown(found.rating),
-        rating_deviation=deviation(found.rating),
+        rating=estimate(found.rating),
+        rating_deviation=spread,
         rating_change=found.change,
+        rating_provisional=provisional(spread),
     )
 
 

@@ -8,13 +8,22 @@ who share a rank tie. The caller ranks a racer who left, or dropped past
 the grace time, last (``leavers_last``): this module takes the order as
 given.
 
-Shown as one number, the conservative ``mu - 3 sigma`` (the skill the
-player is very likely above) on a friendlier scale: ``SHOWN_BASE +
-SHOWN_SCALE * (mu - 3 sigma)``, so a newcomer shows 1000 and rises as the
-model grows sure of them; the uncertainty beside it is ``SHOWN_SCALE *
-sigma`` (one standard deviation on the same scale). The ladder orders by
-the same conservative number, and lists a player only after
-``Settings.rating_min_races`` rated races.
+A player sees the **estimate**: the mean skill on a friendlier scale,
+``SHOWN_BASE + SHOWN_SCALE * (mu - NEWCOMER.mu)`` (``estimate``: a newcomer
+shows 1000), marked provisional ("1000?", as lichess shows "1500?") while
+its uncertainty ``SHOWN_SCALE * sigma`` (``deviation``, one standard
+deviation on the same scale, shown as ``±``) is above
+``PROVISIONAL_DEVIATION``. The change a race made is the change of that
+estimate: two racers who tie move nobody up, however sure the model grew
+of them. Public races are matched by the same number (``match_number``).
+
+The ladder orders by the **cautious** number instead, ``shown``:
+``SHOWN_BASE + SHOWN_SCALE * (mu - 3 sigma)``, the skill the player is very
+likely above, which rises as the uncertainty shrinks whatever the results:
+a racer climbs the ladder only once many races have made their estimate
+sure. It lists a player only after ``Settings.rating_min_races`` rated
+races. Ratings stored before the estimate was kept give it back from the
+cautious number and the deviation (``estimate_from``).
 
 Pure: no storage, no clock (``rate_public_race`` in ``room.rating_races``
 reads and writes through the ``RatingStore`` port).
@@ -36,7 +45,11 @@ __all__ = [
     "Placed",
     "Rated",
     "NEWCOMER",
+    "PROVISIONAL_DEVIATION",
     "shown",
+    "estimate",
+    "estimate_from",
+    "provisional",
     "deviation",
     "match_number",
     "rate",
@@ -46,6 +59,10 @@ __all__ = [
 #: the shown rating of ``mu - 3 sigma == 0`` (a newcomer), and points per unit of skill
 SHOWN_BASE = 1000
 SHOWN_SCALE = 40
+#: a rating is provisional ("1000?") while its deviation is above this many points
+#: (a newcomer's is 333; about ten races against one other racer, fewer in bigger
+#: fields, bring it under)
+PROVISIONAL_DEVIATION = 250
 
 _MODEL = PlackettLuce()
 
@@ -62,15 +79,32 @@ NEWCOMER = Rating(mu=_MODEL.mu, sigma=_MODEL.sigma)
 
 
 def shown(rating: Rating) -> int:
-    """The one number a player sees (and the ladder orders by)."""
+    """The cautious number the ladder orders by (``mu - 3 sigma`` on the shown scale)."""
     return round(SHOWN_BASE + SHOWN_SCALE * (rating.mu - 3 * rating.sigma))
 
 
-def match_number(rating: Rating) -> int:
-    """The number public races match by: the mean skill on the shown scale, a
-    newcomer's at ``SHOWN_BASE`` (not the cautious shown number, which puts a
-    newcomer far below the average regular they likely equal)."""
+def estimate(rating: Rating) -> int:
+    """The rating a player sees: the mean skill on the shown scale, a newcomer's
+    at ``SHOWN_BASE``."""
     return round(SHOWN_BASE + SHOWN_SCALE * (rating.mu - NEWCOMER.mu))
+
+
+def estimate_from(cautious: int, spread: int) -> int:
+    """The estimate of a rating stored as its cautious number and its deviation
+    only (before the estimate was kept): within a point or two of ``estimate``."""
+    return cautious + 3 * spread - round(SHOWN_SCALE * 3 * NEWCOMER.sigma)
+
+
+def provisional(spread: int) -> bool:
+    """A rating whose deviation is this wide is shown with a "?": the races have
+    not made it sure yet."""
+    return spread > PROVISIONAL_DEVIATION
+
+
+def match_number(rating: Rating) -> int:
+    """The number public races match by: the estimate (not the cautious number,
+    which puts a newcomer far below the average regular they likely equal)."""
+    return estimate(rating)
 
 
 def deviation(rating: Rating) -> int:
@@ -86,7 +120,7 @@ class Placed(NamedTuple):
 
 
 class Rated(NamedTuple):
-    """A racer's rating after the race, and how much their shown number moved."""
+    """A racer's rating after the race, and how much their estimate moved."""
 
     rating: Rating
     change: int
@@ -110,7 +144,7 @@ def rate(order: Sequence[Placed], current: dict[str, Rating]) -> dict[str, Rated
     out = {}
     for placed, old, (new,) in zip(order, before, after, strict=True):
         rating = Rating(mu=new.mu, sigma=new.sigma, races=old.races + 1)
-        out[placed.identity] = Rated(rating, shown(rating) - shown(old))
+        out[placed.identity] = Rated(rating, estimate(rating) - estimate(old))
     return out
 
 

@@ -10,7 +10,15 @@ from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from canfield_server.room.ratings import Rating, deviation, shown
+from canfield_server.room.ports import LadderRow, RatingPoint
+from canfield_server.room.ratings import (
+    Rating,
+    deviation,
+    estimate,
+    estimate_from,
+    provisional,
+    shown,
+)
 
 __all__ = ["LADDER_SIZE", "MY_POINTS", "ladder", "my_rating"]
 
@@ -26,6 +34,37 @@ def _draw(request: Request) -> int | None:
     return int(raw) if raw in ("1", "3") else None
 
 
+def _ladder_row(row: LadderRow) -> dict[str, object]:
+    """A ladder row as the page shows it: the estimate (with its "?" while
+    provisional) and the cautious number the ladder is ordered by."""
+    number = row.estimate if row.estimate is not None else estimate_from(row.rating, row.deviation)
+    return {
+        "name": row.name,
+        "rating": number,
+        "deviation": row.deviation,
+        "rating_provisional": provisional(row.deviation),
+        "cautious": row.rating,
+        "races": row.races,
+    }
+
+
+def _point(point: RatingPoint) -> dict[str, object]:
+    """A history point as the chart shows it: the estimate after the race."""
+    number = point.estimate
+    if number is None:
+        number = estimate_from(point.rating, point.deviation)
+    return {
+        "at": point.at,
+        "rating": number,
+        "deviation": point.deviation,
+        "rating_provisional": provisional(point.deviation),
+        "cautious": point.rating,
+        "change": point.change,
+        "rank": point.rank,
+        "players": point.players,
+    }
+
+
 def _json(body: object) -> Response:
     return Response(
         msgspec.json.encode(body),
@@ -35,9 +74,9 @@ def _json(body: object) -> Response:
 
 
 async def ladder(request: Request) -> Response:
-    """The top ``LADDER_SIZE`` of a draw mode by shown (conservative) rating,
-    only identities with ``rating_min_races`` rated races, none under review or
-    barred from ranked play (``room.review``)."""
+    """The top ``LADDER_SIZE`` of a draw mode by the cautious rating, only
+    identities with ``rating_min_races`` rated races, none under review or
+    barred from ranked play (``room.review``); each row shows its estimate."""
     draw = _draw(request)
     if draw is None:
         return JSONResponse({"error": "draw must be 1 or 3"}, status_code=400)
@@ -51,7 +90,7 @@ async def ladder(request: Request) -> Response:
     except (RedisError, OSError):
         return JSONResponse(_UNAVAILABLE, status_code=503)
     # a row written under a lower minimum (the setting since raised) stays out
-    shown_rows = [r for r in rows if r.races >= settings.rating_min_races]
+    shown_rows = [_ladder_row(r) for r in rows if r.races >= settings.rating_min_races]
     return _json({"draw": draw, "min_races": settings.rating_min_races, "rows": shown_rows})
 
 
@@ -69,14 +108,17 @@ async def my_rating(request: Request) -> Response:
                 continue
             rating = Rating(mu=found.mu, sigma=found.sigma, races=found.races)
             points = await ratings.rating_history(identity.token_hash, draw, MY_POINTS)
+            spread = deviation(rating)
             out.append(
                 {
                     "draw": draw,
-                    "rating": shown(rating),
-                    "deviation": deviation(rating),
+                    "rating": estimate(rating),
+                    "deviation": spread,
+                    "rating_provisional": provisional(spread),
+                    "cautious": shown(rating),
                     "races": found.races,
                     "provisional": found.races < hub.settings.rating_min_races,
-                    "history": points,
+                    "history": [_point(point) for point in points],
                 }
             )
     except ProtocolError as exc:

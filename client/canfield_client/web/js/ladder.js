@@ -1,5 +1,6 @@
-// The ladder page (/ladder): the best racers of public races per draw mode, by
-// the cautious rating (GET /api/ladder), and this browser identity's own rating
+// The ladder page (/ladder): the best racers of public races per draw mode,
+// ordered by the cautious rating and each shown with its estimate ("?" while
+// provisional) (GET /api/ladder), and this browser identity's own rating
 // (GET /api/rating). ?draw=1 opens the Draw 1 ladder.
 
 import { $, $$, h } from "./dom.js";
@@ -47,7 +48,11 @@ function render() {
         {},
         h("td", { class: "c-place", text: i + 1 }),
         h("td", { class: "c-name", text: row.name }),
-        h("td", { class: "c-rating", text: ratingText(row.rating, row.deviation) }),
+        h("td", {
+          class: "c-rating",
+          title: row.rating_provisional ? t("rt_mark_note") : null,
+          text: ratingText(row.rating, row.deviation, row.rating_provisional),
+        }),
         h("td", { class: "c-races", text: row.races.toLocaleString(getLang()) }),
       ),
     ),

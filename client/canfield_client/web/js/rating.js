@@ -1,38 +1,44 @@
-// Public races' ratings on a page: the shown number with its uncertainty, one's
-// own ratings (GET /api/rating, with the identity's token) and the small chart of
+// Public races' ratings on a page: the estimate with its uncertainty, marked "?"
+// while provisional (still uncertain, as lichess shows "1500?"), one's own
+// ratings (GET /api/rating, with the identity's token) and the small chart of
 // them (/me). The server computes everything; the page only words and draws it.
 
 import { h, svgEl as svg } from "./dom.js";
 import { getLang, t } from "./i18n.js";
 import { identityToken } from "./identity.js";
 
-/** "1 234 ± 85": the cautious rating and its uncertainty. */
-export function ratingText(rating, deviation) {
+/** "1 234 ± 85", "1 000? ± 323": the rating (its estimate), "?" while it is
+ * provisional, and its uncertainty. */
+export function ratingText(rating, deviation, provisional = false) {
   const n = (value) => Number(value).toLocaleString(getLang());
-  return `${n(rating)} \u00b1 ${n(deviation)}`;
+  return `${n(rating)}${provisional ? "?" : ""} \u00b1 ${n(deviation)}`;
 }
 
-/** "+34", "−12", "±0": how much one race moved a shown rating. */
+/** "+34", "−12", "±0": how much one race moved a rating's estimate. */
 export function changeText(change) {
   const n = Math.abs(change).toLocaleString(getLang());
   return change > 0 ? `+${n}` : change < 0 ? `\u2212${n}` : "\u00b10";
 }
 
 /** A public race's rated racers (rows with a ``rating``) and what the race did to
- * each: "Ann 1 512 ± 210 (+34)", ours marked; null when nobody was rated (a room
- * race, or a public race of one human among bots). */
+ * each: "Ann 1 512 ± 210 (+34)", "Bo 1 000? ± 323 (±0)", ours marked, and what
+ * the "?" means when one shows; null when nobody was rated (a room race, or a
+ * public race of one human among bots). */
 export function raceRatings(rows, me) {
   const rated = rows.filter((row) => row.rating != null);
   if (!rated.length) return null;
+  const direction = (change) => (change < 0 ? "down" : change > 0 ? "up" : "same");
   return h("div", { class: "series race-ratings", id: "race-ratings" },
     h("h3", { text: t("rt_after_race") }),
     h("ul", { class: "series-scores" },
       ...rated.map((row) => h("li", { class: row.id === me ? "me" : "", dataset: { racer: row.id } },
         h("span", { class: "who", text: row.name }),
-        h("span", { class: `rating-change ${row.rating_change < 0 ? "down" : "up"}`,
-          text: t("rt_with_change", { rating: ratingText(row.rating, row.rating_deviation), change: changeText(row.rating_change) }) }),
+        h("span", { class: `rating-change ${direction(row.rating_change)}`,
+          title: row.rating_provisional ? t("rt_mark_note") : null,
+          text: t("rt_with_change", { rating: ratingText(row.rating, row.rating_deviation, row.rating_provisional), change: changeText(row.rating_change) }) }),
       )),
     ),
+    rated.some((row) => row.rating_provisional) ? h("p", { class: "hint rating-mark", text: t("rt_mark_note") }) : null,
   );
 }
 
@@ -49,10 +55,13 @@ export async function myRatings() {
   }
 }
 
-/** One draw mode's rating in a sentence: the number, the races, provisional or not. */
+/** One draw mode's rating in a sentence: the number ("?" while provisional), the
+ * races, and the races still to run before the ladder lists it. */
 export function ratingSummary(entry, minRaces) {
-  const parts = [t("rt_summary", { draw: t(entry.draw === 1 ? "draw1" : "draw3"), rating: ratingText(entry.rating, entry.deviation), n: entry.races })];
-  if (entry.provisional) parts.push(t("rt_provisional", { n: Math.max(1, minRaces - entry.races) }));
+  const rating = ratingText(entry.rating, entry.deviation, entry.rating_provisional);
+  const parts = [t("rt_summary", { draw: t(entry.draw === 1 ? "draw1" : "draw3"), rating, n: entry.races })];
+  if (entry.rating_provisional) parts.push(t("rt_provisional"));
+  if (entry.provisional) parts.push(t("rt_to_ladder", { n: Math.max(1, minRaces - entry.races) }));
   return parts.join(" \u00b7 ");
 }
 
@@ -82,7 +91,8 @@ export function ratingChart(points, width = 560) {
   chart.append(svg("path", { d: path, class: "line" }));
   series.forEach((p, i) => {
     const dot = svg("circle", { cx: x(i), cy: y(p.rating), r: 4, class: p.change >= 0 ? "dot up" : "dot down" });
-    dot.append(svg("title", {}, t("rt_point", { rating: ratingText(p.rating, p.deviation), change: changeText(p.change), place: p.rank, n: p.players })));
+    const rating = ratingText(p.rating, p.deviation, p.rating_provisional);
+    dot.append(svg("title", {}, t("rt_point", { rating, change: changeText(p.change), place: p.rank, n: p.players })));
     chart.append(dot);
   });
   chart.append(svg("text", { x: pad.l + (W - pad.l - pad.r) / 2, y: H - 6, "text-anchor": "middle", class: "axis-label" }, t("me_chart_x")));
