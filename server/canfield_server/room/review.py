@@ -44,7 +44,7 @@ from canfield_server.room.ports import (
     StoredRating,
     StoredRow,
 )
-from canfield_server.room.ratings import Rating, deviation, shown
+from canfield_server.room.ratings import Rating, deviation, estimate, shown
 
 __all__ = ["Reviews", "DailySplit", "LADDER_SLACK"]
 
@@ -167,12 +167,19 @@ class Reviews:
                 at=self.clock.now_ms(),
                 rating=number,
                 deviation=spread,
-                change=number - shown(before),
+                change=estimate(after) - estimate(before),
                 rank=0,
                 players=0,
+                estimate=estimate(after),
             )
             listed = after.races >= self.min_races and identity not in barred
-            row = LadderRow(name=was.name, rating=number, deviation=spread, races=after.races)
+            row = LadderRow(
+                name=was.name,
+                rating=number,
+                deviation=spread,
+                races=after.races,
+                estimate=estimate(after),
+            )
             keep = StoredRating(mu=after.mu, sigma=after.sigma, races=after.races, name=was.name)
             saved.append((identity, keep, point, row if listed else None))
         await self.ratings.save_ratings(draw, saved)
