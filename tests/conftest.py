@@ -6,11 +6,13 @@ machine but fail when ``CI=true``, so CI can never go green by skipping.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 
@@ -107,3 +109,27 @@ def server(server_factory: ServerFactory) -> ServerProcess:
     every setting as shipped but the countdown (0.3 s, not 3: a test waits for
     the start of each race it runs)."""
     return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
+
+
+#: the ``identified`` fixture: ``await identified(server, address=None)`` -> a
+#: ``RaceClient`` with a new identity
+Identified = Callable[..., Awaitable[RaceClient]]
+
+
+@pytest.fixture
+async def identified() -> AsyncIterator[Identified]:
+    opened: list[RaceClient] = []
+
+    async def open_one(server: ServerProcess, address: str | None = None) -> RaceClient:
+        """A new identity on ``server``, connected from ``address`` (a loopback
+        address: another network to the server) or this host."""
+        local = (address, 0) if address else None
+        client = await RaceClient(server.ws_url, local_addr=local).connect()
+        opened.append(client)
+        await client.identify(None)
+        return client
+
+    yield open_one
+    for client in opened:
+        with contextlib.suppress(Exception):
+            await client.close()

@@ -515,6 +515,10 @@ class RatedRow(Row, kw_only=True, omit_defaults=True):
     #: the ladder and the daily ranked list until the operator decides) or
     #: ``confirmed`` (removed); absent: nothing to say
     review: str | None = None
+    #: why an identified racer of a public race was not rated (fair play,
+    #: docs/security.md): ``same-network``, ``pair-limit``, ``left-early``,
+    #: ``barred``, ``no-opponent``; absent: rated, or nothing to rate (bots, rooms)
+    unrated: str | None = None
 
 
 def rated_row(
@@ -524,6 +528,7 @@ def rated_row(
     rating_deviation: int | None = None,
     rating_change: int | None = None,
     rating_provisional: bool | None = None,
+    unrated: str | None = None,
 ) -> RatedRow:
     """``row`` as a ``finished`` standings row, rated or not."""
     return RatedRow(
@@ -532,6 +537,7 @@ def rated_row(
         rating_deviation=rating_deviation,
         rating_change=rating_change,
         rating_provisional=rating_provisional,
+        unrated=unrated,
     )
 
 

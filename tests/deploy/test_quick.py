@@ -23,8 +23,14 @@ from canfield_protocol import BotOffer, EndRace, ErrorCode, Joined, Phase, RaceA
 from tests.conftest import ServerFactory
 from tests.deploy.conftest import BEHIND_NGINX, NginxFactory, NginxProcess, instance_of
 
-#: a countdown long enough for a third racer to arrive inside it; a short bot offer
-QUICK_ENV = {"CANFIELD_COUNTDOWN_S": "2", "CANFIELD_QUICK_BOT_OFFER_S": "1"}
+#: a countdown long enough for a third racer to arrive inside it; a short bot offer;
+#: a racer who leaves after a move is rated (the fair-play rule's first seconds
+#: are not waited out here: tests/deploy/test_fair_play.py covers them)
+QUICK_ENV = {
+    "CANFIELD_COUNTDOWN_S": "2",
+    "CANFIELD_QUICK_BOT_OFFER_S": "1",
+    "CANFIELD_FAIR_PLAY_LEFT_EARLY_S": "0",
+}
 
 Open = Callable[[str], Awaitable[RaceClient]]
 
@@ -178,7 +184,7 @@ async def test_strangers_on_two_processes_meet_in_one_public_race(
 async def test_a_racer_who_leaves_is_rated_last_and_the_rest_move_up(
     proxy: NginxProcess, identified: Open
 ) -> None:
-    """A scripted finishing order on two processes: Cara leaves mid-race, Ann and
+    """A scripted finishing order on two processes: Cara plays, then leaves mid-race, Ann and
     Bob give up alike (a tie). Cara counts last, whatever she had done: her
     rating goes down, theirs go up, by the same amount (a tie rates alike)."""
     ann, bob, cara = await identified(""), await identified(""), await identified("")
@@ -186,6 +192,7 @@ async def test_a_racer_who_leaves_is_rated_last_and_the_rest_move_up(
     assert (await bob.quick("Bob")).room == room
     assert (await cara.quick("Cara")).room == room
     await asyncio.gather(*(c.wait_started(15) for c in (ann, bob, cara)))
+    await cara.move("S")  # she raced: leaving before any move would rate nobody (fair play)
     await cara.leave()
     await ann.give_up()
     await bob.give_up()

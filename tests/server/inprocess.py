@@ -29,7 +29,7 @@ from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import SignalService, SolverService
-from canfield_server.room.rating_races import match_rating_of, public_race_rater
+from canfield_server.room.rating_races import FairPlay, match_rating_of, public_race_rater
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
@@ -180,6 +180,7 @@ class Rooms:
                     min_races=self.settings.rating_min_races,
                     clock=self.clock,
                     integrity=self.integrity,
+                    fair_play=FairPlay.of(self.settings),
                 ),
                 match_rating=match_rating_of(self.ratings),
                 integrity=self.integrity,

@@ -456,6 +456,12 @@ async def test_identities_keep_streaks_histories_and_replays(world: World) -> No
     assert await store.races("h", 10) == []
     await store.link_member("ROOM", "p0", "h")
     assert await store.room_identities("ROOM") == {"p0": "h"}
+    assert await store.room_networks("ROOM") == {}  # no network (an in-process peer)
+    await store.link_member("ROOM", "p1", "h2", "203.0.113.0/24")
+    await store.link_member("ROOM", "p0", "h", "198.51.100.0/24")
+    assert await store.room_networks("ROOM") == {"p0": "198.51.100.0/24", "p1": "203.0.113.0/24"}
+    await store.link_member("ROOM", "p0", "h")  # the seat taken again from no network
+    assert await store.room_networks("ROOM") == {"p1": "203.0.113.0/24"}
     await store.save_replay("r1", b"{}")
     assert await store.load_replay("r1") == b"{}"
     assert await store.load_replay("r2") is None
@@ -671,6 +677,14 @@ async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> 
     assert await store.claim_race("K7QX2M", 2)
     assert not await store.claim_race("K7QX2M", 2)
     assert await store.claim_race("K7QX2M", 3) and await store.claim_race("B8ZZ2M", 2)
+    # races rated per pair of identities, per UTC day
+    assert await store.pairs_rated("2026-12-01", ["a:b", "a:c"]) == {}
+    await store.note_pairs("2026-12-01", ["a:b", "a:c"])
+    await store.note_pairs("2026-12-01", ["a:b"])
+    await store.note_pairs("2026-12-02", ["a:b"])
+    assert await store.pairs_rated("2026-12-01", ["a:b", "a:c", "b:c"]) == {"a:b": 2, "a:c": 1}
+    assert await store.pairs_rated("2026-12-02", ["a:b", "a:c"]) == {"a:b": 1}
+    assert await store.pairs_rated("2026-12-02", []) == {}
     # what a rated race changed is kept, to be given back
     assert await store.race_changes("K7QX2M", 2) == (0, {})
     changes = {"a": RatingChange(1.25, -0.5), "b": RatingChange(-1.0, -0.25)}

@@ -8,8 +8,7 @@ other's race has widened to take them (short bands and waits: ``BAND_ENV``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 from canfield_client.client import RaceClient
@@ -44,22 +43,6 @@ Open = Callable[[ServerProcess], Awaitable[RaceClient]]
 @pytest.fixture
 def processes(server_factory: ServerFactory) -> tuple[ServerProcess, ServerProcess]:
     return server_factory(env=BAND_ENV), server_factory(env=BAND_ENV)
-
-
-@pytest.fixture
-async def identified() -> AsyncIterator[Open]:
-    opened: list[RaceClient] = []
-
-    async def open_one(server: ServerProcess) -> RaceClient:
-        client = await RaceClient(server.ws_url).connect()
-        opened.append(client)
-        await client.identify(None)
-        return client
-
-    yield open_one
-    for client in opened:
-        with contextlib.suppress(Exception):
-            await client.close()
 
 
 #: the far racer's stored draw 3 rating, as ten public races would have left it

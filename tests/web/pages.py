@@ -187,6 +187,12 @@ def record_frames(page: Page) -> list[dict[str, Any]]:
     return frames
 
 
+def give_up(page: Page) -> None:
+    """Give up the race (the button, then "Sure?")."""
+    race_button(page, "#give-up").click()
+    page.click("#give-up")
+
+
 def race_button(page: Page, selector: str) -> Locator:
     """A button of the race's header; on a phone give up, end and leave wait behind
     the More button, which this opens first."""

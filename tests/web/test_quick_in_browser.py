@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
 from tests.server.test_quick_bands import rate_far
-from tests.web.pages import new_page, pick_language, race_button, record_frames, wait_board
+from tests.web.pages import give_up, new_page, pick_language, race_button, record_frames, wait_board
 
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
 SHOTS = Path("/tmp/shots-quick")
@@ -68,8 +68,7 @@ def test_race_now_puts_two_pages_in_one_public_race_listed_live(
 
     # the race ends: each racer's new rating and its change, from the finished rows
     for page in (ana, bob):
-        race_button(page, "#give-up").click()
-        page.click("#give-up")  # "Sure?"
+        give_up(page)
     ratings = ana.locator("#race-ratings")
     expect(ratings).to_be_visible()
     (finished,) = [f for f in frames if f["type"] == "finished"]

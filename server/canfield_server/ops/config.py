@@ -206,6 +206,13 @@ class Settings:
     rating_min_races: int = 5
     #: ... and the rating points kept per identity and draw mode (``/me``'s chart)
     rating_history_max: int = 200
+    #: fair play (docs/security.md): public races one pair of identities is rated
+    #: together per UTC day (past it, neither of the pair is rated); 0: no cap
+    fair_play_pair_per_day: int = 3
+    #: a public racer who left (or dropped) before their first move, or made no
+    #: move after this many seconds from the start, is not rated (their leaving
+    #: is nobody's win); 0: only before the first move
+    fair_play_left_early_s: float = 15.0
     #: slow clients (transport/guard.py, transport/ws.py). A request's line and
     #: headers - a WebSocket's upgrade request included - must arrive within this
     #: many seconds of the connection (or of the next request's first byte on a

@@ -251,7 +251,9 @@ class Identities:
         identity = self.by_peer.get(peer)
         if identity is None or self.store is None or not peer.room or not peer.member_id:
             return
-        await self.store.link_member(peer.room, peer.member_id, identity.token_hash)
+        # the seat's network, for the fair-play rules (none for in-process peers)
+        network = self.network(peer) or ""
+        await self.store.link_member(peer.room, peer.member_id, identity.token_hash, network)
 
     async def room_finished(self, code: str, finished: Finished) -> None:
         """A room race's results were written (once): keep its replay, and one

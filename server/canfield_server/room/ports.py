@@ -384,7 +384,16 @@ class IdentityStore(Protocol):
 
     async def note_daily(self, token_hash: str, date: str, day_before: str) -> int: ...
 
-    async def link_member(self, room: str, member_id: str, token_hash: str) -> None: ...
+    async def link_member(
+        self, room: str, member_id: str, token_hash: str, network: str = ""
+    ) -> None:
+        """The seat ``member_id`` of ``room`` is ``token_hash``'s, taken from
+        ``network`` ("": no network - an in-process peer, this host's own)."""
+        ...
+
+    async def room_networks(self, room: str) -> dict[str, str]:
+        """member id -> the network its seat was last taken from (none: absent)."""
+        ...
 
     async def room_identities(self, room: str) -> dict[str, str]: ...
 
@@ -530,6 +539,15 @@ class RatingStore(Protocol):
         ...
 
     async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]: ...
+
+    async def pairs_rated(self, day: str, pairs: list[str]) -> dict[str, int]:
+        """How many public races each pair (``rating_races.pair_key``) was rated
+        together on the UTC ``day`` (pairs never rated that day: absent)."""
+        ...
+
+    async def note_pairs(self, day: str, pairs: list[str]) -> None:
+        """Each pair was rated together once more on ``day`` (kept two days)."""
+        ...
 
     async def save_race_changes(
         self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]

@@ -15,12 +15,16 @@ the race (``RatingStore.claim_race``): a race is rated once.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Mapping, Sequence
+from itertools import combinations
 from typing import NamedTuple
 
+import msgspec
 from canfield_protocol import MemberStatus, RatedRow, RoomState, Row, rated_row
 
-from canfield_server.ops.clock import Clock
+from canfield_server.ops.clock import Clock, today
+from canfield_server.ops.config import Settings
 from canfield_server.room.ports import (
     IdentityStore,
     IntegrityStore,
@@ -45,8 +49,13 @@ from canfield_server.room.ratings import (
     shown,
 )
 from canfield_server.room.results import PlannedRatings, RatePublicRace
+from canfield_server.room.rules import address_prefix
 
 __all__ = [
+    "FairPlay",
+    "Racer",
+    "pair_key",
+    "unrated",
     "RatedRace",
     "match_rating_of",
     "public_race_rater",
@@ -55,6 +64,98 @@ __all__ = [
 
 #: what ``RatingStore.save_ratings`` stores for one identity
 Saved = tuple[str, StoredRating, RatingPoint, LadderRow | None]
+
+
+#: why a racer of a public race is not rated (``RatedRow.unrated``)
+BARRED = "barred"
+LEFT_EARLY = "left-early"
+SAME_NETWORK = "same-network"
+PAIR_LIMIT = "pair-limit"
+NO_OPPONENT = "no-opponent"
+
+
+class FairPlay(NamedTuple):
+    """Who may be rated against whom (docs/security.md, "Fair play")."""
+
+    #: races one pair of identities is rated together per UTC day (0: no cap)
+    pair_per_day: int = 0
+    #: a racer who left (or dropped) before their first move, or made none after
+    #: this long from the start, is not rated (0: only before the first move)
+    left_early_ms: int = 0
+    #: networks that are no network: this host's own (its bots, local tools)
+    own_networks: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, settings: Settings) -> FairPlay:
+        def net(ip: str) -> str | None:
+            return address_prefix(ip, settings.identity_v4_bits, settings.identity_v6_bits)
+
+        own = {n for n in map(net, settings.own_addresses()) if n}
+        return cls(
+            pair_per_day=settings.fair_play_pair_per_day,
+            left_early_ms=round(settings.fair_play_left_early_s * 1000),
+            own_networks=frozenset(own),
+        )
+
+    def left_early(self, row: Row) -> bool:
+        """Left (or dropped past the grace time) with no move, or none after the
+        first ``left_early_ms`` (a leaver's time is that of their last action)."""
+        return row.status == MemberStatus.LEFT and (
+            row.moves == 0 or row.time_ms < self.left_early_ms
+        )
+
+
+class Racer(NamedTuple):
+    """An identified human racer of a public race, as the fair-play rules see them."""
+
+    identity: str
+    #: the networks they count in: their seat's, the one their identity was issued to
+    networks: frozenset[str]
+    left_early: bool
+
+
+def pair_key(a: str, b: str) -> str:
+    """One pair of identities, whichever order they come in."""
+    return ":".join(sorted((a, b)))
+
+
+def unrated(
+    racers: Sequence[Racer],
+    pairs_today: Mapping[str, int],
+    rules: FairPlay,
+    barred: Collection[str] = (),
+) -> dict[str, str]:
+    """The identities of one public race that are not rated, and why (the first
+    rule that takes them out, in this order): ``barred`` (from ranked play);
+    ``left-early`` (out of the rating altogether: their leaving is nobody's win);
+    ``same-network`` (both of any two who share a network, seat or issuance);
+    ``pair-limit`` (both of a pair already rated together ``pair_per_day`` times
+    today); ``no-opponent`` (the one racer left, with nobody to be rated against)."""
+    out: dict[str, str] = {}
+    for racer in racers:
+        if racer.identity in barred:
+            out[racer.identity] = BARRED
+        elif racer.left_early:
+            out[racer.identity] = LEFT_EARLY
+
+    def left() -> list[Racer]:
+        return [r for r in racers if r.identity not in out]
+
+    shared = [(a, b) for a, b in combinations(left(), 2) if a.networks & b.networks]
+    for a, b in shared:
+        out[a.identity] = out[b.identity] = SAME_NETWORK
+    if rules.pair_per_day > 0:
+        over = [
+            (a, b)
+            for a, b in combinations(left(), 2)
+            if pairs_today.get(pair_key(a.identity, b.identity), 0) >= rules.pair_per_day
+        ]
+        for a, b in over:
+            out[a.identity] = out[b.identity] = PAIR_LIMIT
+    alone = left()
+    if len(alone) == 1:
+        out[alone[0].identity] = NO_OPPONENT
+    return out
 
 
 class RatedRace(NamedTuple):
@@ -160,41 +261,75 @@ def public_race_rater(
     min_races: int,
     clock: Clock,
     integrity: IntegrityStore | None = None,
+    fair_play: FairPlay | None = None,
 ) -> RatePublicRace:
     """The results' hook for a public race (``Hub(ratings=...)``): racers who left
     (or dropped past the grace time) are rated last, bots stay unrated, the rest
     by their places. The rows keep the standings' order (the ratings are added to
     them); the ratings are stored by whoever claims the race first, with what the
-    race changed for each (``RatingStore.save_race_changes``). An identity barred
-    from ranked play (``integrity``) races unrated, as a guest does."""
+    race changed for each (``RatingStore.save_race_changes``). The fair-play rules
+    (``unrated``, ``fair_play``; None: none but the bar) take racers out first:
+    an identity barred from ranked play (``integrity``), one that left early,
+    identities sharing a network, a pair rated together too often today; each
+    such row says why (``RatedRow.unrated``)."""
+    play = fair_play or FairPlay()
 
     async def rate_race(state: RoomState, standings: list[Row]) -> PlannedRatings:
         gone = {row.id for row in standings if row.status == MemberStatus.LEFT}
         bots = {member.id for member in state.members if member.bot}
         linked = await identities.room_identities(state.room)
-        if integrity is not None and linked:
-            barred = await integrity.barred(list(set(linked.values())))
-            linked = {m: i for m, i in linked.items() if i not in barred}
+        rows = {r.id: r for r in standings}
+        humans = {m: i for m, i in linked.items() if m not in bots and m in rows}
+        racing = sorted(set(humans.values()))
+        day = today(None, clock.now_ms())
+        barred: set[str] = set()
+        if integrity is not None and racing:
+            barred = await integrity.barred(racing)
+        seat_nets = await identities.room_networks(state.room) if racing else {}
+        issued = await asyncio.gather(*(identities.identity_network(i) for i in racing))
+        issued_net = dict(zip(racing, issued, strict=True))
+        pairs = [pair_key(a, b) for a, b in combinations(racing, 2)]
+        counts = await store.pairs_rated(day, pairs) if pairs and play.pair_per_day else {}
+        racers = [
+            Racer(
+                identity,
+                frozenset(
+                    n
+                    for n in (seat_nets.get(member), issued_net.get(identity))
+                    if n and n not in play.own_networks
+                ),
+                play.left_early(rows[member]),
+            )
+            for member, identity in humans.items()
+        ]
+        why = unrated(racers, counts, play, barred)
+        rated_ids = {m: i for m, i in humans.items() if i not in why}
         race = await rate_public_race(
             store,
             state.settings.draw,
             leavers_last(standings, gone),
-            linked,
+            rated_ids,
             min_races=min_races,
             now_ms=clock.now_ms(),
             bots=bots,
             save=False,
         )
+        met = [pair_key(a, b) for a, b in combinations(sorted(race.by_identity), 2)]
 
         async def keep() -> bool:
             if not race.saved or not await store.claim_race(state.room, state.race):
                 return False
             await store.save_ratings(state.settings.draw, race.saved)
             await store.save_race_changes(state.room, state.race, state.settings.draw, race.changes)
+            await store.note_pairs(day, met)
             return True
 
-        rows = [_with_rating(r, linked, race.by_identity) for r in standings]
-        return PlannedRatings(rows, keep)
+        out = []
+        for r in standings:
+            row = _with_rating(r, rated_ids, race.by_identity)
+            reason = why.get(humans.get(r.id, ""))
+            out.append(msgspec.structs.replace(row, unrated=reason) if reason else row)
+        return PlannedRatings(out, keep)
 
     return rate_race
 

@@ -216,12 +216,23 @@ class RedisIdentityStore:
             await self._note_daily(keys=[keys.identity(token_hash)], args=[date, day_before])
         )
 
-    async def link_member(self, room: str, member_id: str, token_hash: str) -> None:
-        key = keys.room_identities(room)
+    async def link_member(
+        self, room: str, member_id: str, token_hash: str, network: str = ""
+    ) -> None:
+        key, nets = keys.room_identities(room), keys.room_networks(room)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(key, member_id, token_hash)
             pipe.expire(key, self.room_ttl_s)
+            if network:
+                pipe.hset(nets, member_id, network)
+            else:
+                pipe.hdel(nets, member_id)
+            pipe.expire(nets, self.room_ttl_s)
             await pipe.execute()
+
+    async def room_networks(self, room: str) -> dict[str, str]:
+        raw = await self.redis.hgetall(keys.room_networks(room))
+        return {_text(k): _text(v) for k, v in raw.items()}
 
     async def room_identities(self, room: str) -> dict[str, str]:
         raw = await self.redis.hgetall(keys.room_identities(room))

@@ -71,6 +71,8 @@ __all__ = [
     "identity_budget",
     "IDENTITY_NETWORKS",
     "room_identities",
+    "room_networks",
+    "rating_pairs",
     "replay",
     "DAILY_SECRET",
     "daily_code",
@@ -252,6 +254,11 @@ def room_identities(code: str) -> str:
     return f"cf:{{{code}}}:idents"
 
 
+def room_networks(code: str) -> str:
+    """The network each seat sat from (``IdentityStore.link_member``)."""
+    return f"cf:{{{code}}}:nets"
+
+
 def replay(replay_id: str) -> str:
     return f"cf:replay:{replay_id}"
 
@@ -298,6 +305,11 @@ def ladder_rank(draw: int) -> str:
 
 def ladder_rows(draw: int) -> str:
     return f"cf:{{ladder:{draw}}}:rows"
+
+
+def rating_pairs(day: str) -> str:
+    """A UTC day's count of public races rated per pair of identities."""
+    return f"cf:rpairs:{day}"
 
 
 def rated_race(code: str, race_no: int) -> str:

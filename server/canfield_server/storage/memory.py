@@ -130,6 +130,9 @@ class MemoryBackend:
         self.identity_networks: dict[str, int] = {}
         self.histories: dict[str, list[bytes]] = {}
         self.room_identities: dict[str, dict[str, str]] = {}
+        self.room_networks: dict[str, dict[str, str]] = {}
+        #: UTC day -> "identity:identity" -> public races rated together that day
+        self.rating_pairs: dict[str, dict[str, int]] = {}
         self.replays: dict[str, bytes] = {}
         #: (date, draw) -> player -> attempt; and the standing's (score, player) rows
         self.daily: dict[tuple[str, int], dict[str, _Daily]] = {}
@@ -588,8 +591,18 @@ class MemoryIdentityStore:
             found["last"] = date
         return int(found["streak"])
 
-    async def link_member(self, room: str, member_id: str, token_hash: str) -> None:
+    async def link_member(
+        self, room: str, member_id: str, token_hash: str, network: str = ""
+    ) -> None:
         self.backend.room_identities.setdefault(room, {})[member_id] = token_hash
+        nets = self.backend.room_networks.setdefault(room, {})
+        if network:
+            nets[member_id] = network
+        else:
+            nets.pop(member_id, None)
+
+    async def room_networks(self, room: str) -> dict[str, str]:
+        return dict(self.backend.room_networks.get(room, {}))
 
     async def room_identities(self, room: str) -> dict[str, str]:
         return dict(self.backend.room_identities.get(room, {}))
@@ -727,6 +740,15 @@ class MemoryRatingStore:
 
     async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]:
         return self.backend.rating_points.get((identity, draw), [])[: max(0, limit)]
+
+    async def pairs_rated(self, day: str, pairs: list[str]) -> dict[str, int]:
+        counts = self.backend.rating_pairs.get(day, {})
+        return {p: counts[p] for p in pairs if p in counts}
+
+    async def note_pairs(self, day: str, pairs: list[str]) -> None:
+        counts = self.backend.rating_pairs.setdefault(day, {})
+        for pair in pairs:
+            counts[pair] = counts.get(pair, 0) + 1
 
     async def save_race_changes(
         self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]

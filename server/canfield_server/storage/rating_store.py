@@ -23,10 +23,12 @@ from redis.asyncio import Redis, RedisCluster
 from canfield_server.room.ports import LadderRow, RatingChange, RatingPoint, StoredRating
 from canfield_server.storage import keys
 
-__all__ = ["LADDER", "RATED_KEEP_S", "RedisRatingStore"]
+__all__ = ["LADDER", "PAIRS_KEEP_S", "RATED_KEEP_S", "RedisRatingStore"]
 
 #: how long a rated race's claim is kept (far beyond any retry of its results)
 RATED_KEEP_S = 86_400
+#: how long a day's count of races rated per pair is kept (past that UTC day)
+PAIRS_KEEP_S = 2 * 86_400
 
 #: The ladder's top rows.  KEYS[1] rank  KEYS[2] rows  ARGV[1] rows wanted
 #: Returns the identities and the rows' JSON, interleaved, best first.
@@ -126,6 +128,22 @@ class RedisRatingStore:
             return []
         found = await self.redis.lrange(keys.rating_history(identity, draw), 0, limit - 1)
         return [_point_decoder.decode(raw) for raw in found]
+
+    async def pairs_rated(self, day: str, pairs: list[str]) -> dict[str, int]:
+        if not pairs:
+            return {}
+        found = await self.redis.hmget(keys.rating_pairs(day), pairs)
+        return {p: int(n) for p, n in zip(pairs, found, strict=True) if n is not None}
+
+    async def note_pairs(self, day: str, pairs: list[str]) -> None:
+        if not pairs:
+            return
+        key = keys.rating_pairs(day)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pair in pairs:
+                pipe.hincrby(key, pair, 1)
+            pipe.expire(key, PAIRS_KEEP_S)
+            await pipe.execute()
 
     async def save_race_changes(
         self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]

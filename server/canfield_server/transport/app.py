@@ -31,7 +31,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import BotLauncher
-from canfield_server.room.rating_races import match_rating_of, public_race_rater
+from canfield_server.room.rating_races import FairPlay, match_rating_of, public_race_rater
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.integrity import LineSignals
@@ -179,6 +179,7 @@ def create_app(
                 min_races=settings.rating_min_races,
                 clock=SystemClock(),
                 integrity=integrity,
+                fair_play=FairPlay.of(settings),
             ),
             match_rating=match_rating_of(ratings),
             integrity=integrity,

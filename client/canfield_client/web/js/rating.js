@@ -20,12 +20,20 @@ export function changeText(change) {
   return change > 0 ? `+${n}` : change < 0 ? `\u2212${n}` : "\u00b10";
 }
 
-/** A public race's rated racers (rows with a ``rating``) and what the race did to
- * each: "Ann 1 512 ± 210 (+34)", "Bo 1 000? ± 323 (±0)", ours marked, and what
- * the "?" means when one shows; null when nobody was rated (a room race, or a
- * public race of one human among bots). */
+/** Why a racer was not rated (``RatedRow.unrated``, docs/security.md "Fair play"), in words. */
+export function unratedWhy(reason) {
+  const key = `rt_why_${String(reason).replaceAll("-", "_")}`;
+  const said = t(key);
+  return said === key ? t("rt_why_other") : said;
+}
+
+/** A public race's identified racers and what the race did to each: "Ann 1 512 ±
+ * 210 (+34)", "Bo 1 000? ± 323 (±0)", or why they were not rated ("not rated:
+ * same network as another racer"), ours marked, and what the "?" means when one
+ * shows; null when nobody was rated nor held out (a room race, or a public race
+ * of one human among bots). */
 export function raceRatings(rows, me) {
-  const rated = rows.filter((row) => row.rating != null);
+  const rated = rows.filter((row) => row.rating != null || row.unrated != null);
   if (!rated.length) return null;
   const direction = (change) => (change < 0 ? "down" : change > 0 ? "up" : "same");
   return h("div", { class: "series race-ratings", id: "race-ratings" },
@@ -33,9 +41,11 @@ export function raceRatings(rows, me) {
     h("ul", { class: "series-scores" },
       ...rated.map((row) => h("li", { class: row.id === me ? "me" : "", dataset: { racer: row.id } },
         h("span", { class: "who", text: row.name }),
-        h("span", { class: `rating-change ${direction(row.rating_change)}`,
-          title: row.rating_provisional ? t("rt_mark_note") : null,
-          text: t("rt_with_change", { rating: ratingText(row.rating, row.rating_deviation, row.rating_provisional), change: changeText(row.rating_change) }) }),
+        row.rating == null
+          ? h("span", { class: "rating-change unrated", dataset: { unrated: row.unrated }, text: t("rt_unrated", { why: unratedWhy(row.unrated) }) })
+          : h("span", { class: `rating-change ${direction(row.rating_change)}`,
+            title: row.rating_provisional ? t("rt_mark_note") : null,
+            text: t("rt_with_change", { rating: ratingText(row.rating, row.rating_deviation, row.rating_provisional), change: changeText(row.rating_change) }) }),
       )),
     ),
     rated.some((row) => row.rating_provisional) ? h("p", { class: "hint rating-mark", text: t("rt_mark_note") }) : null,

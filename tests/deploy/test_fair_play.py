@@ -1,0 +1,118 @@
+"""Fair play against a real server: who is rated against whom (docs/security.md).
+
+Each racer connects from a loopback address of its own (``local_addr``), so the
+server sees the networks as a cheater's and an honest racer's would be seen: two
+identities from one /24 are one network, racers from other /24s are strangers.
+Tried as a cheater would: two identities of one network race each other, and a
+farmer runs six races against fresh feeders who leave at the start or give up.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from canfield_client.client import RaceClient
+from canfield_client.processes import ServerProcess
+
+from tests.conftest import Identified, ServerFactory
+
+TIMEOUT = 20.0
+#: short countdowns; no bot offer in the way of the second racer
+ENV = {"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_QUICK_BOT_OFFER_S": "60"}
+
+Open = Callable[[str], Awaitable[RaceClient]]
+
+
+@pytest.fixture
+def fair_server(server_factory: ServerFactory) -> ServerProcess:
+    return server_factory(env=ENV)
+
+
+@pytest.fixture
+def racer(fair_server: ServerProcess, identified: Identified) -> Open:
+    """``await racer("127.0.1.5")``: a new identity connected from that address."""
+    return lambda address: identified(fair_server, address)
+
+
+def get(server: ServerProcess, path: str, token: str = "") -> Any:
+    headers = {"X-Canfield-Identity": token} if token else {}
+    request = urllib.request.Request(server.http_url + path, headers=headers)
+    with urllib.request.urlopen(request, timeout=5) as reply:
+        return json.load(reply)
+
+
+def rated_races(server: ServerProcess, client: RaceClient) -> int:
+    found = get(server, "/api/rating", client.identity_token or "")["ratings"]
+    return sum(r["races"] for r in found)
+
+
+async def race(first: RaceClient, second: RaceClient, names: tuple[str, str]) -> str:
+    room = (await first.quick(names[0])).room
+    assert (await second.quick(names[1])).room == room  # the same public race
+    await first.wait_started(TIMEOUT)
+    await second.wait_started(TIMEOUT)
+    return room
+
+
+async def test_a_race_between_two_identities_of_one_network_is_rated_for_neither(
+    fair_server: ServerProcess, racer: Open
+) -> None:
+    ann, bob = await racer("127.0.1.5"), await racer("127.0.1.9")  # one /24
+    await race(ann, bob, ("Ann", "Bob"))
+    await ann.move("S")
+    await ann.give_up()
+    await bob.give_up()
+    finished = await ann.wait_finished(TIMEOUT)
+    rows = {row.name: row for row in finished.standings}
+    assert rows["Ann"].rank == 1  # Ann placed first, and still gains nothing
+    for row in rows.values():
+        assert row.rating is None and row.rating_change is None
+        assert row.unrated == "same-network"
+    assert rated_races(fair_server, ann) == rated_races(fair_server, bob) == 0
+
+    # the same race between strangers (two other networks) is rated for both
+    cy, di = await racer("127.0.2.5"), await racer("127.0.3.5")
+    await race(cy, di, ("Cy", "Di"))
+    await cy.move("S")
+    await cy.give_up()
+    await di.give_up()
+    finished = await cy.wait_finished(TIMEOUT)
+    for row in finished.standings:
+        assert row.rating is not None and row.unrated is None
+    assert rated_races(fair_server, cy) == rated_races(fair_server, di) == 1
+
+
+async def test_a_farm_of_six_races_leaves_the_farmer_off_the_ladder(
+    fair_server: ServerProcess, racer: Open
+) -> None:
+    """The farm as tried: each race a fresh feeder; those from the farmer's network
+    leave at ``started`` or give up, those from other networks leave at the start;
+    the farmer gives up and places 1st every time, and is rated in none."""
+    farmer = await racer("127.0.4.5")
+    reasons = []
+    for n in range(6):
+        same_network = n < 4
+        feeder = await racer(f"127.0.4.{10 + n}" if same_network else f"127.0.{10 + n}.5")
+        await race(farmer, feeder, ("Farmer", f"Feeder {n}"))
+        if same_network and n % 2:
+            await feeder.give_up()
+        else:
+            await feeder.leave()
+        await farmer.give_up()
+        finished = await farmer.wait_finished(TIMEOUT)
+        rows = {row.name: row for row in finished.standings}
+        assert rows["Farmer"].rank == 1 and rows["Farmer"].rating is None
+        reasons.append((rows["Farmer"].unrated, rows[f"Feeder {n}"].unrated))
+        await farmer.leave()
+    # a feeder who left at the start is out of the rating (the first rule that
+    # applies is the reason), leaving the farmer nobody; one who gave up shares
+    # the farmer's network
+    left, gave_up = ("no-opponent", "left-early"), ("same-network", "same-network")
+    assert reasons == [left, gave_up, left, gave_up, left, left]
+    assert rated_races(fair_server, farmer) == 0
+    ladder = get(fair_server, "/api/ladder?draw=3")["rows"]
+    assert "Farmer" not in {row["name"] for row in ladder}
