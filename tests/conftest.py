@@ -10,10 +10,12 @@ import contextlib
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess
+from canfield_server.room.stamps import split_log
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 
 __all__ = ["ServerProcess", "ServerFactory", "decoded", "need", "IN_CI"]
@@ -72,6 +74,12 @@ def decoded(reply: bytes | str | None) -> str:
     """A stored Redis value as text: the tests' clients (no ``decode_responses``) get bytes."""
     assert isinstance(reply, bytes), f"expected a stored value, got {reply!r}"
     return reply.decode()
+
+
+def stored_actions(entries: Any) -> list[str]:
+    """A race log as Redis holds it (each action stamped with its receipt time) ->
+    its actions."""
+    return split_log(decoded(e) for e in entries)[0]
 
 
 @pytest.fixture

@@ -624,6 +624,10 @@ class Finished(_Server, tag="finished"):
     server_time: int = 0
     #: the race's replay for anyone with the link (``/replay/<id>``)
     replay: str | None = None
+    #: member id -> when the server received each action of ``replays[id]``, ms
+    #: since the race's start (same length); racers whose log has no times
+    #: (stored before times were kept) are left out; null from older servers
+    replay_times: dict[str, list[int]] | None = None
 
 
 class Error(_Server, tag="error", omit_defaults=True):
@@ -775,6 +779,10 @@ class ReplayPlayer(RatedRow, kw_only=True):
     """A racer in a replay: their final row and every action they took."""
 
     moves_list: list[str]
+    #: when the server received each action of ``moves_list`` (same length), ms
+    #: since the racer's race started (a room's start; in the daily race, the
+    #: player's own); null in a replay kept before times were kept
+    times_ms: list[int] | None = None
 
 
 class RoomReplay(msgspec.Struct, kw_only=True, tag_field="kind", tag="room"):

@@ -10,6 +10,7 @@ import redis
 from canfield_client.processes import ServerProcess
 from canfield_server.storage import keys
 
+from tests.conftest import stored_actions
 from tests.deploy.conftest import DEAL, FAST_ENV, LocalRedisCluster, RacePair, until_leaderboard
 from tests.server.conftest import line_of_play
 
@@ -62,9 +63,7 @@ async def test_a_race_on_a_redis_cluster(
         stored = {k.decode() for k in node.scan_iter(match=f"cf:{{{room}}}:*")}
         assert keys.room(room) in stored and keys.log(room, host.player_id or "") in stored
         assert {direct.keyslot(k) for k in stored} == {slot}
-        assert node.lrange(keys.log(room, host.player_id or ""), 0, -1) == [
-            m.encode() for m in line
-        ]
+        assert stored_actions(node.lrange(keys.log(room, host.player_id or ""), 0, -1)) == line
         assert node.llen(keys.log(room, guest.player_id or "")) == 2
         node.close()
     finally:

@@ -17,7 +17,7 @@ from canfield_client.processes import ServerProcess
 from canfield_server.storage import keys
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 
-from tests.conftest import ServerFactory, decoded
+from tests.conftest import ServerFactory, stored_actions
 from tests.deploy.conftest import (
     BEHIND_NGINX,
     DEAL,
@@ -114,7 +114,7 @@ async def test_a_rolling_upgrade_mid_race_loses_no_move(
     try:
         for client in (host, guest):
             stored = store.lrange(keys.log(client.room or "", client.player_id or ""), 0, -1)
-            assert [decoded(m) for m in stored] == acked[client]
+            assert stored_actions(stored) == acked[client]
     finally:
         store.close()
 

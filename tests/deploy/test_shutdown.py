@@ -11,7 +11,7 @@ from canfield_protocol import Reconnect
 from canfield_server.storage import keys
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 
-from tests.conftest import decoded
+from tests.conftest import stored_actions
 from tests.deploy.conftest import DEAL, ClusterOfTwo, RacePair, instance_of, until_leaderboard
 from tests.server.conftest import line_of_play
 
@@ -59,5 +59,5 @@ async def test_sigterm_mid_race_moves_players_elsewhere_without_losing_a_move(
         stored = store.lrange(keys.log(guest.room or "", guest.player_id or ""), 0, -1)
     finally:
         store.close()
-    assert [decoded(m) for m in stored] == line
+    assert stored_actions(stored) == line
     await until_leaderboard(host, lambda rows: rows["Bob"].moves == len(line))

@@ -43,7 +43,7 @@ class BoardActions:
         if peer.role != Role.PLAYER:
             raise ProtocolError(E.NOT_PLAYER, "spectators watch; only players move")
         state = session.state
-        now = self.rooms.clock.now_ms()
+        now = self.rooms.clock.now_ms()  # the action's time: before waiting for the board
         if state.phase != Phase.RACING:
             raise ProtocolError(E.WRONG_PHASE, f"no race is on (the room is in {state.phase})")
         if state.starts_at and now < state.starts_at:

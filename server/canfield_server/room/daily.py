@@ -52,6 +52,7 @@ from canfield_server.room.ports import (
 )
 from canfield_server.room.race import PlayerRace, replay
 from canfield_server.room.review import Reviews
+from canfield_server.room.stamps import split_log
 
 __all__ = ["DailyRaces", "standing_score", "replay_id"]
 
@@ -195,11 +196,12 @@ class DailyRaces:
     async def act(self, peer: Peer, msg: BoardAction) -> None:
         store, _ = self._parts()
         play = self.playing[peer]
-        if self.today() != play.date:
+        received = self.clock.now_ms()  # the action's time: before waiting for the board
+        if today(self.settings.daily_date, received) != play.date:
             raise ProtocolError(E.WRONG_PHASE, f"the daily race of {play.date} is over")
         async with play.lock:
             board = _DailyBoard(self, store, play)
-            ack = await numbered_action(board, msg, self.clock.now_ms() - play.started_at)
+            ack = await numbered_action(board, msg, received - play.started_at)
             peer.send(frames.text(ack))
             if board.done_row is not None:  # this action won or gave up
                 await self._finished(peer, store, play, board.done_row)
@@ -321,7 +323,7 @@ class DailyRaces:
         if attempt is None or deal is None:
             return 404, {"error": "no such replay (unknown, or past its retention)"}
         players, _, mine = await store.standing(date, draw, player, 0)
-        moves = attempt.log
+        moves, times = split_log(attempt.log)
         review = (await self.reviews.flags(date, draw)).get(player) if self.reviews else None
         racers = (
             [
@@ -329,6 +331,7 @@ class DailyRaces:
                     **msgspec.structs.asdict(wire_row(mine[1], mine[0])),
                     moves_list=moves,
                     review=review if review in (REVIEW_OPEN, REVIEW_CONFIRMED) else None,
+                    times_ms=times,
                 )
             ]
             if mine

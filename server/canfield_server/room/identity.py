@@ -268,6 +268,7 @@ class Identities:
                 draw = DealCode.parse(finished.deal).draw if finished.deal else 3
             except ValueError:
                 draw = 3
+            times = finished.replay_times or {}
             body = RoomReplay(
                 id=replay_id,
                 room=code,
@@ -277,7 +278,9 @@ class Identities:
                 at=at,
                 players=[
                     ReplayPlayer(
-                        **msgspec.structs.asdict(row), moves_list=finished.replays.get(row.id, [])
+                        **msgspec.structs.asdict(row),
+                        moves_list=finished.replays.get(row.id, []),
+                        times_ms=times.get(row.id),
                     )
                     for row in finished.standings
                 ],

@@ -6,9 +6,11 @@ the player's board. One routine decides what happens to it:
 * a number already used is a duplicate (a retry after a lost ack): it is
   acknowledged again with the action the log holds, nothing is applied;
 * a number past the next one is a gap: refused, with the last number used;
-* the next number: the action is checked by the engine and stored in one
-  round trip that also checks the stored board is the one applied to
-  (compare-and-set on ``seq``). The local board is trusted again only once
+* the next number: the action is checked by the engine and stored, with
+  the moment the server received it (``stamps.stamp``: ms since the racer's
+  race started, taken before anything was awaited), in one round trip that
+  also checks the stored board is the one applied to (compare-and-set on
+  ``seq``). The local board is trusted again only once
   storage confirms; when another connection of the same player stored
   first, the board is reloaded and the action looked at again, up to
   ``BOARD_ATTEMPTS`` times ("your board is busy" after that).
@@ -26,6 +28,7 @@ from canfield_protocol import Ack, GiveUp, MemberStatus, MoveMsg, ProtocolError,
 from canfield_protocol import ErrorCode as E
 
 from canfield_server.room.race import PlayerRace
+from canfield_server.room.stamps import stamp, unstamp
 
 __all__ = ["BOARD_ATTEMPTS", "BoardAction", "Board", "numbered_action"]
 
@@ -52,12 +55,13 @@ class Board(Protocol):
         ...
 
     async def logged(self, seq: int) -> str:
-        """The action number ``seq`` applied."""
+        """The log entry of action number ``seq`` as stored (stamped or bare)."""
         ...
 
     def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[tuple[int, object]]:
-        """Store ``entry``, applied to ``race`` (which was at ``base_seq``): the
-        storage call, whose (status, value) ``saved`` reads."""
+        """Store ``entry`` (the action with its receipt time), applied to ``race``
+        (which was at ``base_seq``): the storage call, whose (status, value)
+        ``saved`` reads."""
         ...
 
     def saved(self, status: int, value: object) -> bool:
@@ -76,13 +80,13 @@ async def numbered_action(
     elapsed_ms: int,
     quit_as: MemberStatus = MemberStatus.GAVE_UP,
 ) -> Ack:
-    """The ack for ``msg`` on ``board``, ``elapsed_ms`` into the race (``quit_as``:
-    what a give-up counts as). The engine checks the action first: an illegal one
-    raises with nothing changed."""
+    """The ack for ``msg`` on ``board``, received ``elapsed_ms`` into the race
+    (stored with the action; ``quit_as``: what a give-up counts as). The engine
+    checks the action first: an illegal one raises with nothing changed."""
     for _ in range(BOARD_ATTEMPTS):
         race = board.confirmed() or await board.load()
         if msg.seq <= race.seq:
-            logged = await board.logged(msg.seq)
+            logged = unstamp(await board.logged(msg.seq)).text
             return Ack(seq=msg.seq, move=logged, board=race.board(), duplicate=True)
         if msg.seq > race.seq + 1:
             raise ProtocolError(
@@ -91,7 +95,7 @@ async def numbered_action(
         base_seq = race.seq
         entry = race.apply(msg, elapsed_ms, quit_as)
         board.trust(None)  # until storage confirms, the local board is not trusted
-        status, value = await board.save(race, base_seq, entry)
+        status, value = await board.save(race, base_seq, stamp(entry, elapsed_ms))
         if board.saved(status, value):
             board.trust(race)
             return Ack(seq=msg.seq, move=entry, board=race.board())

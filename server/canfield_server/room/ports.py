@@ -130,7 +130,8 @@ class MoveRecord(NamedTuple):
     race_no: int
     #: the seq the board had before this action (the script's compare-and-set)
     base_seq: int
-    #: the log entry: move text, ``U`` (undo) or ``G`` (give up)
+    #: the log entry: move text, ``U`` (undo) or ``G`` (give up), with its
+    #: receipt time (``room.stamps``: ``"2:3-4@1234"``)
     entry: str
     #: ``PlayerRace.snapshot()``: the race's bookkeeping
     snapshot: bytes
@@ -254,11 +255,16 @@ class RoomStore(Protocol):
 
     async def apply(self, move: MoveRecord) -> tuple[int, int | str]: ...
 
-    async def log_entry(self, code: str, member_id: str, seq: int) -> str: ...
+    async def log_entry(self, code: str, member_id: str, seq: int) -> str:
+        """The log entry action ``seq`` stored, as stored ("" if none)."""
+        ...
 
     async def rows(self, code: str) -> dict[str, StoredRow]: ...
 
-    async def logs(self, code: str, member_ids: list[str]) -> dict[str, list[str]]: ...
+    async def logs(self, code: str, member_ids: list[str]) -> dict[str, list[str]]:
+        """The racers' logs as stored (entries stamped, ``room.stamps.split_log``
+        parts them into actions and times)."""
+        ...
 
 
 class RoomBus(Protocol):
@@ -415,6 +421,7 @@ class DailyMove(NamedTuple):
     draw: int
     player: str
     base_seq: int
+    #: the action with its receipt time, ms since this player's start (``room.stamps``)
     entry: str
     snapshot: bytes
     row: StoredRow
@@ -428,6 +435,7 @@ class DailyAttempt(NamedTuple):
 
     started_at: int
     snapshot: bytes | None
+    #: the actions as stored (``room.stamps.split_log``: actions and times)
     log: list[str]
     done: bool
 

@@ -27,6 +27,7 @@ from canfield_protocol import ErrorCode as E
 from canfield_protocol import GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap, Undo
 
 from canfield_server.room.ports import StoredRow
+from canfield_server.room.stamps import unstamp
 
 __all__ = ["UNDO", "GIVE_UP", "PlayerRace", "reached_of", "replay", "useful"]
 
@@ -232,6 +233,8 @@ def useful(game: Game, best: int = 0) -> bool:
 
 
 def replay(deal: DealCode | str, entries: list[str]) -> Game:
-    """Rebuild a board from its race log: the engine's replay, less the give-up
-    entry (``G`` ends a race; it does not change the board)."""
-    return Game.replay(deal, [entry for entry in entries if entry != GIVE_UP])
+    """Rebuild a board from its race log (entries stamped with their receipt
+    times or bare, ``room.stamps``): the engine's replay, less the give-up entry
+    (``G`` ends a race; it does not change the board)."""
+    texts = (unstamp(entry).text for entry in entries)
+    return Game.replay(deal, [text for text in texts if text != GIVE_UP])

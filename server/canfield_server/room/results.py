@@ -35,6 +35,7 @@ from canfield_server.room.leaderboard import ranked
 from canfield_server.room.ports import SolverService, StoredRow
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms, compare_and_set
+from canfield_server.room.stamps import split_log
 
 __all__ = ["OnFinished", "OnPublicFinished", "PlannedRatings", "RatePublicRace", "Results"]
 
@@ -169,15 +170,19 @@ class Results:
             _close_open_rows(rows, record.state, self.clock.now_ms())
             standings = ranked(rows.values())
             planned = await self._rated(record.state, standings)
+            logs = {
+                pid: split_log(log) for pid, log in (await self.store.logs(code, racers)).items()
+            }
             finished = Finished(
                 standings=planned.standings
                 if planned is not None
                 else [rated_row(r) for r in standings],
                 deal=deal,
-                replays=await self.store.logs(code, racers),
+                replays={pid: texts for pid, (texts, _) in logs.items()},
                 par=await self.solver.par(deal, code) if self.solver and deal else None,
                 server_time=self.clock.now_ms(),
                 replay=f"/replay/{new_replay_id()}" if self.on_finished is not None else None,
+                replay_times={pid: times for pid, (_, times) in logs.items() if times is not None},
             )
             final = encode(finished)
             state = rules.finish_race(record.state, finished.standings)

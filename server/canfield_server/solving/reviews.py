@@ -53,6 +53,7 @@ from canfield_protocol import (
 from redis.exceptions import RedisError
 
 from canfield_server.ops.config import Settings
+from canfield_server.room.stamps import unstamp
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.scheduler import Busy
 from canfield_server.storage import keys
@@ -146,7 +147,11 @@ class LineReviews:
         """Every racer's review of a finished race: the verdicts kept, the rest
         pending (and started here unless another process is on them)."""
         owner = replay.room if isinstance(replay, RoomReplay) else f"daily:{replay.date}"
-        lines = [(p.id, p.moves_list, line_hash(p.moves_list)) for p in replay.players]
+        # a line is the racer's actions alone: their receipt times never change a verdict
+        texts = [[unstamp(m).text for m in p.moves_list] for p in replay.players]
+        lines = [
+            (p.id, moves, line_hash(moves)) for p, moves in zip(replay.players, texts, strict=True)
+        ]
         names = [keys.review(replay.deal, line) for _, _, line in lines]
         kept = await self.redis.mget(names) if names else []
         racers = []

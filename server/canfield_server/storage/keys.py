@@ -16,7 +16,8 @@ key                             type    holds
 ``cf:{CODE}:rows``              hash    member id -> leaderboard row JSON
 ``cf:{CODE}:servers``           hash    process origin -> ms of its last beat (who serves the room)
 ``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
-``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up
+``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up,
+                                        each with its receipt time (``room.stamps``: ``S@1210``)
 ``cf:{CODE}:events``            chan    room events for every server process
 ``cf:{CODE}:rated:{RACE}``      string  set (NX) by the one process storing that public race's
                                         ratings: a race is rated once
