@@ -10,6 +10,8 @@ import asyncio
 import msgspec
 from canfield_client.client import RaceClient
 from canfield_protocol import DailyReplay, RoomReplay, RoomSettings
+from canfield_server.room.race import replay as replay_board
+from canfield_server.room.stamps import split_log, stamped
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect
@@ -90,3 +92,16 @@ async def test_daily_replay_carries_each_actions_time_from_the_players_start(
     (player,) = replay.players
     assert player.moves_list == ["S", "S", "S", "G"]
     assert_times(player.moves_list, player.times_ms, took)
+
+
+def test_a_log_parts_into_actions_and_times_and_back() -> None:
+    """Entries kept before times were kept still read: their actions, no times."""
+    texts, times = ["S", "4-2", "U", "G"], [0, 1210, 1900, 20400]
+    assert split_log(stamped(texts, times)) == (texts, times)
+    assert split_log(texts) == (texts, None)
+    assert split_log(["S@5", "G"]) == (["S", "G"], None)  # a log half from an older server
+    assert stamped(texts, None) == texts and stamped(texts, [1]) == texts
+    assert (
+        replay_board(DEAL, stamped(texts[:2], times[:2])).view()
+        == replay_board(DEAL, texts[:2]).view()
+    )

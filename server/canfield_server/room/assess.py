@@ -29,6 +29,7 @@ from canfield_server.room.ports import (
     room_result,
 )
 from canfield_server.room.registry import Rooms
+from canfield_server.room.stamps import stamped
 
 __all__ = ["Assessments", "thresholds"]
 
@@ -134,11 +135,11 @@ class Assessments:
         except Exception:  # noqa: BLE001 - the racers are judged without their identity
             log.exception("identities of %s not read for its signals", state.room)
             owners = {}
+        times = finished.replay_times or {}
         for row in finished.standings:
             case = await self._room_case(state, finished, row, owners.get(row.id))
-            await self._judge(
-                state.room, finished.deal, finished.replays.get(row.id, []), finished.par, case
-            )
+            entries = stamped(finished.replays.get(row.id, []), times.get(row.id))
+            await self._judge(state.room, finished.deal, entries, finished.par, case)
 
     async def _room_case(
         self, state: RoomState, finished: Finished, row: Row, token_hash: str | None

@@ -11,10 +11,10 @@ their time reads ``None``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-__all__ = ["SEPARATOR", "Stamped", "stamp", "unstamp", "split_log"]
+__all__ = ["SEPARATOR", "Stamped", "stamp", "unstamp", "split_log", "stamped"]
 
 #: between an action and its time; no move text contains it
 SEPARATOR = "@"
@@ -54,3 +54,11 @@ def split_log(entries: Iterable[str]) -> tuple[list[str], list[int] | None]:
         else:
             times.append(at)
     return texts, (times if timed else None)
+
+
+def stamped(texts: Sequence[str], times: Sequence[int] | None) -> list[str]:
+    """``split_log`` undone: a racer's actions and their times (None, or not one
+    per action: bare entries) -> the log as stored."""
+    if times is None or len(times) != len(texts):
+        return list(texts)
+    return [stamp(text, at) for text, at in zip(texts, times, strict=True)]
