@@ -178,6 +178,7 @@ class Rooms:
                     self.ratings,
                     identities,
                     min_races=self.settings.rating_min_races,
+                    min_opponents=self.settings.rating_min_opponents,
                     clock=self.clock,
                     integrity=self.integrity,
                     fair_play=FairPlay.of(self.settings),

@@ -1,11 +1,22 @@
 """Fair play's rules on who is rated against whom (docs/security.md, "Fair play"):
-one list of the identities a public race leaves unrated, each with its reason."""
+one list of the identities a public race leaves unrated, each with its reason; and
+the ladder's distinct opponents (on the memory adapter, which the ports' contract
+suite holds equal to Redis)."""
 
 from __future__ import annotations
 
 from canfield_protocol import MemberStatus, Row
 from canfield_server.ops.config import Settings
-from canfield_server.room.rating_races import FairPlay, Racer, pair_key, unrated
+from canfield_server.room.rating_races import (
+    FairPlay,
+    Racer,
+    pair_key,
+    rate_public_race,
+    unrated,
+)
+from canfield_server.storage.memory import MemoryBackend, MemoryRatingStore
+
+from tests.server.test_ratings import standing
 
 RULES = FairPlay(pair_per_day=3, left_early_ms=15_000)
 
@@ -60,3 +71,24 @@ def test_who_left_early_and_which_networks_are_no_network() -> None:
     play = FairPlay.of(Settings())
     assert play.own_networks == {"127.0.0.0/24", "::/64"}
     assert (play.pair_per_day, play.left_early_ms) == (3, 15_000)
+
+
+async def test_the_ladder_lists_an_identity_only_against_enough_distinct_opponents() -> None:
+    store = MemoryRatingStore(MemoryBackend(), max_points=50)
+
+    async def race(n: int, feeder: str) -> None:
+        standings = [standing("farmer", 1), standing(feeder, 2)]
+        ids = {"farmer": "farmer", feeder: feeder}
+        await rate_public_race(
+            store, 3, standings, ids, min_races=5, min_opponents=5, now_ms=n * 1_000
+        )
+
+    # six wins over two feeder identities: rated, never on the ladder
+    for n in range(6):
+        await race(n, f"feeder{n % 2}")
+    assert (await store.ratings(3, ["farmer"]))["farmer"].races == 6
+    assert await store.ladder(3, 10) == []
+    # three more opponents: five distinct, and the next rated race lists the farmer
+    for n in range(6, 9):
+        await race(n, f"stranger{n}")
+    assert [row.name for row in await store.ladder(3, 10)] == ["FARMER"]

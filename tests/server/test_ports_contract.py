@@ -685,6 +685,16 @@ async def test_ratings_keep_their_history_and_order_the_ladder(world: World) -> 
     assert await store.pairs_rated("2026-12-01", ["a:b", "a:c", "b:c"]) == {"a:b": 2, "a:c": 1}
     assert await store.pairs_rated("2026-12-02", ["a:b", "a:c"]) == {"a:b": 1}
     assert await store.pairs_rated("2026-12-02", []) == {}
+    # distinct opponents per identity and draw mode, counting the ones asked about
+    assert await store.opponents(3, {"a": ["b", "c"], "z": []}) == {"a": 2, "z": 0}
+    await store.note_opponents(3, {"a": ["b", "c"], "b": ["a"], "z": []})
+    await store.note_opponents(3, {"a": ["b"]})
+    assert await store.opponents(3, {"a": ["b", "d"], "b": [], "c": ["a"]}) == {
+        "a": 3,
+        "b": 1,
+        "c": 1,
+    }
+    assert await store.opponents(1, {"a": ["b"]}) == {"a": 1}  # another draw mode
     # what a rated race changed is kept, to be given back
     assert await store.race_changes("K7QX2M", 2) == (0, {})
     changes = {"a": RatingChange(1.25, -0.5), "b": RatingChange(-1.0, -0.25)}

@@ -32,6 +32,7 @@ ENV = {
     "CANFIELD_COUNTDOWN_S": "0.3",
     "CANFIELD_QUICK_BOT_OFFER_S": "60",
     "CANFIELD_RATING_MIN_RACES": "1",
+    "CANFIELD_RATING_MIN_OPPONENTS": "1",
     "CANFIELD_DAILY_DATE": DATE,
 }
 #: two racers from two networks (same-network racers are not rated for each other)

@@ -204,6 +204,9 @@ class Settings:
     #: public races: rated races an identity needs before it shows on a ladder
     #: (a newcomer's rating is too uncertain to rank, and cannot be farmed)
     rating_min_races: int = 5
+    #: ... against at least this many distinct opponents (identities), so a farm
+    #: of a few feeder identities never puts anyone on the ladder
+    rating_min_opponents: int = 5
     #: ... and the rating points kept per identity and draw mode (``/me``'s chart)
     rating_history_max: int = 200
     #: fair play (docs/security.md): public races one pair of identities is rated

@@ -557,6 +557,16 @@ class RatingStore(Protocol):
         """Each pair was rated together once more on ``day`` (kept two days)."""
         ...
 
+    async def opponents(self, draw: int, met: dict[str, list[str]]) -> dict[str, int]:
+        """How many distinct identities each identity of ``met`` has been rated
+        against in draw mode ``draw``, counting the ones listed for it."""
+        ...
+
+    async def note_opponents(self, draw: int, met: dict[str, list[str]]) -> None:
+        """Each identity of ``met`` was rated against the identities listed for it
+        (kept as long as its rating)."""
+        ...
+
     async def save_race_changes(
         self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]
     ) -> None:

@@ -168,6 +168,8 @@ class RatedRace(NamedTuple):
     saved: list[Saved]
     #: what the race changed in each rated identity's rating (kept to give back)
     changes: dict[str, RatingChange] = {}
+    #: each rated identity's opponents in this race (``RatingStore.note_opponents``)
+    opponents: dict[str, list[str]] = {}
 
 
 async def rate_public_race(
@@ -180,6 +182,7 @@ async def rate_public_race(
     now_ms: int,
     bots: Collection[str] = (),
     save: bool = True,
+    min_opponents: int = 0,
 ) -> RatedRace:
     """Rate one finished public race of draw mode ``draw``.
 
@@ -187,7 +190,9 @@ async def rate_public_race(
     ranks tie), leavers already last. ``identities``: member id -> identity
     token hash (``IdentityStore.room_identities``); ``bots``: member ids of
     bots (unrated even if linked). ``min_races``: rated races before an
-    identity shows on the ladder (``Settings.rating_min_races``). ``save``: store
+    identity shows on the ladder (``Settings.rating_min_races``), against at
+    least ``min_opponents`` distinct identities (``Settings.rating_min_opponents``:
+    a farm of one feeder identity, or a few, never reaches it). ``save``: store
     the outcome at once (no race identity, no claim: tests, the benchmark); a
     server plans (False) and stores once its results are written
     (``public_race_rater``).
@@ -201,6 +206,8 @@ async def rate_public_race(
     current = {i: Rating(mu=s.mu, sigma=s.sigma, races=s.races) for i, s in stored.items()}
     outcome = rate(order, current)
     names = {identities[r.id]: r.name for r in rated_rows}
+    met = {i: sorted(o for o in member_of if o != i) for i in member_of}
+    distinct = await store.opponents(draw, met) if min_opponents > 0 else {}
     saved: list[Saved] = []
     for placed in order:
         new, change = outcome[placed.identity]
@@ -222,7 +229,7 @@ async def rate_public_race(
                 races=new.races,
                 estimate=estimate(new),
             )
-            if new.races >= min_races
+            if new.races >= min_races and distinct.get(placed.identity, 0) >= min_opponents
             else None
         )
         keep = StoredRating(
@@ -231,13 +238,14 @@ async def rate_public_race(
         saved.append((placed.identity, keep, point, ladder_row))
     if save:
         await store.save_ratings(draw, saved)
+        await store.note_opponents(draw, met)
     changes = {
         i: RatingChange(new.mu - was.mu, new.sigma - was.sigma)
         for i, (new, _) in outcome.items()
         for was in [current.get(i, NEWCOMER)]
     }
     standings_out = [_with_rating(r, identities, outcome) for r in standings]
-    return RatedRace(standings_out, outcome, saved, changes)
+    return RatedRace(standings_out, outcome, saved, changes, met)
 
 
 def _with_rating(row: Row, identities: Mapping[str, str], outcome: dict[str, Rated]) -> RatedRow:
@@ -260,6 +268,7 @@ def public_race_rater(
     *,
     min_races: int,
     clock: Clock,
+    min_opponents: int = 0,
     integrity: IntegrityStore | None = None,
     fair_play: FairPlay | None = None,
 ) -> RatePublicRace:
@@ -313,6 +322,7 @@ def public_race_rater(
             now_ms=clock.now_ms(),
             bots=bots,
             save=False,
+            min_opponents=min_opponents,
         )
         met = [pair_key(a, b) for a, b in combinations(sorted(race.by_identity), 2)]
 
@@ -322,6 +332,7 @@ def public_race_rater(
             await store.save_ratings(state.settings.draw, race.saved)
             await store.save_race_changes(state.room, state.race, state.settings.draw, race.changes)
             await store.note_pairs(day, met)
+            await store.note_opponents(state.settings.draw, race.opponents)
             return True
 
         out = []

@@ -74,6 +74,7 @@ __all__ = [
     "room_identities",
     "room_networks",
     "rating_pairs",
+    "rating_opponents",
     "replay",
     "DAILY_SECRET",
     "daily_code",
@@ -306,6 +307,11 @@ def ladder_rank(draw: int) -> str:
 
 def ladder_rows(draw: int) -> str:
     return f"cf:{{ladder:{draw}}}:rows"
+
+
+def rating_opponents(token_hash: str, draw: int) -> str:
+    """The identities one identity was rated against in a draw mode (a set)."""
+    return f"cf:id:{{{token_hash}}}:opp:d{draw}"
 
 
 def rating_pairs(day: str) -> str:

@@ -133,6 +133,8 @@ class MemoryBackend:
         self.room_networks: dict[str, dict[str, str]] = {}
         #: UTC day -> "identity:identity" -> public races rated together that day
         self.rating_pairs: dict[str, dict[str, int]] = {}
+        #: (identity, draw) -> the identities it was rated against
+        self.rating_opponents: dict[tuple[str, int], set[str]] = {}
         self.replays: dict[str, bytes] = {}
         #: (date, draw) -> player -> attempt; and the standing's (score, player) rows
         self.daily: dict[tuple[str, int], dict[str, _Daily]] = {}
@@ -749,6 +751,15 @@ class MemoryRatingStore:
         counts = self.backend.rating_pairs.setdefault(day, {})
         for pair in pairs:
             counts[pair] = counts.get(pair, 0) + 1
+
+    async def opponents(self, draw: int, met: dict[str, list[str]]) -> dict[str, int]:
+        known = self.backend.rating_opponents
+        return {i: len(known.get((i, draw), set()) | set(o)) for i, o in met.items()}
+
+    async def note_opponents(self, draw: int, met: dict[str, list[str]]) -> None:
+        for identity, others in met.items():
+            if others:
+                self.backend.rating_opponents.setdefault((identity, draw), set()).update(others)
 
     async def save_race_changes(
         self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]

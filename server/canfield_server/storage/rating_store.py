@@ -145,6 +145,31 @@ class RedisRatingStore:
             pipe.expire(key, PAIRS_KEEP_S)
             await pipe.execute()
 
+    async def opponents(self, draw: int, met: dict[str, list[str]]) -> dict[str, int]:
+        ids = list(met)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for identity in ids:
+                key = keys.rating_opponents(identity, draw)
+                pipe.scard(key)
+                if met[identity]:
+                    pipe.smismember(key, met[identity])
+            found = iter(await pipe.execute())
+        out = {}
+        for identity in ids:
+            known = int(next(found))
+            new = [not hit for hit in next(found)] if met[identity] else []
+            out[identity] = known + sum(new)
+        return out
+
+    async def note_opponents(self, draw: int, met: dict[str, list[str]]) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for identity, others in met.items():
+                if others:
+                    key = keys.rating_opponents(identity, draw)
+                    pipe.sadd(key, *others)
+                    pipe.expire(key, self.ttl_s)
+            await pipe.execute()
+
     async def save_race_changes(
         self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]
     ) -> None:

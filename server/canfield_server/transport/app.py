@@ -177,6 +177,7 @@ def create_app(
                 ratings,
                 identities,
                 min_races=settings.rating_min_races,
+                min_opponents=settings.rating_min_opponents,
                 clock=SystemClock(),
                 integrity=integrity,
                 fair_play=FairPlay.of(settings),
