@@ -116,7 +116,12 @@ class Reviews:
         aside = {p for p, s in flags.items() if s in _SHOWN} | barred
         rows = ranked((r for r in top if r.id not in aside), ties=False)
         under = [wire_row(r, 0) for r in top if flags.get(r.id) == REVIEW_OPEN]
-        unranked = [wire_row(r, 0) for r in top if r.id in barred]
+        # a confirmed result is removed; the barred racer's other days show unranked
+        unranked = [
+            wire_row(r, 0)
+            for r in top
+            if r.id in barred and flags.get(r.id) not in (REVIEW_OPEN, REVIEW_CONFIRMED)
+        ]
         me = None
         if mine is not None:
             rank, row = mine

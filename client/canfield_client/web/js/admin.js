@@ -10,6 +10,7 @@ import { $, h } from "./dom.js";
 import { renderFigures } from "./admin_figures.js";
 import { renderIdentities } from "./admin_identities.js";
 import { membersOf } from "./admin_members.js";
+import { renderReviews } from "./admin_review.js";
 import { ask, initConfirm } from "./confirm.js";
 import { locale, t } from "./i18n.js";
 import { flash, initShell } from "./shell.js";
@@ -21,6 +22,7 @@ const PHASES = ["racing", "lobby", "finished"];
 let data = null; // the last overview
 let figures = null; // the last figures of every process (admin_figures.js)
 let issuance = null; // new identities per network (admin_identities.js)
+let reviews = null; // the review queue (admin_review.js)
 let timer = null;
 
 const token = () => sessionStorage.getItem(TOKEN_KEY) || "";
@@ -44,7 +46,7 @@ async function api(path, body) {
 function signOut(why = "") {
   sessionStorage.removeItem(TOKEN_KEY);
   clearTimeout(timer);
-  data = figures = issuance = null;
+  data = figures = issuance = reviews = null;
   $("#adm-console").hidden = true;
   $("#adm-login").hidden = false;
   $("#adm-login-error").textContent = why;
@@ -53,7 +55,12 @@ function signOut(why = "") {
 async function poll() {
   clearTimeout(timer);
   try {
-    [data, figures, issuance] = await Promise.all([api("overview"), api("figures"), api("identities")]);
+    [data, figures, issuance, reviews] = await Promise.all([
+      api("overview"),
+      api("figures"),
+      api("identities"),
+      api("reviews"),
+    ]);
     $("#adm-login").hidden = true;
     $("#adm-console").hidden = false;
     render();
@@ -142,6 +149,7 @@ function render() {
   );
   renderFigures(figures, table);
   renderIdentities(issuance, table, duration);
+  renderReviews(reviews, act);
   $("#adm-updated").textContent = t("adm_updated", { time: clock(Date.now()) });
 }
 

@@ -280,9 +280,27 @@ function renderStanding() {
     return;
   }
   const rows = [...data.rows];
-  if (data.me && !rows.some((r) => r.id === data.me.id)) rows.push(data.me);
+  // a row set apart (under review, or a racer barred from ranked play) has rank 0
+  if (data.me && data.me.rank > 0 && !rows.some((r) => r.id === data.me.id)) rows.push(data.me);
   $("#standing-count").textContent = data.players ? t("daily_players_n", { n: data.players }) : t("daily_nobody");
   standing.update({ rows, final: true }, identity.id);
+  const aside = [
+    ...(data.under_review || []).map((r) => [r, "rv_under_review"]),
+    ...(data.unranked || []).map((r) => [r, "rv_unranked"]),
+  ];
+  $("#standing-aside").hidden = !aside.length;
+  $("#standing-aside-list").replaceChildren(
+    ...aside.map(([r, why]) =>
+      h(
+        "li",
+        { class: r.id === identity.id ? "me" : null },
+        h("b", { text: r.name }),
+        " ",
+        h("span", { class: "rv-tag", text: t(why) }),
+        h("span", { class: "hint", text: ` ${t("daily_cards_n", { n: r.on_foundations })}, ${clock(r.time_ms)}` }),
+      ),
+    ),
+  );
 }
 
 function renderYesterday() {

@@ -121,6 +121,12 @@ function render() {
   $("#rp-status").hidden = !view.problem;
   $("#rp-status").textContent = view.problem ? t(view.problem) : "";
   $("#rp-body").hidden = !race;
+  // results the integrity review flagged (under review) or removed (confirmed)
+  const flagged = (race?.players || []).filter((p) => p.review === "open" || p.review === "confirmed");
+  $("#rp-flags").hidden = !flagged.length;
+  $("#rp-flags").replaceChildren(
+    ...flagged.map((p) => h("li", { text: t(p.review === "open" ? "rv_under_review_name" : "rv_removed_name", { name: p.name }) })),
+  );
   $("#replay-player").setAttribute("aria-label", t("player"));
   renderHead();
   if (!race) return;
