@@ -26,7 +26,7 @@ from redis.asyncio import Redis
 from websockets.sync.client import connect
 
 from tests.conftest import ServerFactory
-from tests.server.test_review_queue import SIGNALS
+from tests.server.test_review_queue import SIGNALS, flag
 from tests.web.pages import WireRacer, confirm_box, new_page, pick_language, wire_race
 
 TOKEN = "review-token-5b0e7c21"
@@ -46,13 +46,13 @@ def review_server(server_factory: ServerFactory) -> ServerProcess:
     )
 
 
-def record(server: ServerProcess, *cases: ReviewCase) -> None:
+def flag_all(server: ServerProcess, *cases: ReviewCase) -> None:
     async def go() -> None:
         redis = Redis.from_url(server.redis_url)
         store = RedisIntegrityStore(redis, retention_days=1)
         try:
             for case in cases:
-                assert await store.record(case)
+                await flag(redis, store, case)
         finally:
             await redis.aclose()
 
@@ -131,7 +131,7 @@ def test_under_review_on_the_pages_and_decided_in_the_console(
     base = review_server.http_url
     replay, room_case = flagged_room_race(review_server)
     daily_case = flagged_daily(review_server)
-    record(review_server, room_case, daily_case)
+    flag_all(review_server, room_case, daily_case)
 
     for width, height in SIZES:
         for lang, under_review, aside in (
