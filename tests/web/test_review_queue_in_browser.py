@@ -27,7 +27,15 @@ from websockets.sync.client import connect
 
 from tests.conftest import ServerFactory
 from tests.server.test_review_queue import SIGNALS, flag
-from tests.web.pages import WireRacer, confirm_box, new_page, pick_language, wire_race
+from tests.web.pages import (
+    WireRacer,
+    confirm_box,
+    create_room,
+    new_page,
+    pick_language,
+    race_button,
+    wire_race,
+)
 
 TOKEN = "review-token-5b0e7c21"
 DATE = "2026-03-14"
@@ -214,3 +222,51 @@ def test_under_review_on_the_pages_and_decided_in_the_console(
     page.goto(base + replay.replace("/replay/", "/replays/"))
     expect(page.locator("#replay-player option")).to_have_count(2)
     expect(page.locator("#rp-flags")).to_be_hidden()
+
+
+def test_the_results_screen_says_under_review_when_the_flag_comes(
+    browser: Browser, review_server: ServerProcess
+) -> None:
+    """The racer's results are on screen when the other's result is flagged (its
+    signals are computed after the race): the screen says so a few seconds later."""
+    base = review_server.http_url
+    page = new_page(browser)
+    room = create_room(page, base, "Honest")
+    with connect(review_server.ws_url, open_timeout=10) as socket:
+        quick = WireRacer(socket)
+        quick.enter("Quick", room)
+        quick.send(type="ready", ready=True)
+        expect(page.locator("#players .ready-mark.on")).to_have_count(1)
+        page.click("#start")
+        quick.next_of("started")
+        quick.act(type="give_up")
+        race_button(page, "#give-up").click()
+        page.click("#give-up")
+        finished = quick.next_of("finished")
+    expect(page.locator("#view-results")).to_be_visible()
+    expect(page.locator("#results-flags")).to_be_hidden()
+    row = next(r for r in finished["standings"] if r["name"] == "Quick")
+    case = ReviewCase(
+        result=room_result(room, 1, row["id"]),
+        kind="room",
+        at=1_773_500_000_000,
+        draw=3,
+        room=room,
+        race_no=1,
+        member_id=row["id"],
+        name="Quick",
+        replay=finished["replay"],
+        signals=SIGNALS,
+        reasons=["think times as even as a metronome"],
+    )
+    flag_all(review_server, case)
+    expect(page.locator("#results-flags")).to_contain_text(
+        "Quick: this result is under review", timeout=90_000
+    )
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        for lang, words in (("en", "under review"), ("hr", "u provjeri")):
+            pick_language(page, lang)
+            expect(page.locator("#results-flags")).to_contain_text(words)
+            assert fits(page), (width, lang)
+            shoot(page, f"results-{width}x{height}-{lang}")

@@ -13,7 +13,7 @@ import { Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
 import { raceRatings } from "./rating.js";
 import { ReplayGame, ReplayPlayer } from "./replay.js";
-import { ReviewBar, slipOf, verdictText, watchReviews } from "./review.js";
+import { ReviewBar, slipOf, verdictText, watchFlags, watchReviews } from "./review.js";
 import { seriesEl } from "./series.js";
 import { replayPage } from "./shell.js";
 import { state } from "./state.js";
@@ -31,6 +31,10 @@ export class Results {
     // the solver's reviews of this race (asked for once it is over for everyone)
     this.reviews = null;
     this.stopReviews = () => {};
+    // results the integrity review flagged (their replay read again meanwhile)
+    this.flags = {};
+    this.stopFlags = () => {};
+    this.flagList = h("ul", { id: "results-flags", class: "note flags", role: "status", hidden: true });
     this.reviewTitle = h("h3", { id: "review-title", text: t("rv_title") });
     this.reviewList = h("ul", { id: "review-list", class: "review-list", "aria-labelledby": "review-title" });
     this.reviewPanel = h("div", { class: "review-panel", hidden: true }, this.reviewTitle, this.reviewList);
@@ -38,6 +42,7 @@ export class Results {
     // the call-out under the title, the series tally, the race chart panel
     this.call = h("div", { id: "winner-call", class: "winner-call", role: "status" });
     $("#view-results h1").after(this.call);
+    this.call.after(this.flagList);
     this.seriesSlot = h("div", { id: "results-series" });
     this.ratingsSlot = h("div", { id: "results-ratings" });
     $("#final-lb").after(this.seriesSlot, this.ratingsSlot);
@@ -70,7 +75,15 @@ export class Results {
         this.reviews = body;
         this.renderReviews();
       });
+      this.stopFlags();
+      this.flags = {};
+      this.stopFlags = watchFlags(finished.replay, (flags) => {
+        if (this.finished !== finished) return;
+        this.flags = flags;
+        this.renderFlags();
+      });
     }
+    this.renderFlags();
     this.renderChart();
     $("#deal-code").textContent = finished.deal;
     const link = $("#replay-link"); // its own page, for anyone (the server keeps it)
@@ -88,6 +101,15 @@ export class Results {
     else if (me && finished.replays?.[me.id]) select.value = me.id;
     if (first) this.load(select.value);
     this.renderReviews();
+  }
+
+  /** "Under review" (or removed after review) for each flagged result of the race. */
+  renderFlags() {
+    const rows = (this.finished?.standings || []).filter((r) => this.flags[r.id] === "open" || this.flags[r.id] === "confirmed");
+    this.flagList.hidden = !rows.length;
+    this.flagList.replaceChildren(
+      ...rows.map((r) => h("li", { text: t(this.flags[r.id] === "open" ? "rv_under_review_name" : "rv_removed_name", { name: r.name }) })),
+    );
   }
 
   /** Whether the deal could be won (the solver's line), or that it found none. */
@@ -149,6 +171,7 @@ export class Results {
     this.renderPar();
     this.renderReviews();
     this.renderCall();
+    this.renderFlags();
     this.renderSeries();
     this.renderRatings();
     this.renderChart();

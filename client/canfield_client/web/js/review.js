@@ -45,6 +45,36 @@ export function watchReviews(link, onReview) {
   };
 }
 
+/** Waits between reads of a race's replay for the integrity review's flags (about
+ * two minutes in all: a racer's signals are computed after the race, off the move path). */
+const FLAG_WAITS_MS = [2000, 3000, 5000, 10000, 15000, 30000, 60000];
+
+/** Read the replay at `link` a few times while its results show; `onFlags` gets
+ * member id -> review ("open": under review, "confirmed": removed) each time. */
+export function watchFlags(link, onFlags) {
+  let stopped = false;
+  let timer = null;
+  let n = 0;
+  async function ask() {
+    try {
+      const response = await fetch(link, { cache: "no-store" });
+      if (response.ok && !stopped) {
+        const flags = {};
+        for (const p of (await response.json()).players || []) if (p.review) flags[p.id] = p.review;
+        onFlags(flags);
+      }
+    } catch {
+      // offline for a moment: the next read will tell
+    }
+    if (!stopped && n < FLAG_WAITS_MS.length) timer = setTimeout(ask, FLAG_WAITS_MS[n++]);
+  }
+  if (link) timer = setTimeout(ask, FLAG_WAITS_MS[n++]);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 /** One racer's review (`racers[i]` of the answer) in words; `mine`: the reader's own. */
 export function verdictText(racer, mine = false) {
   if (!racer) return "";
