@@ -16,7 +16,9 @@ import asyncio
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 from canfield_client.processes import ServerProcess
 from canfield_server.room.ports import ReviewCase, daily_result, room_result
@@ -69,14 +71,10 @@ def flag_all(server: ServerProcess, *cases: ReviewCase) -> None:
         pool.submit(asyncio.run, go()).result()
 
 
-def flagged_room_race(server: ServerProcess) -> tuple[str, ReviewCase]:
-    """Honest and Quick race a room; Quick's result is flagged. The replay's link."""
-    with wire_race(server.ws_url, ["Honest", "Quick"], DEAL) as (room, racers):
-        for racer in racers:
-            racer.act(type="give_up")
-        finished = racers[0].next_of("finished")
+def quick_case(room: str, finished: dict[str, Any]) -> ReviewCase:
+    """Quick's result in the room's first race (``finished``), flagged."""
     quick = next(r for r in finished["standings"] if r["name"] == "Quick")
-    case = ReviewCase(
+    return ReviewCase(
         result=room_result(room, 1, quick["id"]),
         kind="room",
         at=1_773_500_000_000,
@@ -86,10 +84,19 @@ def flagged_room_race(server: ServerProcess) -> tuple[str, ReviewCase]:
         member_id=quick["id"],
         name="Quick",
         replay=finished["replay"],
-        network="127.0.0.0/24",
-        shares=["5f0c2a9e", "0b1c2d3e"],
         signals=SIGNALS,
         reasons=["think times as even as a metronome (spread 0.02)"],
+    )
+
+
+def flagged_room_race(server: ServerProcess) -> tuple[str, ReviewCase]:
+    """Honest and Quick race a room; Quick's result is flagged. The replay's link."""
+    with wire_race(server.ws_url, ["Honest", "Quick"], DEAL) as (room, racers):
+        for racer in racers:
+            racer.act(type="give_up")
+        finished = racers[0].next_of("finished")
+    case = msgspec.structs.replace(
+        quick_case(room, finished), network="127.0.0.0/24", shares=["5f0c2a9e", "0b1c2d3e"]
     )
     return finished["replay"], case
 
@@ -245,20 +252,7 @@ def test_the_results_screen_says_under_review_when_the_flag_comes(
         finished = quick.next_of("finished")
     expect(page.locator("#view-results")).to_be_visible()
     expect(page.locator("#results-flags")).to_be_hidden()
-    row = next(r for r in finished["standings"] if r["name"] == "Quick")
-    case = ReviewCase(
-        result=room_result(room, 1, row["id"]),
-        kind="room",
-        at=1_773_500_000_000,
-        draw=3,
-        room=room,
-        race_no=1,
-        member_id=row["id"],
-        name="Quick",
-        replay=finished["replay"],
-        signals=SIGNALS,
-        reasons=["think times as even as a metronome"],
-    )
+    case = quick_case(room, finished)
     flag_all(review_server, case)
     expect(page.locator("#results-flags")).to_contain_text(
         "Quick: this result is under review", timeout=90_000
