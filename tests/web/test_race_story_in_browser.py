@@ -176,6 +176,9 @@ def test_finish_place_live_chart_winner_call_and_replay_chart(
     expect(ana.locator("#results-chart svg.chart-svg path.line")).to_have_count(2)
     assert chart_lines(ana, "#results-chart") == {"Ana": (3, 3), "Bob": (1, 1)}
     assert chart_lines(vi, "#results-chart") == {"Ana": (3, 3), "Bob": (1, 1)}
+    # over time: the server kept when each action came (its note says so)
+    expect(ana.locator("#results-chart .axis-label").first).to_have_text("time")
+    expect(ana.locator("#results-chart figcaption")).to_contain_text("over time")
 
     # the spectator's results: every column of the standings fits its panel
     lb = vi.locator("#final-lb").bounding_box()

@@ -17,6 +17,8 @@ its picture answers as an SVG; an unknown id is a 404 for both.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -24,11 +26,14 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 
+import msgspec
 import pytest
+import redis
 from canfield.solver import solve
 from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess
-from canfield_protocol import RoomSettings
+from canfield_protocol import RoomReplay, RoomSettings
+from canfield_server.storage import keys
 from playwright.sync_api import Browser, Page, expect
 
 from tests.web.pages import low_contrast, new_page, pick_language, quick_server
@@ -210,4 +215,67 @@ def test_the_replay_page_puts_the_board_first_at_every_size_in_both_languages(
     page.goto(f"{replay_server.http_url}/replay.html#{replay_id}")
     expect(page.locator("#rp-title")).to_have_text("Ana & Bo's pobjeđuje!")  # Croatian, kept
     expect(page.locator("#replay-board .card").first).to_be_visible()
+    page.context.close()
+
+
+def step_clock(ms: int) -> str:
+    """The page's clock of a move: minutes, seconds and tenths ("0:12.4")."""
+    return f"{ms // 60_000}:{ms // 1000 % 60:02d}.{ms // 100 % 10}"
+
+
+def test_each_move_shows_when_it_was_played_and_an_older_replay_still_opens(
+    browser: Browser, replay_server: ServerProcess, replay_id: str
+) -> None:
+    base = replay_server.http_url
+    status, _, raw = fetch(f"{base}/replay/{replay_id}")
+    assert status == 200
+    body = json.loads(raw)
+    ana = body["players"][0]
+    assert ana["name"] == WINNER and len(ana["times_ms"]) == len(ana["moves_list"])
+    page = new_page(browser, viewport={"width": 1366, "height": 768})
+    page.goto(f"{base}/replays/{replay_id}")
+    pick_language(page, "en")
+    expect(page.locator("#rp-title")).to_have_text("Ana & Bo's wins!")
+    clock_of = page.locator("#rp-time")
+    expect(clock_of).to_have_text("\u00b7 0:00.0")  # the start
+    page.click("#rp-forward")
+    expect(clock_of).to_have_text(f"\u00b7 {step_clock(ana['times_ms'][0])}")
+    page.click("#rp-last")
+    expect(clock_of).to_have_text(f"\u00b7 {step_clock(ana['times_ms'][-1])}")
+    expect(clock_of).to_have_attribute("title", re.compile("server received"))
+    page.screenshot(path="/tmp/times-replay-1366.png")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("#rp-moves button").nth(40).click()
+    expect(clock_of).to_have_text(f"\u00b7 {step_clock(ana['times_ms'][40])}")
+    assert measure(page)["stepperInside"]
+    page.screenshot(path="/tmp/times-replay-390.png")
+    pick_language(page, "hr")
+    expect(clock_of).to_have_attribute("title", re.compile("poslužitelj"))
+
+    # a replay kept before times were kept: the same race, no times_ms
+    old_id = "r-OLDREPLAY0000000"
+    for player in body["players"]:
+        del player["times_ms"]
+    body["id"] = old_id
+    store = redis.Redis.from_url(replay_server.redis_url)
+    try:
+        store.set(keys.replay(old_id), json.dumps(body))
+    finally:
+        store.close()
+    status, _, raw = fetch(f"{base}/replay/{old_id}")
+    assert status == 200
+    old = json.loads(raw)
+    assert [p.get("times_ms") for p in old["players"]] == [None, None]  # served as kept
+    assert msgspec.convert(old, RoomReplay).players[0].times_ms is None  # the Python client
+    assert old["players"][0]["moves_list"] == ana["moves_list"]
+    page.goto(f"{base}/replays/{old_id}")
+    pick_language(page, "en")
+    expect(page.locator("#rp-title")).to_have_text("Ana & Bo's wins!")
+    for _ in range(3):
+        page.click("#rp-forward")
+    expect(page.locator("#rp-step")).to_contain_text("3")
+    expect(clock_of).to_be_hidden()  # no clock where no time was kept
+    page.click("#rp-play")  # and it still plays, at an even pace
+    expect(page.locator("#rp-step")).to_contain_text("Move 4 of")
+    page.click("#rp-play")
     page.context.close()

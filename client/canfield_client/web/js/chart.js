@@ -1,7 +1,8 @@
 // The race chart: cards home (y) over time or over actions (x), one step line
 // per player, drawn as inline SVG with axes, a name at the end of each line and
 // a legend. It draws what it is given; js/racewatch.js feeds it live
-// leaderboard rows, js/results.js the replays.
+// leaderboard rows, js/results.js the replays (over time when the results carry
+// every racer's action times, `mode` "time"; else over actions).
 
 import { clock, h } from "./dom.js";
 import { t } from "./i18n.js";

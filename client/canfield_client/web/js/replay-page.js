@@ -110,7 +110,7 @@ function showReview() {
 function choose(id) {
   const row = view.race?.players.find((p) => p.id === id);
   view.player = row || null;
-  stepper.load(view.race?.deal, row?.moves_list || []);
+  stepper.load(view.race?.deal, row?.moves_list || [], row?.times_ms);
   showReview();
   renderMoves();
   stepper.paint();

@@ -3,7 +3,7 @@
 // every move; this only applies them (undo restores the saved position).
 
 import { dealDeck, parseDealCode } from "./dealcode.js";
-import { h, icon } from "./dom.js";
+import { clock, h, icon } from "./dom.js";
 import { t } from "./i18n.js";
 import { foundationSlot } from "./rules.js";
 import { moveWords } from "./words.js";
@@ -109,6 +109,13 @@ export class ReplayGame {
 }
 
 const PLAY_STEP_MS = 450;
+/** playing at the race's own pace, a pause longer than this is cut to it */
+const LONGEST_WAIT_MS = 8000;
+
+/** A moment of the race with tenths: "0:12.4". */
+export function stepClock(ms) {
+  return `${clock(ms)}.${Math.floor(Math.max(0, ms) / 100) % 10}`;
+}
 const CONTROLS = [
   ["rp-first", "first", "#i-first"],
   ["rp-back", "step_back", "#i-back"],
@@ -129,6 +136,8 @@ export class ReplayPlayer {
     this.onPaint = onPaint;
     this.deal = null;
     this.moves = [];
+    /** when the server received each move (ms since the racer's start), or null */
+    this.times = null;
     this.frames = [];
     this.step = 0;
     this.timer = null;
@@ -141,6 +150,7 @@ export class ReplayPlayer {
     );
     bar.append(...buttons);
     this.stepText = h("span", { id: "rp-step" });
+    this.timeText = h("span", { id: "rp-time", hidden: true, dataset: { i18nTitle: "rp_time" }, title: t("rp_time") });
     this.moveText = h("code", { id: "rp-move" });
     this.moveWords = h("span", { id: "rp-words" });
     // the race as a bar: where this step is, and the move that lost the win
@@ -151,7 +161,7 @@ export class ReplayPlayer {
       const box = this.timeline.getBoundingClientRect();
       this.go(Math.round(((e.clientX - box.left) / box.width) * (this.frames.length - 1)));
     });
-    this.hint = h("p", { class: "hint" }, this.stepText, " ", this.moveText, " ", this.moveWords);
+    this.hint = h("p", { class: "hint" }, this.stepText, " ", this.timeText, " ", this.moveText, " ", this.moveWords);
     bar.after(this.timeline, this.hint);
     const [first, back, play, forward, last] = buttons;
     this.playButton = play;
@@ -162,13 +172,16 @@ export class ReplayPlayer {
     play.addEventListener("click", () => this.togglePlay());
   }
 
-  /** Rebuild every position of a race from its deal code; false when the code is unreadable. */
-  load(deal, moves) {
+  /** Rebuild every position of a race from its deal code; false when the code is
+   * unreadable. `times`: when each move was received (a replay kept before times
+   * were kept has none: then no clock, and play keeps an even pace). */
+  load(deal, moves, times = null) {
     this.stop();
     this.deal = deal;
     this.own = null;
     this.slip = null;
     this.moves = moves || [];
+    this.times = Array.isArray(times) && times.length === this.moves.length ? times : null;
     this.frames = this.positions(this.moves) || [];
     this.step = 0;
     this.paint();
@@ -238,6 +251,10 @@ export class ReplayPlayer {
         ? t("rv_line_step", { i: at - from, n: this.moves.length - from })
         : t("step", { i: at, n: this.moves.length });
     this.paintTimeline();
+    const atMs = this.timeAt(at);
+    this.timeText.hidden = atMs === null;
+    this.timeText.textContent = atMs === null ? "" : `\u00b7 ${stepClock(atMs)}`;
+    this.timeText.title = t("rp_time");
     this.moveText.textContent = at ? this.moves[at - 1] : "";
     this.moveWords.textContent = at ? moveWords(this.frames[at - 1], this.moves[at - 1]) : "";
     const play = this.playButton;
@@ -261,18 +278,39 @@ export class ReplayPlayer {
     this.hint.classList.toggle("at-slip", this.own === null && this.slip != null && this.step === this.slip + 1);
   }
 
+  /** When step `at`'s move was received (0 at the start); null without times, and
+   * on the solver's line (nobody played it). */
+  timeAt(at) {
+    if (!this.times || (this.own && at > this.slip)) return null;
+    return at ? this.times[at - 1] : 0;
+  }
+
+  /** How long to wait before the next step: the race's own pace where it has times. */
+  nextWait() {
+    const from = this.timeAt(this.step);
+    const to = this.timeAt(this.step + 1);
+    if (from === null || to === null) return PLAY_STEP_MS;
+    return Math.max(0, Math.min(to - from, LONGEST_WAIT_MS));
+  }
+
   togglePlay() {
     if (this.timer) {
       this.stop();
       return;
     }
     if (this.step >= this.frames.length - 1) this.step = 0;
-    this.timer = setInterval(() => this.go(this.step + 1), PLAY_STEP_MS);
+    const next = () => {
+      this.timer = setTimeout(() => {
+        this.go(this.step + 1);
+        if (this.timer) next();
+      }, this.nextWait());
+    };
+    next();
     this.paint();
   }
 
   stop() {
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     this.timer = null;
     if (this.frames.length) this.paint();
   }

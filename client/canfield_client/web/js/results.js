@@ -209,20 +209,29 @@ export class Results {
     this.ratingsSlot.replaceChildren(raceRatings(this.finished?.standings || [], this.me?.id) || "");
   }
 
-  /** Each player's cards home after each action, replayed from the deal code. */
+  /** Each player's cards home after each action, replayed from the deal code: over
+   * time when the server sent every racer's action times, else over actions. */
   replayLines(finished) {
     const lines = [];
+    const times = finished.replay_times || {};
+    const timeOf = (id) => {
+      const at = times[id];
+      return Array.isArray(at) && at.length === (finished.replays?.[id] || []).length ? at : null;
+    };
+    this.timed = (finished.standings || []).every((row) => timeOf(row.id));
     for (const row of finished.standings || []) {
       const moves = finished.replays?.[row.id] || [];
+      const at = this.timed ? timeOf(row.id) : null;
+      const x = (i) => (at ? at[i - 1] : i); // where action i (1-based) lies on the x axis
       try {
         const game = new ReplayGame(finished.deal);
         const points = [[0, game.view().on_foundations]];
         moves.forEach((move, i) => {
           game.apply(move);
           const cards = game.view().on_foundations;
-          if (cards !== points[points.length - 1][1]) points.push([i + 1, cards]);
+          if (cards !== points[points.length - 1][1]) points.push([x(i + 1), cards]);
         });
-        lines.push({ id: row.id, name: row.name, points, end: moves.length });
+        lines.push({ id: row.id, name: row.name, points, end: moves.length ? x(moves.length) : 0 });
       } catch {
         // a deal this page cannot read: no line rather than a wrong one
       }
@@ -234,7 +243,9 @@ export class Results {
     this.chartTitle.textContent = t("race_chart");
     this.chart.reset();
     this.chart.order(playerIds());
-    this.chart.render(this.lines || [], { me: this.me?.id, note: t("chart_replay_note") });
+    this.chart.mode = this.timed ? "time" : "actions";
+    const note = t(this.timed ? "chart_timed_note" : "chart_replay_note");
+    this.chart.render(this.lines || [], { me: this.me?.id, note });
   }
 
   /** Step through one player's race, rebuilt from the deal code. */
