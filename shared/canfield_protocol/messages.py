@@ -771,8 +771,13 @@ class DailyStanding(_Server, tag="daily_standing"):
     #: flagged results waiting for the operator's review (rank 0: unranked),
     #: shown apart from ``rows``
     under_review: list[Row] | None = None
-    #: rows of racers barred from ranked play (rank 0), shown apart
+    #: rows of racers barred from ranked play, or held out by the fair-play rules
+    #: (rank 0; ``unranked_why``), shown apart
     unranked: list[Row] | None = None
+    #: why each of ``unranked`` (and ``me``, when unranked) is unranked: public id
+    #: -> ``network-played`` (another identity of their network started this
+    #: day's daily first), ``new-identity``; barred racers are not listed
+    unranked_why: dict[str, str] | None = None
 
 
 class ReplayPlayer(RatedRow, kw_only=True):

@@ -116,3 +116,40 @@ async def test_a_farm_of_six_races_leaves_the_farmer_off_the_ladder(
     assert rated_races(fair_server, farmer) == 0
     ladder = get(fair_server, "/api/ladder?draw=3")["rows"]
     assert "Farmer" not in {row["name"] for row in ladder}
+
+
+DAILY_ENV = {"CANFIELD_DAILY_DATE": "2026-12-01", "CANFIELD_DAILY_SECRET": "fair-play-secret"}
+
+
+async def test_a_throwaways_daily_start_makes_the_next_identity_of_its_network_unranked(
+    server_factory: ServerFactory, identified: Identified
+) -> None:
+    """Daily scouting as tried: a throwaway identity starts today's daily (it sees
+    the deal), and a fresh identity from the same network then plays it. The
+    first identity of the network keeps its rank; the later one plays, keeps its
+    history, and is shown unranked with the reason; another network's is ranked."""
+    server = server_factory(env=DAILY_ENV)
+    scout = await identified(server, "127.0.6.5")
+    await scout.daily("Scout")
+    await scout.move("S")  # draws through the stock: what scouting looks like
+    player = await identified(server, "127.0.6.9")  # the same /24
+    await player.daily("Solver")
+    await player.move("S")
+    await player.give_up()
+    done = await player.wait_daily_finished(TIMEOUT)
+    assert done.row.rank == 0  # no place claimed
+    stranger = await identified(server, "127.0.7.5")  # another network
+    await stranger.daily("Stranger")
+    await stranger.give_up()
+    await stranger.wait_daily_finished(TIMEOUT)
+
+    standing = await player.daily_standing()
+    assert standing.players == 3
+    assert {row.name for row in standing.rows} == {"Scout", "Stranger"}
+    assert sorted(row.rank for row in standing.rows) == [1, 2]  # ranks count ranked rows
+    assert [(row.name, row.rank) for row in standing.unranked or []] == [("Solver", 0)]
+    assert standing.unranked_why == {player.identity_id: "network-played"}
+    assert standing.me is not None and standing.me.rank == 0
+    # it still played: the race is in its history
+    history = await player.history()
+    assert [race.kind for race in history.races] == ["daily"]

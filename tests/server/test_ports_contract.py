@@ -554,6 +554,21 @@ async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
     assert await store.apply(daily_move("b", 2, 1.0)) == (-1, 0)  # over
     count, top, mine = await store.standing("2026-12-01", 3, None, 5)
     assert [r.id for r in top] == ["b", "a", "c"] and mine is None
+    # the first player of a network keeps their rank; a later one is held out,
+    # decided once (a resume asks again); a reason given wins; no network: ranked
+    net = "198.51.100.0/24"
+    assert await store.hold("2026-12-01", 3, "a", net, "") == ""
+    assert await store.hold("2026-12-01", 3, "b", net, "") == "network-played"
+    assert await store.hold("2026-12-01", 3, "a", net, "") == ""
+    assert await store.hold("2026-12-01", 3, "c", "", "") == ""
+    assert await store.hold("2026-12-01", 3, "d", "203.0.113.0/24", "new-identity") == (
+        "new-identity"
+    )
+    assert await store.hold("2026-12-01", 3, "e", "203.0.113.0/24", "") == "network-played"
+    assert await store.hold("2026-12-01", 1, "b", net, "") == ""  # another draw mode
+    held = await store.held("2026-12-01", 3, ["a", "b", "c", "d", "z"])
+    assert held == {"b": "network-played", "d": "new-identity"}
+    assert await store.held("2026-12-01", 3, []) == {}
     await close(store)
 
 

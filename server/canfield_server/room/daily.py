@@ -59,6 +59,9 @@ __all__ = ["DailyRaces", "standing_score", "replay_id"]
 
 #: times in the score are capped here (115 days: far past any day's race)
 _MS_CAP = 10**10 - 1
+#: added to the score of an attempt shown unranked: below every ranked one (the
+#: sum stays an exact integer below 2**53)
+HELD_OFFSET = float(10**12)
 
 
 def standing_score(row: StoredRow) -> float:
@@ -78,7 +81,17 @@ def replay_id(date: str, draw: int, player: str) -> str:
 class _Play:
     """A connection's daily race here: the stored attempt, cached."""
 
-    __slots__ = ("date", "draw", "identity", "name", "deal", "started_at", "race", "lock")
+    __slots__ = (
+        "date",
+        "draw",
+        "identity",
+        "name",
+        "deal",
+        "started_at",
+        "race",
+        "lock",
+        "held",
+    )
 
     def __init__(
         self, date: str, draw: int, identity: Identity, name: str, deal: str, started_at: int
@@ -87,6 +100,12 @@ class _Play:
         self.deal, self.started_at = deal, started_at
         self.race: PlayerRace | None = None
         self.lock = asyncio.Lock()
+        #: why this attempt is shown unranked ("": ranked; ``DailyStore.hold``)
+        self.held = ""
+
+    def score(self, row: StoredRow) -> float:
+        """The standing score: an unranked attempt's sorts after every ranked one."""
+        return standing_score(row) + (HELD_OFFSET if self.held else 0)
 
 
 class DailyRaces:
@@ -147,14 +166,22 @@ class DailyRaces:
         now = self.clock.now_ms()
         fresh = PlayerRace.fresh(deal)
         row = fresh.row(identity.id, name)
+        # fair play: the first identity of a network each day keeps its rank; a
+        # later one plays unranked (peers without an address, and this host's
+        # own, are no network)
+        exempt = peer.ip in self.identities.exempt
+        network = None if exempt else self.identities.network(peer)
+        held = await store.hold(date, draw, identity.id, network or "", "")
+        play = _Play(date, draw, identity, name, deal, 0)
+        play.held = held
         created, started_at = await store.claim(
-            date, draw, identity.id, name, now, row, standing_score(row)
+            date, draw, identity.id, name, now, row, play.score(row)
         )
+        play.started_at = started_at
         streak = 0
         identity_store = self.identities.store
         if identity_store is not None:
             streak = await identity_store.note_daily(identity.token_hash, date, day_before(date))
-        play = _Play(date, draw, identity, name, deal, started_at)
         if created:
             play.race = fresh
         else:
@@ -209,7 +236,7 @@ class DailyRaces:
     async def _finished(self, peer: Peer, store: DailyStore, play: _Play, row: StoredRow) -> None:
         """Won or given up: the row ranked now, and one history entry."""
         players, _, mine = await store.standing(play.date, play.draw, play.identity.id, 0)
-        rank = mine[0] if mine else 0
+        rank = mine[0] if mine and not play.held else 0  # unranked: no place
         wire = wire_row(row, rank)
         link = f"/replay/{replay_id(play.date, play.draw, play.identity.id)}"
         identity_store = self.identities.store
@@ -270,12 +297,16 @@ class DailyRaces:
         me: Row | None
         under_review: list[Row] | None = None
         unranked: list[Row] | None = None
+        held: dict[str, str] = {}
         if self.reviews is None:
             players, top, mine = await store.standing(
                 date, msg.draw, identity.id if identity else None, msg.limit
             )
-            rows = ranked(top, ties=False)  # already in rank order: their ranks are 1..n
-            me = wire_row(mine[1], mine[0]) if mine else None
+            held = await store.held(date, msg.draw, _ids(top, mine))
+            # in rank order, the unranked after every ranked one: ranks 1..n
+            rows = ranked((r for r in top if r.id not in held), ties=False)
+            unranked = [wire_row(r, 0) for r in top if r.id in held]
+            me = wire_row(mine[1], 0 if mine[1].id in held else mine[0]) if mine else None
         else:
             flags = await self.reviews.flags(date, msg.draw)
             # read as many more as may be set aside (barred racers beyond: fewer rows)
@@ -286,7 +317,8 @@ class DailyRaces:
             for pid in flags:
                 found = (await store.standing(date, msg.draw, pid, 0))[2]
                 rank_of[pid] = found[0] if found else 0
-            split = await self.reviews.daily(date, msg.draw, top, mine, rank_of)
+            held = await store.held(date, msg.draw, _ids(top, mine))
+            split = await self.reviews.daily(date, msg.draw, top, mine, rank_of, held)
             rows, me = split.rows[: msg.limit], split.me
             under_review, unranked = split.under_review, split.unranked
         over = date < day
@@ -307,6 +339,7 @@ class DailyRaces:
             server_time=self.clock.now_ms(),
             under_review=under_review,
             unranked=unranked,
+            unranked_why=held or None,
         )
         peer.send(frames.text(reply))
 
@@ -348,6 +381,10 @@ class DailyRaces:
         )
 
 
+def _ids(top: list[StoredRow], mine: tuple[int, StoredRow] | None) -> list[str]:
+    return [r.id for r in top] + ([mine[1].id] if mine else [])
+
+
 class _DailyBoard:
     """A player's board in the daily race (``numbered.Board``): confirmed here in
     the connection's play, stored with its standing score."""
@@ -385,7 +422,7 @@ class _DailyBoard:
                 entry=entry,
                 snapshot=race.snapshot(),
                 row=self.row,
-                score=standing_score(self.row),
+                score=play.score(self.row),
                 done=race.done,
             )
         )

@@ -461,6 +461,17 @@ class DailyStore(Protocol):
         """(players, the first ``limit`` rows in rank order, (rank, row) of ``player``)."""
         ...
 
+    async def hold(self, date: str, draw: int, player: str, network: str, reason: str) -> str:
+        """Whether ``player``'s daily counts in the ranked standing, decided once, at
+        their first start (later calls return the first answer): ``reason`` if
+        given, else ``network-played`` if another player of ``network`` ("": none)
+        started first that day, else "" (ranked)."""
+        ...
+
+    async def held(self, date: str, draw: int, players: list[str]) -> dict[str, str]:
+        """Those of ``players`` held out of the ranked standing: id -> reason."""
+        ...
+
 
 class DailyDeals(Protocol):
     """The deal of each day and draw mode: solver-proven, the same on every replica."""

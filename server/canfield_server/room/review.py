@@ -26,7 +26,7 @@ The operator decides (``Reviews.decide``, the console):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import msgspec
 from canfield_protocol import RatedRow, RoomReplay, Row
@@ -107,20 +107,25 @@ class Reviews:
         top: list[StoredRow],
         mine: tuple[int, StoredRow] | None,
         rank_of: dict[str, int],
+        held: Collection[str] = (),
     ) -> DailySplit:
         """A day's standing split: ``top`` (in rank order) and ``mine`` as read,
-        ``rank_of``: the standing's rank of each flagged racer (``flags``)."""
+        ``rank_of``: the standing's rank of each flagged racer (``flags``);
+        ``held``: players the fair-play rules show unranked (``DailyStore.held``:
+        stored after every ranked one, so ahead of nobody)."""
         flags = await self.flags(date, draw)
         ids = [r.id for r in top] + ([mine[1].id] if mine else [])
         barred = await self.store.barred_players(ids)
-        aside = {p for p, s in flags.items() if s in _SHOWN} | barred
+        aside = {p for p, s in flags.items() if s in _SHOWN} | barred | set(held)
         rows = ranked((r for r in top if r.id not in aside), ties=False)
         under = [wire_row(r, 0) for r in top if flags.get(r.id) == REVIEW_OPEN]
-        # a confirmed result is removed; the barred racer's other days show unranked
+        # a confirmed result is removed; the barred racer's other days show unranked,
+        # as do the attempts the fair-play rules hold out (``held``)
         unranked = [
             wire_row(r, 0)
             for r in top
-            if r.id in barred and flags.get(r.id) not in (REVIEW_OPEN, REVIEW_CONFIRMED)
+            if (r.id in barred and flags.get(r.id) not in (REVIEW_OPEN, REVIEW_CONFIRMED))
+            or (r.id in held and r.id not in flags)
         ]
         me = None
         if mine is not None:

@@ -18,7 +18,14 @@ from canfield_server.room.ports import DailyAttempt, DailyMove, StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
-__all__ = ["DAILY_CLAIM", "DAILY_MOVE", "DAILY_LOAD", "DAILY_STANDING", "RedisDailyStore"]
+__all__ = [
+    "DAILY_HELD",
+    "DAILY_CLAIM",
+    "DAILY_MOVE",
+    "DAILY_LOAD",
+    "DAILY_STANDING",
+    "RedisDailyStore",
+]
 
 #: Start a player's attempt unless they have one.
 #: KEYS[1] player hash  KEYS[2] rows  KEYS[3] rank  KEYS[4] log
@@ -98,6 +105,27 @@ end
 return out
 """
 
+#: Whether a player's daily counts in the ranked standing, decided once, at their
+#: first start: the first player of a network keeps their rank, a later one is
+#: held out ('network-played'); ARGV[3], a reason the caller already has, wins.
+#: KEYS[1] held (player -> reason, '' ranked)  KEYS[2] networks (network -> player)
+#: ARGV[1] player id  ARGV[2] network ('' none)  ARGV[3] reason ('' none)
+#: ARGV[4] ttl seconds.  Returns the reason ('' ranked).
+DAILY_HELD = """
+local known = redis.call('HGET', KEYS[1], ARGV[1])
+if known then return known end
+local why = ARGV[3]
+if ARGV[2] ~= '' then
+  redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[1])
+  local first = redis.call('HGET', KEYS[2], ARGV[2])
+  if first ~= ARGV[1] and why == '' then why = 'network-played' end
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
+redis.call('HSET', KEYS[1], ARGV[1], why)
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return why
+"""
+
 _row_decoder = msgspec.json.Decoder(StoredRow)
 _encoder = msgspec.json.Encoder()
 
@@ -112,9 +140,10 @@ class RedisDailyStore:
         self._move = move_script(redis, url, DAILY_MOVE)
         self._load = move_script(redis, url, DAILY_LOAD)
         self._standing = move_script(redis, url, DAILY_STANDING)
+        self._held = move_script(redis, url, DAILY_HELD)
 
     async def close(self) -> None:
-        for script in (self._claim, self._move, self._load, self._standing):
+        for script in (self._claim, self._move, self._load, self._standing, self._held):
             await script.close()
 
     async def claim(
@@ -181,3 +210,20 @@ class RedisDailyStore:
         if int(my_rank) >= 0 and my_row:
             mine = (int(my_rank) + 1, _row_decoder.decode(my_row))
         return int(count), rows, mine
+
+    async def hold(self, date: str, draw: int, player: str, network: str, reason: str) -> str:
+        found = await self._held(
+            keys=[keys.daily_held(date, draw), keys.daily_networks(date, draw)],
+            args=[player, network, reason, self.ttl_s],
+        )
+        return found.decode() if isinstance(found, bytes) else str(found)
+
+    async def held(self, date: str, draw: int, players: list[str]) -> dict[str, str]:
+        if not players:
+            return {}
+        found = await self.redis.hmget(keys.daily_held(date, draw), players)
+        return {
+            p: w if isinstance(w, str) else w.decode()
+            for p, w in zip(players, found, strict=True)
+            if w
+        }

@@ -78,6 +78,8 @@ __all__ = [
     "replay",
     "DAILY_SECRET",
     "daily_code",
+    "daily_networks",
+    "daily_held",
     "daily_player",
     "daily_log",
     "daily_rows",
@@ -286,6 +288,16 @@ def daily_log(date: str, draw: int, pid: str) -> str:
 
 def daily_rows(date: str, draw: int) -> str:
     return f"{_day(date, draw)}:rows"
+
+
+def daily_networks(date: str, draw: int) -> str:
+    """A day's first daily player per network (network -> public id)."""
+    return f"{_day(date, draw)}:nets"
+
+
+def daily_held(date: str, draw: int) -> str:
+    """A day's daily players shown unranked (public id -> why), decided at their start."""
+    return f"{_day(date, draw)}:held"
 
 
 def daily_rank(date: str, draw: int) -> str:

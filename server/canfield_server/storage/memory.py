@@ -140,6 +140,9 @@ class MemoryBackend:
         self.daily: dict[tuple[str, int], dict[str, _Daily]] = {}
         self.daily_rows: dict[tuple[str, int], dict[str, bytes]] = {}
         self.daily_rank: dict[tuple[str, int], dict[str, float]] = {}
+        #: (date, draw) -> network -> its first player; player -> why unranked ('' ranked)
+        self.daily_networks: dict[tuple[str, int], dict[str, str]] = {}
+        self.daily_held: dict[tuple[str, int], dict[str, str]] = {}
         #: (identity, draw) -> rating, and its history (newest first)
         self.ratings: dict[tuple[str, int], StoredRating] = {}
         self.rating_points: dict[tuple[str, int], list[RatingPoint]] = {}
@@ -681,6 +684,22 @@ class MemoryDailyStore:
             rank = bisect.bisect_left(order, (scores[player], player))
             mine = (rank + 1, _row_decoder.decode(rows[player]))
         return len(order), top, mine
+
+    async def hold(self, date: str, draw: int, player: str, network: str, reason: str) -> str:
+        held = self.backend.daily_held.setdefault((date, draw), {})
+        if player in held:
+            return held[player]
+        why = reason
+        if network:
+            first = self.backend.daily_networks.setdefault((date, draw), {})
+            if first.setdefault(network, player) != player and not why:
+                why = "network-played"
+        held[player] = why
+        return why
+
+    async def held(self, date: str, draw: int, players: list[str]) -> dict[str, str]:
+        held = self.backend.daily_held.get((date, draw), {})
+        return {p: held[p] for p in players if held.get(p)}
 
 
 class MemoryDailyDeals:

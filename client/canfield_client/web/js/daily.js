@@ -256,11 +256,15 @@ function renderResult() {
   const now = S.standing[S.draw]?.me;
   const rank = now?.rank || row.rank;
   const players = Math.max(S.standing[S.draw]?.players || 0, fin?.players || 0, rank);
+  const why = S.standing[S.draw]?.unranked_why?.[identity.id];
   $("#result-body").replaceChildren(
-    // alone so far, a place claims nothing: say what happened instead of a medal
-    players > 1
-      ? h("p", { class: "place-text", text: placeText(rank, players) })
-      : h("p", { class: "place-text alone", text: t("daily_first_today") }),
+    // unranked (fair play): no place, and why; alone so far, a place claims
+    // nothing: say what happened instead of a medal
+    !rank && why
+      ? h("p", { class: "place-text unranked", text: t("daily_unranked_you", { why: unrankedWhy(why) }) })
+      : players > 1
+        ? h("p", { class: "place-text", text: placeText(rank, players) })
+        : h("p", { class: "place-text alone", text: t("daily_first_today") }),
     h("dl", { class: "facts" },
       h("dt", { text: t("status") }), h("dd", { text: t(`st_${row.status}`) }),
       h("dt", { text: t("daily_cards_home") }), h("dd", { text: `${row.on_foundations} / 52` }),
@@ -284,23 +288,36 @@ function renderStanding() {
   if (data.me && data.me.rank > 0 && !rows.some((r) => r.id === data.me.id)) rows.push(data.me);
   $("#standing-count").textContent = data.players ? t("daily_players_n", { n: data.players }) : t("daily_nobody");
   standing.update({ rows, final: true }, identity.id);
+  // unranked by fair play: its reason (``unranked_why``); one's own row too
+  const held = data.unranked_why || {};
   const aside = [
-    ...(data.under_review || []).map((r) => [r, "rv_under_review"]),
-    ...(data.unranked || []).map((r) => [r, "rv_unranked"]),
+    ...(data.under_review || []).map((r) => [r, t("rv_under_review")]),
+    ...(data.unranked || []).map((r) => [r, held[r.id] ? t("daily_unranked_row", { why: unrankedWhy(held[r.id]) }) : t("rv_unranked")]),
   ];
+  const me = data.me;
+  if (me && !me.rank && held[me.id] && !aside.some(([r]) => r.id === me.id)) {
+    aside.push([me, t("daily_unranked_row", { why: unrankedWhy(held[me.id]) })]);
+  }
   $("#standing-aside").hidden = !aside.length;
   $("#standing-aside-list").replaceChildren(
     ...aside.map(([r, why]) =>
       h(
         "li",
-        { class: r.id === identity.id ? "me" : null },
+        { class: r.id === identity.id ? "me" : null, dataset: { player: r.id } },
         h("b", { text: r.name }),
         " ",
-        h("span", { class: "rv-tag", text: t(why) }),
+        h("span", { class: "rv-tag", text: why }),
         h("span", { class: "hint", text: ` ${t("daily_cards_n", { n: r.on_foundations })}, ${clock(r.time_ms)}` }),
       ),
     ),
   );
+}
+
+/** Why a daily row is unranked (``daily_standing.unranked_why``), in words. */
+function unrankedWhy(reason) {
+  const key = `daily_why_${String(reason || "other").replaceAll("-", "_")}`;
+  const said = t(key);
+  return said === key ? t("daily_why_other") : said;
 }
 
 function renderYesterday() {
