@@ -101,7 +101,10 @@ def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator[Serv
 
     def start(**kwargs: object) -> ServerProcess:
         # bots at full pace unless a test says otherwise: races end quickly
-        env = {"CANFIELD_BOT_PACE_S": "0", **(kwargs.pop("env", None) or {})}  # type: ignore[dict-item]
+        # every identity a test makes is new: the daily ranks them all unless a
+        # test asks for the fair-play rule on new identities (test_fair_play.py)
+        base = {"CANFIELD_BOT_PACE_S": "0", "CANFIELD_DAILY_RANKED_AFTER_DAYS": "0"}
+        env = {**base, **(kwargs.pop("env", None) or {})}  # type: ignore[dict-item]
         proc = ServerProcess(redis_server.url, tmp_path / f"srv{len(started)}", env=env, **kwargs)  # type: ignore[arg-type]
         started.append(proc)
         return proc.start()

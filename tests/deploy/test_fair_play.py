@@ -9,7 +9,9 @@ farmer runs six races against fresh feeders who leave at the start or give up.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 import urllib.request
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,6 +19,8 @@ from typing import Any
 import pytest
 from canfield_client.client import RaceClient
 from canfield_client.processes import ServerProcess
+from canfield_server.storage import keys
+from redis.asyncio import Redis
 
 from tests.conftest import Identified, ServerFactory
 
@@ -118,37 +122,63 @@ async def test_a_farm_of_six_races_leaves_the_farmer_off_the_ladder(
     assert "Farmer" not in {row["name"] for row in ladder}
 
 
-DAILY_ENV = {"CANFIELD_DAILY_DATE": "2026-12-01", "CANFIELD_DAILY_SECRET": "fair-play-secret"}
+#: the daily as shipped: identities issued a day or more before are ranked
+DAILY_ENV = {
+    "CANFIELD_DAILY_DATE": "2026-12-01",
+    "CANFIELD_DAILY_SECRET": "fair-play-secret",
+    "CANFIELD_DAILY_RANKED_AFTER_DAYS": "1",
+}
+
+
+async def issued_days_ago(server: ServerProcess, client: RaceClient, days: int) -> None:
+    """The identity as if issued ``days`` ago (and kept: it finished a race then)."""
+    token_hash = hashlib.sha256((client.identity_token or "").encode()).hexdigest()
+    redis = Redis.from_url(server.redis_url)
+    try:
+        created = int(time.time() * 1000) - days * 86_400_000
+        await redis.hset(keys.identity(token_hash), "created", created)
+    finally:
+        await redis.aclose()
 
 
 async def test_a_throwaways_daily_start_makes_the_next_identity_of_its_network_unranked(
     server_factory: ServerFactory, identified: Identified
 ) -> None:
     """Daily scouting as tried: a throwaway identity starts today's daily (it sees
-    the deal), and a fresh identity from the same network then plays it. The
-    first identity of the network keeps its rank; the later one plays, keeps its
-    history, and is shown unranked with the reason; another network's is ranked."""
+    the deal), and an established identity from the same network then plays it.
+    The throwaway is new (unranked) but still holds its network's place; the
+    later one plays, keeps its history, and is shown unranked with the reason;
+    an established identity of another network is ranked, a new one is not."""
     server = server_factory(env=DAILY_ENV)
     scout = await identified(server, "127.0.6.5")
     await scout.daily("Scout")
     await scout.move("S")  # draws through the stock: what scouting looks like
     player = await identified(server, "127.0.6.9")  # the same /24
+    await issued_days_ago(server, player, 3)
     await player.daily("Solver")
     await player.move("S")
     await player.give_up()
     done = await player.wait_daily_finished(TIMEOUT)
     assert done.row.rank == 0  # no place claimed
-    stranger = await identified(server, "127.0.7.5")  # another network
+    stranger = await identified(server, "127.0.7.5")  # another network, established
+    await issued_days_ago(server, stranger, 2)
     await stranger.daily("Stranger")
     await stranger.give_up()
-    await stranger.wait_daily_finished(TIMEOUT)
+    assert (await stranger.wait_daily_finished(TIMEOUT)).row.rank == 1
+    newbie = await identified(server, "127.0.8.5")  # another network, new today
+    await newbie.daily("Newbie")
+    await newbie.give_up()
+    await newbie.wait_daily_finished(TIMEOUT)
 
     standing = await player.daily_standing()
-    assert standing.players == 3
-    assert {row.name for row in standing.rows} == {"Scout", "Stranger"}
-    assert sorted(row.rank for row in standing.rows) == [1, 2]  # ranks count ranked rows
-    assert [(row.name, row.rank) for row in standing.unranked or []] == [("Solver", 0)]
-    assert standing.unranked_why == {player.identity_id: "network-played"}
+    assert standing.players == 4
+    assert [(row.name, row.rank) for row in standing.rows] == [("Stranger", 1)]
+    assert {row.name for row in standing.unranked or []} == {"Scout", "Solver", "Newbie"}
+    assert standing.unranked_why == {
+        scout.identity_id: "new-identity",
+        player.identity_id: "network-played",
+        newbie.identity_id: "new-identity",
+    }
     assert standing.me is not None and standing.me.rank == 0
     # it still played: the race is in its history
     history = await player.history()

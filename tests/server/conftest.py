@@ -104,6 +104,9 @@ async def rooms() -> AsyncIterator[MakeRooms]:
     async def make(
         processes: int = 1, solver: SolverService | None = None, **settings: Any
     ) -> Rooms:
+        # every identity a test makes is new: the daily ranks them all unless a
+        # test asks for the fair-play rule on new identities
+        settings.setdefault("daily_ranked_after_days", 0)
         made.append(Rooms(Settings(**settings), processes, solver))
         return made[-1]
 

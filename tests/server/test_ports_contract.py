@@ -442,7 +442,9 @@ async def test_identities_keep_streaks_histories_and_replays(world: World) -> No
     store = world.identities()
     assert await store.identity("h") is None
     assert await store.note_daily("h", "2026-12-01", "2026-11-30") == 0  # no such identity
+    assert await store.identity_created("h") is None
     await store.new_identity("h", "pub")
+    assert await store.identity_created("h") is not None
     assert await store.identity("h") == ("pub", 0, "")
     assert await store.note_daily("h", "2026-12-01", "2026-11-30") == 1
     assert await store.note_daily("h", "2026-12-01", "2026-11-30") == 1  # same day

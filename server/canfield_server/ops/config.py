@@ -209,6 +209,12 @@ class Settings:
     rating_min_opponents: int = 5
     #: ... and the rating points kept per identity and draw mode (``/me``'s chart)
     rating_history_max: int = 200
+    #: fair play (docs/security.md): the daily standing ranks an identity only once
+    #: it was issued at least this many days (24 h each) before it starts the
+    #: daily (a new identity lives a day unless it finishes a race, so in practice:
+    #: one that finished a race on an earlier day); younger ones play unranked
+    #: ("new-identity"); 0: every identity is ranked
+    daily_ranked_after_days: int = 1
     #: fair play (docs/security.md): public races one pair of identities is rated
     #: together per UTC day (past it, neither of the pair is rated); 0: no cap
     fair_play_pair_per_day: int = 3

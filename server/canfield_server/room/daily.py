@@ -171,7 +171,7 @@ class DailyRaces:
         # own, are no network)
         exempt = peer.ip in self.identities.exempt
         network = None if exempt else self.identities.network(peer)
-        held = await store.hold(date, draw, identity.id, network or "", "")
+        held = await store.hold(date, draw, identity.id, network or "", await self._new(identity))
         play = _Play(date, draw, identity, name, deal, 0)
         play.held = held
         created, started_at = await store.claim(
@@ -206,6 +206,18 @@ class DailyRaces:
                 )
             )
         )
+
+    async def _new(self, identity: Identity) -> str:
+        """``new-identity`` for an identity too young for the ranked standing
+        (``Settings.daily_ranked_after_days``), else ""."""
+        days = self.settings.daily_ranked_after_days
+        store = self.identities.store
+        if days <= 0 or store is None:
+            return ""
+        created = await store.identity_created(identity.token_hash)
+        if created is None or self.clock.now_ms() - created >= days * 86_400_000:
+            return ""
+        return "new-identity"
 
     async def _load(self, store: DailyStore, play: _Play) -> PlayerRace:
         attempt = await store.attempt(play.date, play.draw, play.identity.id)

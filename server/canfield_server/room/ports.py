@@ -383,6 +383,10 @@ class IdentityStore(Protocol):
         if it is kept (it finished a race)."""
         ...
 
+    async def identity_created(self, token_hash: str) -> int | None:
+        """When the identity was issued (server ms; None: no such identity)."""
+        ...
+
     async def identity_network(self, token_hash: str) -> str | None:
         """The network (``rules.address_prefix``) the identity was issued to; None
         when unknown (no address, an identity older than this field, or none)."""

@@ -199,6 +199,10 @@ class RedisIdentityStore:
             keys=[keys.identity(token_hash)], args=[public_id, now, self.new_ttl_s, network]
         )
 
+    async def identity_created(self, token_hash: str) -> int | None:
+        found = await self.redis.hget(keys.identity(token_hash), "created")
+        return int(found) if found else None
+
     async def identity_network(self, token_hash: str) -> str | None:
         found = await self.redis.hget(keys.identity(token_hash), "net")
         return _text(found) if found else None

@@ -560,6 +560,10 @@ class MemoryIdentityStore:
             "until": now + self.new_ttl_ms,
         }
 
+    async def identity_created(self, token_hash: str) -> int | None:
+        found = self._live(token_hash)
+        return int(found["created"]) if found else None
+
     def _live(self, token_hash: str) -> dict[str, Any] | None:
         found = self.backend.identities.get(token_hash)
         if found is not None and found["until"] <= self.clock.now_ms():
