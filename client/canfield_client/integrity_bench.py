@@ -282,6 +282,7 @@ def judge(
             "reasons": o.case.get("reasons") if o.case else None,
             "agreement": o.case["signals"]["solver_agreement"] if o.case else None,
             "checked": o.case["signals"]["checked_moves"] if o.case else None,
+            "timed": o.case["signals"].get("timed") if o.case else None,
         }
         for o in outcomes
     ]

@@ -33,6 +33,7 @@ def test_a_solver_line_is_flagged_and_an_honest_bots_win_is_not() -> None:
     cheat, honest = out["outcomes"]
     assert cheat["error"] is None and honest["error"] is None, out["outcomes"]
     assert cheat["won"] and honest["won"]
+    assert cheat["timed"] and honest["timed"]  # judged on the server's receipt times
     assert cheat["reasons"] and cheat["reasons"][0].startswith("solver agreement")
     assert honest["reasons"] == []
     assert honest["agreement"] is not None and honest["agreement"] < 0.9
