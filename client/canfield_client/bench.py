@@ -46,6 +46,9 @@ BENCH_ENV = {
     "CANFIELD_LOG_JSON": "false",
     # no solver worker filling the winnable-deal pool beside the measured load
     "CANFIELD_POOL_TARGET": "0",
+    # every simulated daily player is a new identity: ranked, so the standing
+    # measured is the one people see (fair play holds new identities out)
+    "CANFIELD_DAILY_RANKED_AFTER_DAYS": "0",
 }
 
 
