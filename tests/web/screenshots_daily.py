@@ -41,7 +41,14 @@ LANGS = {"en": "en-US", "hr": "hr-HR"}
 def env(date: str) -> dict[str, str]:
     # the winner sends the solver's whole line at once: no rate limit in the way
     limits = {"CANFIELD_RATE_PER_S": "100000", "CANFIELD_RATE_BURST": "100000"}
-    return {"CANFIELD_DAILY_DATE": date, "CANFIELD_DAILY_SECRET": "screenshots", **limits}
+    # its players are new identities, ranked here to show a standing with places
+    ranked = {"CANFIELD_DAILY_RANKED_AFTER_DAYS": "0"}
+    return {
+        "CANFIELD_DAILY_DATE": date,
+        "CANFIELD_DAILY_SECRET": "screenshots",
+        **limits,
+        **ranked,
+    }
 
 
 def code_of(server: ServerProcess, date: str, draw: int) -> str:
