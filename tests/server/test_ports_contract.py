@@ -571,6 +571,11 @@ async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
     held = await store.held("2026-12-01", 3, ["a", "b", "c", "d", "z"])
     assert held == {"b": "network-played", "d": "new-identity"}
     assert await store.held("2026-12-01", 3, []) == {}
+    # who started first from a network: the evidence a review case shows
+    assert await store.network_first("2026-12-01", 3, net) == "a"
+    assert await store.network_first("2026-12-01", 3, "203.0.113.0/24") == "d"
+    assert await store.network_first("2026-12-01", 1, net) == "b"
+    assert await store.network_first("2026-12-01", 3, "192.0.2.0/24") is None
     await close(store)
 
 

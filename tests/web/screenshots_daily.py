@@ -43,11 +43,15 @@ def env(date: str) -> dict[str, str]:
     limits = {"CANFIELD_RATE_PER_S": "100000", "CANFIELD_RATE_BURST": "100000"}
     # its players are new identities, ranked here to show a standing with places
     ranked = {"CANFIELD_DAILY_RANKED_AFTER_DAYS": "0"}
+    # its winner plays the solver's line: no integrity signals, or it would be
+    # shown under review (tests/web/test_daily_fair_play_in_browser.py shows that)
+    unjudged = {"CANFIELD_INTEGRITY_CALLS": "0"}
     return {
         "CANFIELD_DAILY_DATE": date,
         "CANFIELD_DAILY_SECRET": "screenshots",
         **limits,
         **ranked,
+        **unjudged,
     }
 
 

@@ -10,8 +10,10 @@ results never wait on it; the solver's part runs in the race's fair turn
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import NamedTuple
 
 import msgspec
 from canfield import DealCode
@@ -31,7 +33,7 @@ from canfield_server.room.ports import (
 from canfield_server.room.registry import Rooms
 from canfield_server.room.stamps import stamped
 
-__all__ = ["Assessments", "thresholds"]
+__all__ = ["Assessments", "DailyResult", "thresholds"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,23 @@ def thresholds(settings: Settings) -> Thresholds:
         min_checked=settings.flag_min_checked,
         net_over_par=settings.flag_net_over_par,
     )
+
+
+class DailyResult(NamedTuple):
+    """One finished daily result, as its assessment needs it."""
+
+    date: str
+    draw: int
+    deal: str
+    public_id: str
+    token_hash: str
+    name: str
+
+
+class _Racer(NamedTuple):
+    token_hash: str
+    public_id: str | None
+    network: str | None
 
 
 def _draw(deal: str) -> int:
@@ -82,34 +101,33 @@ class Assessments:
 
     def daily_finished(
         self,
-        date: str,
-        draw: int,
-        deal: str,
-        public_id: str,
-        token_hash: str,
-        name: str,
+        daily: DailyResult,
+        network: str | None,
         read_log: Callable[[], Awaitable[list[str]]],
+        read_first: Callable[[str], Awaitable[str | None]],
     ) -> None:
-        """A daily race's result was written: judge it, later (its log read then)."""
+        """A daily race's result was written: judge it, later (its log read then).
+        ``network``: the one it was started from (None: no network);
+        ``read_first``: who first started that day's daily from a network."""
         if self.enabled:
-            self.rooms.spawn(self._daily(date, draw, deal, public_id, token_hash, name, read_log))
+            self.rooms.spawn(self._daily(daily, network, read_log, read_first))
 
     async def _daily(
         self,
-        date: str,
-        draw: int,
-        deal: str,
-        public_id: str,
-        token_hash: str,
-        name: str,
+        daily: DailyResult,
+        network: str | None,
         read_log: Callable[[], Awaitable[list[str]]],
+        read_first: Callable[[str], Awaitable[str | None]],
     ) -> None:
-        result = daily_result(date, draw, public_id)
+        result = daily_result(daily.date, daily.draw, daily.public_id)
+        shares: list[str] = []
         try:
             entries = await read_log()
-            network = (
-                await self.identities.identity_network(token_hash) if self.identities else None
-            )
+            if network is None and self.identities is not None:
+                network = await self.identities.identity_network(daily.token_hash)
+            first = await read_first(network) if network else None
+            if first is not None and first != daily.public_id:
+                shares = [first]
         except Exception:  # noqa: BLE001 - an assessment is never worth the server
             log.exception("daily result %s not read for its signals", result)
             return
@@ -117,41 +135,61 @@ class Assessments:
             result=result,
             kind="daily",
             at=0,
-            draw=draw,
-            date=date,
-            identity=token_hash,
-            public_id=public_id,
-            member_id=public_id,
-            name=name,
+            draw=daily.draw,
+            date=daily.date,
+            identity=daily.token_hash,
+            public_id=daily.public_id,
+            member_id=daily.public_id,
+            name=daily.name,
             replay=f"/replay/{result}",
             network=network,
+            shares=shares,
             signals=_EMPTY,
         )
-        await self._judge(f"daily:{date}", deal, entries, None, case)
+        await self._judge(f"daily:{daily.date}", daily.deal, entries, None, case)
 
     async def _room(self, state: RoomState, finished: Finished) -> None:
-        try:
-            owners = await self.identities.room_identities(state.room) if self.identities else {}
-        except Exception:  # noqa: BLE001 - the racers are judged without their identity
-            log.exception("identities of %s not read for its signals", state.room)
-            owners = {}
+        racers = await self._racers(state)
         times = finished.replay_times or {}
         for row in finished.standings:
-            case = await self._room_case(state, finished, row, owners.get(row.id))
+            case = self._room_case(state, finished, row, racers)
             entries = stamped(finished.replays.get(row.id, []), times.get(row.id))
             await self._judge(state.room, finished.deal, entries, finished.par, case)
 
-    async def _room_case(
-        self, state: RoomState, finished: Finished, row: Row, token_hash: str | None
+    async def _racers(self, state: RoomState) -> dict[str, _Racer]:
+        """Each identified racer of the room: member id -> who and from where (the
+        seat's network, else the one their identity was issued to)."""
+        if self.identities is None:
+            return {}
+        identities = self.identities
+        try:
+            owners = await identities.room_identities(state.room)
+            seats = await identities.room_networks(state.room)
+
+            async def racer(member: str, token_hash: str) -> tuple[str, _Racer]:
+                known = await identities.identity(token_hash)
+                network = seats.get(member) or await identities.identity_network(token_hash)
+                return member, _Racer(token_hash, known[0] if known else None, network)
+
+            found = await asyncio.gather(*(racer(m, t) for m, t in owners.items()))
+        except Exception:  # noqa: BLE001 - the racers are judged without their identity
+            log.exception("identities of %s not read for its signals", state.room)
+            return {}
+        return dict(found)
+
+    def _room_case(
+        self, state: RoomState, finished: Finished, row: Row, racers: dict[str, _Racer]
     ) -> ReviewCase:
-        public_id = network = None
-        if token_hash is not None and self.identities is not None:
-            try:
-                known = await self.identities.identity(token_hash)
-                public_id = known[0] if known else None
-                network = await self.identities.identity_network(token_hash)
-            except Exception:  # noqa: BLE001 - judged all the same
-                log.exception("identity of a racer of %s not read", state.room)
+        me = racers.get(row.id)
+        network = me.network if me else None
+        # the other identities that raced it from the same network
+        shares = sorted(
+            {
+                other.public_id
+                for member, other in racers.items()
+                if member != row.id and network and other.network == network and other.public_id
+            }
+        )
         return ReviewCase(
             result=room_result(state.room, state.race, row.id),
             kind="public" if state.public else "room",
@@ -159,12 +197,13 @@ class Assessments:
             draw=_draw(finished.deal),
             room=state.room,
             race_no=state.race,
-            identity=token_hash,
-            public_id=public_id,
+            identity=me.token_hash if me else None,
+            public_id=me.public_id if me else None,
             member_id=row.id,
             name=row.name,
             replay=finished.replay,
             network=network,
+            shares=shares,
             signals=_EMPTY,
         )
 

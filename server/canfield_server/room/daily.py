@@ -37,7 +37,7 @@ from canfield_protocol import ErrorCode as E
 from canfield_server.ops.clock import Clock, day_before, is_date, today
 from canfield_server.ops.config import Settings
 from canfield_server.room import frames, rules
-from canfield_server.room.assess import Assessments
+from canfield_server.room.assess import Assessments, DailyResult
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked, wire_row
 from canfield_server.room.numbered import BoardAction, numbered_action
@@ -91,6 +91,7 @@ class _Play:
         "race",
         "lock",
         "held",
+        "network",
     )
 
     def __init__(
@@ -102,6 +103,8 @@ class _Play:
         self.lock = asyncio.Lock()
         #: why this attempt is shown unranked ("": ranked; ``DailyStore.hold``)
         self.held = ""
+        #: the network it was started from (None: none, or this host's own)
+        self.network: str | None = None
 
     def score(self, row: StoredRow) -> float:
         """The standing score: an unranked attempt's sorts after every ranked one."""
@@ -173,7 +176,7 @@ class DailyRaces:
         network = None if exempt else self.identities.network(peer)
         held = await store.hold(date, draw, identity.id, network or "", await self._new(identity))
         play = _Play(date, draw, identity, name, deal, 0)
-        play.held = held
+        play.held, play.network = held, network
         created, started_at = await store.claim(
             date, draw, identity.id, name, now, row, play.score(row)
         )
@@ -291,8 +294,14 @@ class DailyRaces:
                 attempt = await store.attempt(date, draw, player)
                 return attempt.log if attempt is not None else []
 
+            async def read_first(network: str) -> str | None:
+                return await store.network_first(date, draw, network)
+
             self.assessments.daily_finished(
-                date, draw, play.deal, player, play.identity.token_hash, play.name, read_log
+                DailyResult(date, draw, play.deal, player, play.identity.token_hash, play.name),
+                play.network,
+                read_log,
+                read_first,
             )
 
     # ------------------------------------------------------------ standing, replays

@@ -476,6 +476,11 @@ class DailyStore(Protocol):
         """Those of ``players`` held out of the ranked standing: id -> reason."""
         ...
 
+    async def network_first(self, date: str, draw: int, network: str) -> str | None:
+        """The player who first started that day's daily from ``network`` (None:
+        nobody), as ``hold`` decided it."""
+        ...
+
 
 class DailyDeals(Protocol):
     """The deal of each day and draw mode: solver-proven, the same on every replica."""

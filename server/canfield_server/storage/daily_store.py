@@ -227,3 +227,7 @@ class RedisDailyStore:
             for p, w in zip(players, found, strict=True)
             if w
         }
+
+    async def network_first(self, date: str, draw: int, network: str) -> str | None:
+        found = await self.redis.hget(keys.daily_networks(date, draw), network)
+        return found.decode() if isinstance(found, bytes) else found

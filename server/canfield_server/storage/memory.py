@@ -705,6 +705,9 @@ class MemoryDailyStore:
         held = self.backend.daily_held.get((date, draw), {})
         return {p: held[p] for p in players if held.get(p)}
 
+    async def network_first(self, date: str, draw: int, network: str) -> str | None:
+        return self.backend.daily_networks.get((date, draw), {}).get(network)
+
 
 class MemoryDailyDeals:
     """``DailyDeals`` with each day's deal given (``deal_of(date, draw)``)."""
