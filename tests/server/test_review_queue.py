@@ -4,16 +4,20 @@ records it) is shown "under review" to the other racer in the replay, leaves
 the ladder and the daily ranked list at once, and is listed in the console
 with its evidence. Confirm restores the other racer's rating, bars the
 identity (its next public race is unrated) and removes the result; Clear puts
-the result back. Every decision is in the log."""
+the result back. Every decision is in the log. And the whole chain on the
+server's own rule: a solver line played in a rated quick race is flagged,
+shown under review, listed with its evidence and confirmed."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import hashlib
+import random
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
+from canfield.solver import solve
 from canfield_client.processes import ServerProcess
 from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import ReviewCase, daily_result, room_result
@@ -300,4 +304,76 @@ async def test_a_flagged_daily_is_set_apart_from_the_ranked_standing(
         assert standing["under_review"] == [] and len(standing["rows"]) == 2
     finally:
         await store.close()
+        await redis.aclose()
+
+
+async def test_a_solver_line_is_caught_shown_under_review_and_confirmed(
+    server_factory: ServerFactory, connect: Connect
+) -> None:
+    """The whole chain on the server's own rule: nothing flagged by hand. The
+    line is played at about 50 ms a move (the flag rule does not need a pace:
+    tests/server/test_signals_recorded.py plays one at 1 s a move on the
+    manual clock, and ``bench-integrity`` at 0.3, 1 and 2 s on a real server)."""
+    server = server_factory(env=ENV)
+    (honest, honest_token), (cheat, cheat_token) = (
+        await identified(connect, server, HONEST),
+        await identified(connect, server, FLAGGED),
+    )
+    room = (await honest.request("joined", type="quick", name="Honest", draw=3))["room"]
+    assert (await cheat.request("joined", type="quick", name="Cheat", draw=3))["room"] == room
+    for racer in (honest, cheat):
+        await racer.expect("started", timeout=30)
+    redis = Redis.from_url(server.redis_url)
+    try:
+        # the deal as the scouting identities of the issue would have worked it out
+        deal = (await redis.hget(keys.room(room), "deal") or b"").decode()
+        line = await asyncio.to_thread(lambda: solve(deal, 20).moves)
+        assert line, f"the quick race's deal {deal} is proven winnable"
+        played = [line[0], "U", *line]  # a slip taken back, as a person would
+        think = random.Random(3)
+        for seq, move in enumerate(played, 1):
+            await asyncio.sleep(0.05 * think.lognormvariate(0, 0.4))
+            kind = "undo" if move == "U" else "move"
+            fields = {"move": move} if kind == "move" else {}
+            ack = await cheat.request("ack", type=kind, seq=seq, **fields)
+            assert ack["type"] == "ack", ack
+        await honest.send(type="give_up", seq=1)
+        finished = await honest.expect("finished", timeout=30)
+        by_name = {row["name"]: row for row in finished["standings"]}
+        assert by_name["Cheat"]["status"] == "won" and by_name["Cheat"]["rank"] == 1
+
+        # the server's own assessment flags it, off the move path
+        status, queue = 0, {"open": []}
+        async with asyncio.timeout(180):
+            while not queue["open"]:
+                await asyncio.sleep(0.2)
+                status, queue = await call(server, "/admin/api/reviews", headers=BEARER)
+                assert status == 200, queue
+        (case,) = queue["open"]
+        assert case["name"] == "Cheat" and case["identity"] == hashed(cheat_token)
+        assert case["kind"] == "public" and case["network"] == "127.1.0.0/24"
+        assert case["replay"] == finished["replay"] and case["reasons"]
+        signals = case["signals"]
+        assert signals["won"] and signals["solver_agreement"] >= 0.9
+        assert signals["checked_moves"] >= 15 and len(signals["think_ms"]) == len(played)
+
+        # the other racer sees it under review; it is off the ladder
+        status, replay = await call(server, finished["replay"])
+        assert status == 200
+        reviews = {p["name"]: p.get("review") for p in replay["players"]}
+        assert reviews == {"Cheat": "open", "Honest": None}
+        assert await ladder_names(server) == ["Honest"]
+        lost = await rating_of(server, honest_token)
+        assert lost is not None and lost["races"] == 1
+
+        # confirmed: the other racer's rating is as if the race had been unrated
+        path = f"/admin/api/reviews/{case['result']}/decide"
+        status, decided = await call(server, path, headers=BEARER, body={"decision": "confirm"})
+        assert status == 200 and decided["status"] == "confirmed", decided
+        mine = await rating_of(server, honest_token)
+        assert mine is not None and mine["races"] == 0
+        assert (mine["rating"], mine["deviation"]) == (shown(NEWCOMER), deviation(NEWCOMER))
+        status, replay = await call(server, finished["replay"])
+        assert {p["name"]: p.get("review") for p in replay["players"]}["Cheat"] == "confirmed"
+    finally:
         await redis.aclose()
