@@ -326,7 +326,8 @@ async def test_a_solver_line_is_caught_shown_under_review_and_confirmed(
     redis = Redis.from_url(server.redis_url)
     try:
         # the deal as the scouting identities of the issue would have worked it out
-        deal = (await redis.hget(keys.room(room), "deal") or b"").decode()
+        stored: Any = await redis.hget(keys.room(room), "deal")
+        deal = stored.decode() if isinstance(stored, bytes) else str(stored)
         line = await asyncio.to_thread(lambda: solve(deal, 20).moves)
         assert line, f"the quick race's deal {deal} is proven winnable"
         played = [line[0], "U", *line]  # a slip taken back, as a person would
@@ -343,7 +344,7 @@ async def test_a_solver_line_is_caught_shown_under_review_and_confirmed(
         assert by_name["Cheat"]["status"] == "won" and by_name["Cheat"]["rank"] == 1
 
         # the server's own assessment flags it, off the move path
-        status, queue = 0, {"open": []}
+        status, queue = 0, {"open": []}  # type: tuple[int, Any]
         async with asyncio.timeout(180):
             while not queue["open"]:
                 await asyncio.sleep(0.2)
