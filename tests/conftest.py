@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
-from canfield_client.processes import ServerProcess
 from canfield_server.room.stamps import split_log
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 
@@ -48,7 +48,7 @@ HEAVY = {
     "tests/reliability/test_solver_isolation.py",
     "tests/reliability/test_fuzz.py",
     "tests/reliability/test_churn.py",
-    "tests/client/test_bench.py",
+    "tests/bench/test_bench.py",
 }
 
 

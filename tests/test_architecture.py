@@ -41,6 +41,8 @@ def test_server_and_client_never_import_each_other_even_lazily() -> None:
     for package, other in (
         ("server/canfield_server", "canfield_client"),
         ("client/canfield_client", "canfield_server"),
+        ("client/canfield_client", "canfield_bench"),
+        ("client/canfield_bench", "canfield_server"),
     ):
         offenders = [
             str(path.relative_to(ROOT))

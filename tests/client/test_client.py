@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from canfield import Game, Move
+from canfield_bench.processes import ServerProcess
 from canfield_client.bot import run_bot
 from canfield_client.client import (
     RaceClient,
@@ -15,7 +16,6 @@ from canfield_client.client import (
     room_from_link,
     ws_url_from_link,
 )
-from canfield_client.processes import ServerProcess
 from canfield_protocol import Joined, Leaderboard, MoveMsg, RoomSettings
 
 from tests.conftest import ServerFactory

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import subprocess
 
+from canfield_bench.processes import race_command
 from canfield_client.bot import run_daily
 from canfield_client.client import RaceClient, ServerError
-from canfield_client.processes import race_command
 
 from tests.conftest import ServerFactory
 

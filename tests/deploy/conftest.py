@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TypeGuard
 
 import pytest
+from canfield_bench.processes import LoopbackEndpoint, ServerProcess
 from canfield_client.client import RaceClient
-from canfield_client.processes import LoopbackEndpoint, ServerProcess
 from canfield_protocol import Leaderboard, RoomSettings, Row
 from canfield_server.ops import children
 from canfield_server.storage.embedded_redis import EmbeddedRedis, free_port, redis_server_binary

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.storage import keys
 
 from tests.conftest import stored_actions

@@ -12,8 +12,8 @@ import urllib.request
 import msgspec
 import redis
 from canfield import Game
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
-from canfield_client.processes import ServerProcess
 from canfield_server.storage import keys
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
-from canfield_client.processes import ServerProcess
 from canfield_server.storage import keys
 from redis.asyncio import Redis
 

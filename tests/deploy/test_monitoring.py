@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.deploy.test_compose import compose_config

@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 import websockets
 from canfield import Game, Move
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
-from canfield_client.processes import ServerProcess
 from canfield_protocol import RoomSettings
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 

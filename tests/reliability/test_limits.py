@@ -12,7 +12,7 @@ import json
 
 import pytest
 import websockets
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 
 from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, OPEN_ENV, Client, seat_snapshot

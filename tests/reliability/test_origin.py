@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 import websockets
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from websockets.typing import Origin
 
 from tests.conftest import ServerFactory

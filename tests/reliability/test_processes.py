@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 import websockets
 from canfield import Game, Move
-from canfield_client.processes import RedisProcess, ServerProcess, race_command
+from canfield_bench.processes import RedisProcess, ServerProcess, race_command
 from canfield_server.storage.embedded_redis import redis_server_binary
 
 from tests.conftest import need

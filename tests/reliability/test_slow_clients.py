@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 import websockets
-from canfield_client.processes import free_port
+from canfield_bench.processes import free_port
 from canfield_server.ops.config import Settings
 from canfield_server.transport.guard import ConnectionGuard, uvicorn_protocols
 from starlette.types import Receive, Scope, Send

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import websockets
 from canfield import Game, Move
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.ops.config import Settings
 from canfield_server.room.ports import SolverService
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import websockets
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import TIMEOUT, Connect, line_of_play

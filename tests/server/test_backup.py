@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import redis
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 
 from tests.conftest import ServerFactory

@@ -16,7 +16,7 @@ from typing import Any
 import redis
 from canfield import Game
 from canfield.solver import WINNABLE, solve
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 
 from tests.conftest import ServerFactory, decoded
 from tests.server.conftest import Client, Connect

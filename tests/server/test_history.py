@@ -6,7 +6,7 @@ import hashlib
 from typing import Any
 
 import redis
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Client, Connect

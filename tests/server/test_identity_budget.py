@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 import redis
-from canfield_client.identity_flood import flood, format_flood
+from canfield_bench.identity_flood import flood, format_flood
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect, MakeRooms

@@ -13,7 +13,7 @@ import pytest
 from canfield import Game
 from canfield.review import decide
 from canfield.solver import WINNABLE, solve
-from canfield_client.integrity_bench import padded_line
+from canfield_bench.integrity_bench import padded_line
 from canfield_client.strategy import Strategy
 from canfield_server.room.integrity import (
     Agreement,

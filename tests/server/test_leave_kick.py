@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_protocol import CLOSE_KICKED, Kick, Leave, Role, decode_client
 from canfield_server.room import rules as R
 

@@ -11,8 +11,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
-from canfield_client.processes import ServerProcess
 from canfield_protocol import Left
 from canfield_server.room import rules
 from canfield_server.room.ports import RatingPoint, StoredRating

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 from canfield import Game, Move
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 
 from tests.conftest import ServerFactory

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_protocol import Member, MemberStatus, Role, Row, encode, rated_row
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
 from canfield.solver import solve
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import ReviewCase, daily_result, room_result
 from canfield_server.room.ratings import NEWCOMER, deviation, shown

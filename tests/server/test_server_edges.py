@@ -7,7 +7,7 @@ import json
 
 import pytest
 import websockets
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from redis.asyncio import Redis
 from websockets.typing import Origin

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import urllib.request
 
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 
 
 def get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:

@@ -18,7 +18,7 @@ from typing import Any
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.cards import card_text, parse_card
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
 from websockets.sync.client import ClientConnection, connect

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from canfield import Game
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from pages import (
     DESKTOP,

@@ -26,8 +26,8 @@ from pathlib import Path
 import redis
 from canfield import Game, Move
 from canfield.solver import solve
+from canfield_bench.processes import ServerProcess, free_port
 from canfield_client.client import RaceClient
-from canfield_client.processes import ServerProcess, free_port
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from pages import PHONE, launch, new_page, tap_or_draw, tappable_moves
 from playwright.sync_api import Page, expect, sync_playwright

@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from canfield.solver import solve
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from pages import WireRacer, launch, new_page, pick_language, screenshot_command, wire_race
 from playwright.sync_api import expect, sync_playwright

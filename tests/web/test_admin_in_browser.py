@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory

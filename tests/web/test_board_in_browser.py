@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from canfield import DealCode, Game, Move
 from canfield.cards import card_text
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from tests.conftest import ServerFactory

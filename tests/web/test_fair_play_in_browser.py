@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect
 
 from tests.web.pages import give_up, new_page, pick_language, record_frames, wait_board

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 import pytest
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from tests.conftest import ServerFactory

@@ -10,7 +10,7 @@ import re
 import pytest
 from canfield import Game, Move
 from canfield.cards import parse_card
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, WebSocket, expect
 
 from tests.conftest import ServerFactory

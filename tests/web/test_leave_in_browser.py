@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect
 
 from tests.conftest import ServerFactory

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.error import HTTPError
 
 import pytest
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory

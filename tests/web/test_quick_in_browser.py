@@ -12,7 +12,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory

@@ -14,7 +14,7 @@ import re
 import pytest
 from canfield import DealCode, Game, IllegalMoveError, Move
 from canfield.cards import card_text
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Dialog, Locator, Page, Position, expect
 
 from tests.conftest import ServerFactory

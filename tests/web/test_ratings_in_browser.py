@@ -11,7 +11,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_protocol import MemberStatus, Row
 from canfield_server.room.rating_races import rate_public_race
 from canfield_server.storage.rating_store import RedisRatingStore

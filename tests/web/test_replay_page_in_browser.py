@@ -30,8 +30,8 @@ import msgspec
 import pytest
 import redis
 from canfield.solver import solve
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
-from canfield_client.processes import ServerProcess
 from canfield_protocol import RoomReplay, RoomSettings
 from canfield_server.storage import keys
 from playwright.sync_api import Browser, Page, expect

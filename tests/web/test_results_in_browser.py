@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.web.pages import (

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import redis
 from canfield.solver import solve
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Locator, Page, expect
 from websockets.sync.client import connect
 

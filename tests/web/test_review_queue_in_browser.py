@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from canfield_server.room.ports import ReviewCase, daily_result, room_result
 from canfield_server.storage.integrity_store import RedisIntegrityStore
 from playwright.sync_api import Browser, Page, expect

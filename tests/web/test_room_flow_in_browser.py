@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect
 
 from tests.conftest import ServerFactory

@@ -11,7 +11,7 @@ the page asks for the right notes at the right moments, and for none when off.
 from __future__ import annotations
 
 from canfield import Game, Move
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.web.pages import (

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from canfield import Game
 from canfield.solver import solve
-from canfield_client.processes import ServerProcess
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, FloatRect, Page, expect
 
 from tests.conftest import ServerFactory

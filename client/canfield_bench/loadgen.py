@@ -29,10 +29,9 @@ from typing import Any
 import msgspec
 from canfield import DRAW, Game, Move
 from canfield.moves import FOUNDATION, RESERVE, TABLEAU, WASTE
+from canfield_client.client import RaceClient
 from canfield_protocol import Error, Leaderboard, MoveMsg, RoomSettings
 from websockets.asyncio.client import connect
-
-from .client import RaceClient
 
 __all__ = ["Job", "WorkerResult", "run_worker", "next_move"]
 

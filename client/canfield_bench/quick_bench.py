@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from canfield_cli.stats import percentile
+from canfield_client.client import RaceClient
 
-from .client import RaceClient
 from .processes import local_servers
 
 __all__ = ["QUICK_ENV", "format_quick", "run_quick"]

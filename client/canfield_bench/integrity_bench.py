@@ -32,11 +32,10 @@ from typing import Any
 import msgspec
 from canfield import DealCode, Game
 from canfield.solver import WINNABLE, solve
+from canfield_client.board import game_from_view
+from canfield_client.client import RaceClient, ServerError
+from canfield_client.strategy import LEVELS, Strategy
 from canfield_protocol import RoomSettings
-
-from .board import game_from_view
-from .client import RaceClient, ServerError
-from .strategy import LEVELS, Strategy
 
 __all__ = [
     "Plan",

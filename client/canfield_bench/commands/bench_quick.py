@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from canfield_client.quick_bench import format_quick, run_quick
+    from canfield_bench.quick_bench import format_quick, run_quick
 
     out = run_quick(args.players, args.seconds, args.seed)
     print(json.dumps(out, indent=2) if args.json else format_quick(out))

@@ -11,7 +11,7 @@ human ones. No speed is asserted.
 from __future__ import annotations
 
 from canfield.solver import solve
-from canfield_client.integrity_bench import Plan, judge
+from canfield_bench.integrity_bench import Plan, judge
 from canfield_server.storage.embedded_redis import redis_server_binary
 
 from ..conftest import need

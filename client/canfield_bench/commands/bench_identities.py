@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from canfield_client.identity_flood import format_flood, run_flood
+    from canfield_bench.identity_flood import format_flood, run_flood
 
     out = run_flood(
         args.url, args.connections, args.seconds, args.address, budget=not args.no_budget

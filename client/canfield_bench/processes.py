@@ -2,7 +2,7 @@
 
 The benchmark (and the tests) need real processes: ``canfield-race serve``
 on a free loopback port, the bare ``canfield-race baseline``, and a shared
-``canfield-race redis``. The client never imports the server to get them:
+``canfield-race redis``. The benchmarks never import the server to get them:
 it runs the commands, waits until each is ready (``/healthz`` answers, or
 ``redis`` prints its URL), reads their memory, and stops them with SIGTERM
 (SIGKILL after a grace period).

@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-from canfield_client.bench import BenchConfig, percentile, run_bench
+from canfield_bench.bench import BenchConfig, percentile, run_bench
 from canfield_server.storage.embedded_redis import redis_server_binary
 
 from ..conftest import need

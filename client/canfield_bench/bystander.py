@@ -31,10 +31,10 @@ from typing import Any
 
 import websockets
 from canfield_cli.stats import percentile
+from canfield_client.client import RaceClient, ServerError
 from canfield_protocol import Role, RoomSettings
 
 from .bench import cpu_seconds
-from .client import RaceClient, ServerError
 from .processes import local_servers
 
 __all__ = ["ATTACKS", "run_bystander", "format_bystander"]
