@@ -1,0 +1,105 @@
+"""What the room logic needs from the world, as interfaces.
+
+The room package never imports Redis, Starlette or websockets: it talks
+to a ``RoomStore`` (``storage.store.RedisStore`` in production), a
+``RoomBus`` (``storage.pubsub``), a ``SolverService``
+(``solving.deal_pool``), a ``BotLauncher`` and ``Peer`` connections
+(``transport.ws``), all wired together at start-up by ``transport.app``.
+Tests wire in-memory peers the same way.
+
+One module per seam: ``rooms`` (the room store, the bus, a peer),
+``matchmaking``, ``solving``, ``identities``, ``daily``, ``ratings`` and
+``review``; every name is imported from here.
+"""
+
+from __future__ import annotations
+
+from canfield_server.room.ports.daily import (
+    DailyAttempt,
+    DailyDeals,
+    DailyMove,
+    DailyStore,
+)
+from canfield_server.room.ports.identities import (
+    IdentitiesRefused,
+    IdentityBudget,
+    IdentityStore,
+)
+from canfield_server.room.ports.matchmaking import (
+    Band,
+    MatchQueue,
+)
+from canfield_server.room.ports.ratings import (
+    LadderRow,
+    RatingChange,
+    RatingPoint,
+    RatingStore,
+    StoredRating,
+)
+from canfield_server.room.ports.review import (
+    REVIEW_CLEARED,
+    REVIEW_CONFIRMED,
+    REVIEW_OPEN,
+    IntegrityStore,
+    ReviewCase,
+    daily_result,
+    race_of,
+    room_result,
+)
+from canfield_server.room.ports.rooms import (
+    MoveRecord,
+    Peer,
+    RoomBudget,
+    RoomBus,
+    RoomRecord,
+    RoomsRefused,
+    RoomStore,
+    StorageErrors,
+    StoredRow,
+)
+from canfield_server.room.ports.solving import (
+    BotLauncher,
+    Proven,
+    SignalService,
+    SolverBusy,
+    SolverService,
+)
+
+__all__ = [
+    "StorageErrors",
+    "Peer",
+    "StoredRow",
+    "RoomRecord",
+    "RoomBudget",
+    "RoomsRefused",
+    "MoveRecord",
+    "RoomStore",
+    "RoomBus",
+    "Band",
+    "MatchQueue",
+    "Proven",
+    "SolverBusy",
+    "SolverService",
+    "SignalService",
+    "BotLauncher",
+    "IdentityBudget",
+    "IdentitiesRefused",
+    "IdentityStore",
+    "DailyMove",
+    "DailyAttempt",
+    "DailyStore",
+    "DailyDeals",
+    "StoredRating",
+    "RatingPoint",
+    "RatingChange",
+    "LadderRow",
+    "RatingStore",
+    "REVIEW_OPEN",
+    "REVIEW_CLEARED",
+    "REVIEW_CONFIRMED",
+    "room_result",
+    "daily_result",
+    "race_of",
+    "ReviewCase",
+    "IntegrityStore",
+]

@@ -1,0 +1,71 @@
+"""Where public races gather: the match queue shared by every process."""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+__all__ = [
+    "Band",
+    "MatchQueue",
+]
+
+
+class Band(NamedTuple):
+    """How far apart in rating a gathering public race takes racers: ``points``
+    either side of its first racer's rating at first, ``widen_points`` more for
+    every ``widen_ms`` it has waited, at most ``most_points``."""
+
+    points: int
+    widen_points: int
+    widen_ms: int
+    most_points: int
+
+    def width(self, waited_ms: int) -> int:
+        steps = max(0, waited_ms) // max(1, self.widen_ms)
+        return min(self.points + self.widen_points * steps, self.most_points)
+
+
+class MatchQueue(Protocol):
+    """Where public races gather, shared by every process (``room/quick.py``):
+    the open races of each pool (a draw mode), each centred on its first
+    racer's rating, and the public races in progress."""
+
+    async def find_race(
+        self,
+        pool: str,
+        rating: int,
+        now_ms: int,
+        band: Band,
+        *,
+        ttl_s: int,
+        offer: str = "",
+        mine: str = "",
+    ) -> str | None:
+        """The gathering race of ``pool`` whose band (widened by its wait so far)
+        holds ``rating``, the closest in rating first (then the longest waiting).
+        None found: ``offer`` (a new race's code; empty: none) becomes one of the
+        pool's races, centred on ``rating``, and is returned. A race open longer
+        than ``ttl_s`` (its room is gone) is forgotten.
+        ``mine``: the race a racer waits alone in, looking again as the bands
+        widen. It is never the answer: when another race is found it leaves the
+        pool (the racer moves there), else it stays, or comes back, centred on
+        ``rating`` and keeping the time it opened, and is returned.
+        One atomic step: two processes never both open a race for close racers."""
+        ...
+
+    async def close_race(self, pool: str, code: str) -> None:
+        """``code`` takes nobody more: the pool forgets it."""
+        ...
+
+    async def reopen_race(self, pool: str, code: str, rating: int, now_ms: int, ttl_s: int) -> None:
+        """``code`` gathers again, centred on ``rating`` (its racer found another race
+        as someone joined theirs, and stays): back in the pool, waiting from now."""
+        ...
+
+    async def live_add(self, code: str, started_at: int) -> None: ...
+
+    async def live(self, limit: int) -> list[str]:
+        """Public races in progress (or just over), newest first."""
+        ...
+
+    async def live_drop(self, code: str) -> None: ...
