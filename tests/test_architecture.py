@@ -4,11 +4,13 @@
 protocol <- server and client, which never import each other; the
 server's own layers; room logic without Redis or sockets). ``mypy``
 reads its settings there too. Either one failing names the import or
-the line that broke the rule.
+the line that broke the rule. Tests share helpers through ``conftest.py``
+and ``helpers.py`` files, never by importing another test file.
 """
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +52,27 @@ def test_server_and_client_never_import_each_other_even_lazily() -> None:
             if other in path.read_text(encoding="utf-8")
         ]
         assert offenders == [], f"{package} names {other}: {offenders}"
+
+
+def imported_modules(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, module) of every import in ``tree``, a relative one by its own name."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.lineno, node.module or ""))
+            found += [(node.lineno, alias.name) for alias in node.names if node.level]
+    return found
+
+
+def test_no_test_file_imports_another() -> None:
+    """A helper two test files share lives in ``tests/<dir>/helpers.py`` (or a
+    ``conftest.py`` fixture), so no test file depends on another one's insides."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for line, module in imported_modules(ast.parse(path.read_text(encoding="utf-8")))
+        if any(part.startswith("test_") for part in module.split("."))
+    ]
+    assert offenders == [], "\n".join(offenders)

@@ -21,7 +21,7 @@ import yaml
 from canfield_bench.processes import ServerProcess
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.deploy.test_compose import compose_config
+from tests.deploy.helpers import compose_config
 
 REPO = Path(__file__).resolve().parents[2]
 MONITORING = REPO / "deploy" / "monitoring"

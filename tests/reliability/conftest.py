@@ -2,7 +2,7 @@
 
 The raw ``Client`` (and the ``connect`` fixture that closes every one at
 teardown) comes from ``tests/server/conftest.py``; the lobby, start and
-play steps from ``tests/server/test_race_live.py``. What is added here:
+play steps from ``tests/server/helpers.py``. What is added here:
 settings for servers that let a flood through, a room-snapshot helper
 for "nothing changed", and a websocket open that may be refused.
 """
@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+import resource
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 import websockets
 
 from tests.server.conftest import (  # noqa: F401 - fixtures re-exported for this folder
@@ -27,7 +29,7 @@ from tests.server.conftest import (  # noqa: F401 - fixtures re-exported for thi
     same_board,
     same_board_fixture,
 )
-from tests.server.test_race_live import DEAL, healthz, lobby, play, start
+from tests.server.helpers import DEAL, healthz, lobby, play, start
 
 __all__ = [
     "DEAL",
@@ -149,3 +151,15 @@ class Recorder:
     async def close(self) -> None:
         await self.ws.close()
         await self._reader
+
+
+@pytest.fixture
+def enough_descriptors() -> Iterator[None]:
+    """This process opens ~450 sockets at once: raise its soft limit if it is low."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 2048 if hard == resource.RLIM_INFINITY else min(hard, 2048)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    yield
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

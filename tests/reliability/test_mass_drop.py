@@ -23,7 +23,6 @@ from canfield_server.storage.embedded_redis import EmbeddedRedis
 
 from tests.conftest import ServerFactory
 from tests.reliability.conftest import FAST_ENV, TIMEOUT, Client
-from tests.reliability.test_slow_clients import enough_descriptors  # noqa: F401 - fixture
 
 ROOMS = 100
 PER_ROOM = 10
@@ -71,7 +70,7 @@ def rooms_in(db: redis.Redis) -> dict[str, tuple[dict[str, Any], bytes | None]]:
 
 
 async def test_a_thousand_players_dropping_at_once_leave_no_ghost(
-    enough_descriptors: None,  # noqa: F811
+    enough_descriptors: None,
     redis_server: EmbeddedRedis,
     server_factory: ServerFactory,
 ) -> None:

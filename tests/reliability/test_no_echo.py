@@ -21,7 +21,7 @@ from canfield_protocol import ECHO_LIMIT
 from tests.conftest import ServerFactory
 from tests.reliability.conftest import OPEN_ENV, lobby, start
 from tests.server.conftest import Connect
-from tests.shared.test_protocol_strict import LONG, MESSAGES, minimal
+from tests.shared.helpers import LONG, MESSAGES, minimal
 
 #: an error reply longer than this is an echo (or close to one)
 REPLY_MAX = 300

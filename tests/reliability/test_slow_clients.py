@@ -20,7 +20,7 @@ import re
 import resource
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -47,16 +47,8 @@ HEADER_S = 1.0
 PARTIAL = b"GET / HTTP/1.1\r\nHost: canfield\r\nUser-Agent: slow"  # never finished
 
 
-@pytest.fixture(autouse=True)
-def enough_descriptors() -> Iterator[None]:
-    """This process opens ~450 sockets at once: raise its soft limit if it is low."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 2048 if hard == resource.RLIM_INFINITY else min(hard, 2048)
-    if soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-    yield
-    if soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+#: every test here may open ~450 sockets at once (``enough_descriptors``, conftest.py)
+pytestmark = pytest.mark.usefixtures("enough_descriptors")
 
 
 def guarded_env(**settings: str) -> dict[str, str]:

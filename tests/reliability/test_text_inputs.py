@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from tests.conftest import ServerFactory
 from tests.reliability.conftest import OPEN_ENV, Client, healthz, lobby, start
 from tests.server.conftest import Connect
-from tests.shared.test_text_inputs import (
+from tests.shared.helpers import (
     CARD_TEXTS,
     DEAL_TEXTS,
     ENGINE_MESSAGE_MAX,

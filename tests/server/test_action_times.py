@@ -15,7 +15,7 @@ from canfield_server.room.stamps import split_log, stamped
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect
-from tests.server.test_daily import DAY, NEXT, env, get, identified
+from tests.server.helpers import DAY, NEXT, env, get, identified
 
 DEAL = "CF1-D3-AAAAACL"
 #: the pause between two actions, long enough to stand out in the times

@@ -6,10 +6,7 @@ the handshake until it expires - each action in the log, the token never."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-import urllib.error
-import urllib.request
 from typing import Any
 
 import pytest
@@ -18,43 +15,7 @@ from canfield_bench.processes import ServerProcess
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import TIMEOUT, Connect, line_of_play
-
-TOKEN = "operator-secret-4f1c9a7e"
-ON = {"CANFIELD_ADMIN_TOKEN": TOKEN, "CANFIELD_PRESENCE_S": "0.5", "CANFIELD_COUNTDOWN_S": "0.3"}
-BEARER = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def _call(url: str, headers: dict[str, str] | None = None, body: Any = None) -> tuple[int, Any]:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            status, raw = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status, raw = exc.code, exc.read()
-    try:
-        return status, json.loads(raw)
-    except ValueError:
-        return status, raw.decode(errors="replace")
-
-
-async def call(server: ServerProcess, path: str, **kwargs: Any) -> tuple[int, Any]:
-    return await asyncio.to_thread(_call, server.http_url + path, **kwargs)
-
-
-async def overview_until(
-    server: ServerProcess, ok: Any, what: str, path: str = "/admin/api/overview"
-) -> dict[str, Any]:
-    """The console's overview (or ``path``) once ``ok(body)`` holds (processes beat
-    twice a second)."""
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        status, body = await call(server, path, headers=BEARER)
-        assert status == 200, body
-        if ok(body):
-            return body
-        assert time.monotonic() < deadline, f"{what}: {body}"
-        await asyncio.sleep(0.2)
+from tests.server.helpers import BEARER, ON, TOKEN, call, overview_until
 
 
 async def test_console_is_off_without_a_token(server_factory: ServerFactory) -> None:

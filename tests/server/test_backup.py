@@ -14,8 +14,7 @@ from canfield_server.storage.embedded_redis import EmbeddedRedis
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect
-from tests.server.test_daily import get
-from tests.server.test_history import DEAL, race_once
+from tests.server.helpers import DEAL, get, race_once
 
 #: Redis 7 keeps its AOF as a directory of files; Redis 6 as one file
 AOF_DIR = "appendonlydir"

@@ -11,7 +11,6 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
 
 import redis
 from canfield import Game
@@ -20,30 +19,7 @@ from canfield_bench.processes import ServerProcess
 
 from tests.conftest import ServerFactory, decoded
 from tests.server.conftest import Client, Connect
-
-DAY = "2031-03-14"
-NEXT = "2031-03-15"
-
-
-def env(date: str) -> dict[str, str]:
-    # a fixed secret: the same candidate deals every run (no run waits on an unlucky proof)
-    return {"CANFIELD_DAILY_DATE": date, "CANFIELD_DAILY_SECRET": "daily-test-secret"}
-
-
-def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
-async def identified(connect: Connect, url: str) -> tuple[Client, str]:
-    client = await connect(url)
-    reply = await client.request("identity", type="identify")
-    assert reply["type"] == "identity" and reply["new"], reply
-    return client, reply["token"]
+from tests.server.helpers import DAY, NEXT, env, get, identified
 
 
 def redis_client(server: ServerProcess) -> redis.Redis:

@@ -16,7 +16,7 @@ from canfield_server.room.rating_races import (
 )
 from canfield_server.storage.memory import MemoryBackend, MemoryRatingStore
 
-from tests.server.test_ratings import standing
+from tests.server.helpers import standing
 
 RULES = FairPlay(pair_per_day=3, left_early_ms=15_000)
 

@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import redis
 from canfield_bench.processes import ServerProcess
 
 from tests.conftest import ServerFactory
-from tests.server.conftest import FAST_ENV, Client, Connect
-from tests.server.test_daily import get
-
-DEAL = "CF1-D3-AAAAACL"
-
-
-async def race_once(client: Client, name: str) -> dict[str, Any]:
-    """A one-player room race on ``DEAL``: a draw, then give up."""
-    joined = await client.create(name, deal=DEAL)
-    assert joined["type"] == "joined", joined
-    await client.request("countdown", type="start")
-    await client.expect("started")
-    assert (await client.request("ack", type="move", seq=1, move="S"))["type"] == "ack"
-    assert (await client.request("ack", type="give_up", seq=2))["type"] == "ack"
-    return await client.expect("finished")
+from tests.server.conftest import FAST_ENV, Connect
+from tests.server.helpers import DEAL, get, race_once
 
 
 async def test_history_after_races_download_and_delete(

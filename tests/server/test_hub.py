@@ -8,58 +8,17 @@ declare, and the leaderboard's coalescing.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import time
 from collections.abc import AsyncIterator
 
 import pytest
 from canfield_protocol import Create, Join, MoveMsg, Rematch, SettingsMsg, Start
-from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
 from canfield_server.storage.embedded_redis import EmbeddedRedis
-from canfield_server.storage.errors import STORAGE_ERRORS
-from canfield_server.storage.pubsub import RoomBus
-from canfield_server.storage.store import RedisStore
-from redis.asyncio import Redis
 
+from tests.server.helpers import DEAL, hubs_on
 from tests.server.inprocess import MemoryPeer
-
-DEAL = "CF1-D3-AAAAACL"
-
-
-@contextlib.asynccontextmanager
-async def hubs_on(url: str, settings: Settings, clock: Clock = SYSTEM) -> AsyncIterator[list[Hub]]:
-    """Two hubs sharing one redis-server, each with its own client and room bus."""
-    made = []
-    for _ in range(2):
-        redis = Redis.from_url(url)
-        bus = RoomBus(redis)
-        hub = Hub(
-            RedisStore(
-                redis,
-                url,
-                600,
-                os.urandom(4).hex().encode(),
-                clock,
-                presence_stale_ms=settings.presence_stale_ms,
-            ),
-            settings,
-            clock=clock,
-            bus=bus,
-            storage_errors=STORAGE_ERRORS,
-        )
-        bus.start(hub.on_event, hub.resync)
-        made.append((hub, bus, redis))
-    try:
-        yield [hub for hub, _, _ in made]
-    finally:
-        for hub, bus, redis in made:
-            await hub.presence.stop()
-            await hub.shutdown()
-            await bus.stop()
-            await redis.aclose()
 
 
 @pytest.fixture

@@ -24,8 +24,7 @@ from canfield_bench.identity_flood import flood, format_flood
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect, MakeRooms
-from tests.server.test_admin import ON, overview_until
-from tests.server.test_history import race_once
+from tests.server.helpers import ON, overview_until, race_once
 
 #: three new identities at once, then one back every 2 s
 BUDGET = {"CANFIELD_IDENTITY_BURST": "3", "CANFIELD_IDENTITY_PER_HOUR": "1800"}

@@ -14,8 +14,7 @@ from canfield_protocol import CLOSE_KICKED, Kick, Leave, Role, decode_client
 from canfield_server.room import rules as R
 
 from tests.server.conftest import Connect, MakeRooms
-from tests.server.test_race_live import DEAL, lobby, play, start
-from tests.server.test_room_logic import code_of
+from tests.server.helpers import DEAL, code_of, lobby, play, start
 
 
 def room() -> R.RoomState:

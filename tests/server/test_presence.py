@@ -25,8 +25,8 @@ from canfield_server.storage import keys
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from canfield_server.storage.store import RedisStore
 
+from tests.server.helpers import DEAL, hubs_on
 from tests.server.inprocess import MemoryPeer
-from tests.server.test_hub import DEAL, hubs_on
 
 ROUNDS = 120
 TIMEOUT = 20.0

@@ -14,15 +14,15 @@ import pytest
 from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
 from canfield_protocol import Left
-from canfield_server.room import rules
-from canfield_server.room.ports import RatingPoint, StoredRating
 from canfield_server.room.quick import Ask, pool_of
-from canfield_server.storage.rating_store import RedisRatingStore
-from redis.asyncio import Redis
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import MakeRooms
-from tests.server.inprocess import Rooms
+from tests.server.helpers import (
+    IN_PROCESS_BANDS,
+    rate_far,
+    rate_far_in,
+)
 
 #: a band of 50 points that widens by 1000 after 6 s; a race counts down 1 s after
 #: its deal is found (up to 2 s for a proven one while the server's pool fills), so
@@ -34,8 +34,6 @@ BAND_ENV = {
     "CANFIELD_QUICK_BAND_MOST_POINTS": "1000",
     "CANFIELD_COUNTDOWN_S": "1",
 }
-#: a regular far above newcomers: matched at 1000 + 40 * (40 - 25) = 1600
-FAR_MU = 40.0
 
 Open = Callable[[ServerProcess], Awaitable[RaceClient]]
 
@@ -43,35 +41,6 @@ Open = Callable[[ServerProcess], Awaitable[RaceClient]]
 @pytest.fixture
 def processes(server_factory: ServerFactory) -> tuple[ServerProcess, ServerProcess]:
     return server_factory(env=BAND_ENV), server_factory(env=BAND_ENV)
-
-
-#: the far racer's stored draw 3 rating, as ten public races would have left it
-FAR_POINT = RatingPoint(at=1, rating=1500, deviation=80, change=5, rank=1, players=4)
-FAR_RATING = StoredRating(mu=FAR_MU, sigma=2.0, races=10, name="Far")
-
-#: in process (the manual clock): bands of 50 that widen by 1000 after 3 s
-IN_PROCESS_BANDS = {
-    "quick_band_points": 50,
-    "quick_band_widen_points": 1000,
-    "quick_band_widen_s": 3,
-    "countdown_s": 2,
-    "quick_bot_offer_s": 30,
-}
-
-
-async def rate_far(redis_url: str, token: str) -> None:
-    """Store the far racer's rating for an identity, in a real redis-server."""
-    redis = Redis.from_url(redis_url)
-    store = RedisRatingStore(redis, retention_days=1, max_points=10)
-    try:
-        await store.save_ratings(3, [(rules.token_hash(token), FAR_RATING, FAR_POINT, None)])
-    finally:
-        await redis.aclose()
-
-
-async def rate_far_in(world: Rooms, token: str) -> None:
-    """... in the in-process rooms' storage."""
-    await world.ratings.save_ratings(3, [(rules.token_hash(token), FAR_RATING, FAR_POINT, None)])
 
 
 async def test_close_racers_meet_first_and_a_far_one_after_the_band_widened(

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.server.conftest import MakeRooms
+from tests.server.helpers import IN_PROCESS_BANDS, rate_far_in
 from tests.server.inprocess import HubClient, Rooms
-from tests.server.test_quick_bands import IN_PROCESS_BANDS, rate_far_in
 
 #: a public race counts down 1 s; nobody is offered a bot race meanwhile
 QUICK = {"countdown_s": 1, "quick_bot_offer_s": 60}

@@ -9,9 +9,8 @@ the others up, and the host's rematch keeps who already asked as ready.
 from __future__ import annotations
 
 from tests.server.conftest import MakeRooms
+from tests.server.helpers import FAST, lobby, member, seated, start
 from tests.server.inprocess import HubClient
-from tests.server.test_race_end import FAST, member, seated, start
-from tests.server.test_race_live import lobby
 
 
 async def finish(clients: list[HubClient]) -> None:

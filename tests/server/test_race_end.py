@@ -15,35 +15,14 @@ from canfield.solver import solve
 from canfield_protocol import RANDOM_DEAL, ErrorCode, ProtocolError
 
 from tests.server.conftest import MakeRooms, SameBoard
-from tests.server.inprocess import HubClient
-from tests.server.test_race_live import DEAL, lobby, play
+from tests.server.helpers import DEAL, FAST, lobby, member, play, seated, start
 
 #: a deal the solver wins in milliseconds
 WINNABLE_DEAL = "CF1-D3-AAADKOH"
-#: a short countdown and a 1 s grace time
-FAST = {"countdown_s": 0.2, "away_grace_s": 1.0}
 
 
 def row(msg: dict[str, Any], name: str) -> dict[str, Any]:
     return next(r for r in msg.get("rows", msg.get("standings", [])) if r["name"] == name)
-
-
-def member(msg: dict[str, Any], name: str) -> dict[str, Any] | None:
-    state = msg.get("state", msg)
-    return next((m for m in state["members"] if m["name"] == name), None)
-
-
-def seated(msg: dict[str, Any], name: str) -> dict[str, Any]:
-    """The member called ``name``, who must be in the room."""
-    found = member(msg, name)
-    assert found is not None, f"{name} is not in the room"
-    return found
-
-
-async def start(clients: list[HubClient], force: bool = True) -> None:
-    await clients[0].send(type="start", force=force)
-    for client in clients:
-        await client.expect("started")
 
 
 async def test_a_host_who_drops_mid_race_hands_over_and_the_race_ends_without_them(

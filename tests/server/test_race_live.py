@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.request
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from canfield import Game, Move
@@ -18,46 +18,8 @@ from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 
 from tests.conftest import ServerFactory
-from tests.server.conftest import AnyClient, Connect, LineOfPlay, MakeRooms, SameBoard
-
-DEAL = "CF1-D3-AAAAACL"
-
-#: ``lobby`` opens clients of either kind: ``connect(url)`` or ``rooms.open(process)``
-C = TypeVar("C", bound=AnyClient)
-Where = TypeVar("Where")
-
-
-async def lobby(
-    connect: Callable[[Where], Awaitable[C]], url: Where, names: list[str], deal: str = DEAL
-) -> tuple[str, list[C]]:
-    """A host (first name) and players, in one room with a typed-in deal."""
-    host = await connect(url)
-    joined = await host.create(names[0], deal=deal)
-    assert joined["type"] == "joined" and joined["is_host"]
-    room = joined["room"]
-    others = []
-    for name in names[1:]:
-        client = await connect(url)
-        reply = await client.join(room.lower(), name)
-        assert reply["type"] == "joined", reply
-        others.append(client)
-    return room, [host, *others]
-
-
-async def start(clients: Sequence[AnyClient]) -> dict[str, Any]:
-    """The host starts; every client sees the countdown, then the start."""
-    await clients[0].send(type="start", force=True)
-    started = [await c.expect("started") for c in clients]
-    return started[0]
-
-
-async def play(client: AnyClient, moves: list[str], first_seq: int = 1) -> list[dict[str, Any]]:
-    acks = []
-    for seq, move in enumerate(moves, start=first_seq):
-        reply = await client.request("ack", type="move", seq=seq, move=move)
-        assert reply["type"] == "ack", reply
-        acks.append(reply)
-    return acks
+from tests.server.conftest import Connect, LineOfPlay, MakeRooms, SameBoard
+from tests.server.helpers import DEAL, healthz, lobby, play, start
 
 
 async def test_a_whole_race_of_three_players_watched_by_a_spectator(
@@ -218,14 +180,6 @@ async def test_resume_with_the_token_restores_board_score_and_seat(
     assert same_board(board["board"], game)
     nxt = await again.request("ack", type="move", seq=len(line) + 1, move="S")
     assert nxt["type"] == "ack" and not nxt["duplicate"]
-
-
-def healthz(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url + "/healthz", timeout=5) as resp:
-            return resp.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 async def test_two_processes_share_rooms_and_one_board_never_forks(

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 from canfield_bench.processes import ServerProcess
-from canfield_protocol import Member, MemberStatus, Role, Row, encode, rated_row
+from canfield_protocol import Member, MemberStatus, Role, encode, rated_row
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules
 from canfield_server.room.ports import LadderRow, RatingPoint, StoredRating
@@ -36,20 +36,7 @@ from canfield_server.storage.rating_store import RedisRatingStore
 from redis.asyncio import Redis
 
 from tests.server.conftest import Connect, MakeRooms
-from tests.server.test_daily import get
-
-
-def standing(member: str, rank: int, status: MemberStatus = MemberStatus.GAVE_UP) -> Row:
-    return Row(
-        rank=rank,
-        id=member,
-        name=member.upper(),
-        score=10 - rank,
-        on_foundations=10 - rank,
-        moves=20,
-        status=status,
-        time_ms=60_000,
-    )
+from tests.server.helpers import get, standing
 
 
 def test_the_winner_goes_up_the_last_goes_down_and_everyone_grows_surer() -> None:

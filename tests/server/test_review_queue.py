@@ -19,7 +19,6 @@ from typing import Any, NamedTuple
 
 from canfield.solver import solve
 from canfield_bench.processes import ServerProcess
-from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import ReviewCase, daily_result, room_result
 from canfield_server.room.ratings import NEWCOMER, deviation, shown
 from canfield_server.storage import keys
@@ -28,7 +27,7 @@ from redis.asyncio import Redis
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import Client, Connect
-from tests.server.test_admin import BEARER, TOKEN, call
+from tests.server.helpers import BEARER, SIGNALS, TOKEN, call, flag
 
 DATE = "2026-03-14"
 ENV = {
@@ -41,19 +40,6 @@ ENV = {
 }
 #: two racers from two networks (same-network racers are not rated for each other)
 HONEST, FLAGGED, THIRD = "127.0.0.1", "127.1.0.1", "127.2.0.1"
-
-SIGNALS = Signals(
-    actions=4,
-    moves_per_s=1.0,
-    think_ms=[1000, 990, 1010, 1000],
-    think_median_ms=1000,
-    think_spread=0.02,
-    decision_think_ms=1000,
-    forced_think_ms=1000,
-    over_par=0,
-    solver_agreement=1.0,
-    checked_moves=4,
-)
 
 
 async def identified(connect: Connect, server: ServerProcess, address: str) -> tuple[Client, str]:
@@ -97,18 +83,6 @@ def case_of(finished: dict[str, Any], room: str, race_no: int, name: str, token:
         signals=SIGNALS,
         reasons=["think times as even as a metronome", "every move keeps a solver-winning line"],
     )
-
-
-async def flag(redis: Redis, store: RedisIntegrityStore, case: ReviewCase) -> None:
-    """The flag rule does not flag a give-up: once the server has recorded its own
-    (unflagged) assessment of the result, a flagged one takes its place, recorded
-    through the port as the signals' computation records it."""
-    async with asyncio.timeout(60):
-        while (found := await store.case(case.result)) is None:
-            await asyncio.sleep(0.1)
-    assert found.status == "" and not found.reasons
-    await redis.delete(keys.case(case.result))
-    assert await store.record(case)
 
 
 async def race_no_of(redis: Redis, room: str) -> int:

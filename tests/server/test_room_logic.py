@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import msgspec
 import pytest
 from canfield import Game
@@ -25,6 +23,8 @@ from canfield_server.room.leaderboard import rank_key, ranked
 from canfield_server.room.ports import StoredRow
 from canfield_server.room.race import PlayerRace, replay
 
+from tests.server.helpers import code_of
+
 DEAL = "CF1-D3-AAAAACL"
 
 
@@ -38,12 +38,6 @@ def member(state: R.RoomState, member_id: str) -> Member:
     found = R.member(state, member_id)
     assert found is not None, f"{member_id} is not in the room"
     return found
-
-
-def code_of(call: Callable[[], object]) -> str:
-    with pytest.raises(ProtocolError) as info:
-        call()
-    return info.value.code
 
 
 # ---------------------------------------------------------------- rooms
@@ -287,7 +281,7 @@ def test_the_useful_move_flag_is_not_fooled_by_a_card_taken_back() -> None:
     from canfield_protocol import MoveMsg
     from canfield_server.room.race import PlayerRace
 
-    from tests.shared.test_analysis import greedy_line
+    from tests.shared.helpers import greedy_line
 
     race = PlayerRace.fresh("CF1-D3-AAAAAAN")
     for seq, move in enumerate(greedy_line("CF1-D3-AAAAAAN"), start=1):

@@ -8,7 +8,7 @@ from canfield_protocol import MemberStatus, Role, Row, Series, SettingsMsg
 from canfield_server.room import rules as R
 
 from tests.server.conftest import MakeRooms
-from tests.server.test_race_live import DEAL, lobby
+from tests.server.helpers import DEAL, lobby
 
 
 def row(member_id: str, rank: int) -> Row:

@@ -14,7 +14,7 @@ from canfield.dealcode import SEED_SPACE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.shared.test_solver import dead_position
+from tests.shared.helpers import dead_position, greedy_line
 
 
 def back_and_forth(
@@ -149,18 +149,6 @@ def test_games_differing_only_in_unseen_cards_get_the_same_answer(
             assert has_useful_move_seen(hide_again(game, rng)) is answer
         if game.unseen_stock:
             assert answer is True
-
-
-def greedy_line(code: str, actions: int = 300) -> list[str]:
-    """Cards home when they go, the reserve played, else a draw (a stuck player's line)."""
-    game, line = Game.deal(code), []
-    for _ in range(actions):
-        moves = [m for m in game.legal_moves() if m.dst == "F" and m.src != "F"]
-        moves = moves or [m for m in game.legal_moves() if m.src == "R"]
-        moves = moves or [Move.parse("S")]
-        game.push(moves[0])
-        line.append(moves[0].text())
-    return line
 
 
 def stuck_by_greedy_play(code: str) -> Game:

@@ -17,7 +17,8 @@ import msgspec
 import pytest
 from canfield_protocol import ECHO_LIMIT, ClientMessage, ErrorCode, ProtocolError, decode_client
 
-LONG = "echo" * 750  # 3,000 characters
+from tests.shared.helpers import LONG, MESSAGES, minimal
+
 #: a run this long from LONG in a reply would be an echo
 ECHO_RUN = LONG[: ECHO_LIMIT + 1]
 
@@ -38,35 +39,7 @@ def structs_in(tp: Any, seen: set[type[msgspec.Struct]] | None = None) -> set[ty
     return seen
 
 
-MESSAGES = list(typing.get_args(ClientMessage))
 ALL_STRUCTS = sorted(structs_in(ClientMessage), key=lambda t: t.__name__)
-
-
-def minimal(tp: type[msgspec.Struct]) -> dict[str, Any]:
-    """A valid instance of ``tp`` as JSON data: its tag and required fields."""
-    hints = typing.get_type_hints(tp, include_extras=True)
-    data: dict[str, Any] = {}
-    config = tp.__struct_config__
-    if config.tag_field is not None:
-        data[config.tag_field] = config.tag
-    for field in msgspec.structs.fields(tp):
-        if field.required:
-            data[field.encode_name] = example(hints[field.name])
-    return data
-
-
-def example(tp: Any) -> Any:
-    """A value of type ``tp`` the schema accepts."""
-    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-        return minimal(tp)
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
-        return (
-            example(typing.get_args(tp)[0]) if tp.__metadata__[0].pattern is None else "2026-01-01"
-        )
-    if origin is typing.Literal:
-        return typing.get_args(tp)[0]
-    return {str: "x", int: 1, float: 1.0, bool: True}[tp]
 
 
 def test_the_walk_finds_every_message_and_the_nested_settings() -> None:

@@ -12,6 +12,8 @@ from canfield.solver.depth_first import is_won as _is_won
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.shared.helpers import dead_position
+
 # deals the solver settles in milliseconds (both draw modes)
 QUICK_DEALS = [
     "CF1-D3-AAAASGV",
@@ -35,26 +37,6 @@ def one_move_win() -> Game:
             [r + "S" for r in RANKS[:-1]],
         ],
         tableau=[["KS"], [], [], []],
-        draw=3,
-    )
-
-
-def dead_position() -> Game:
-    """All 52 cards; the tens are buried in the reserve and nothing can reach them.
-
-    Only the stock tap is legal (the lone KC in the stock never finds a place).
-    """
-    low = RANKS[:9]
-    return Game.from_layout(
-        foundations=[
-            [r + "C" for r in low],
-            [r + "D" for r in RANKS],
-            [r + "H" for r in RANKS],
-            [r + "S" for r in low],
-        ],
-        reserve=["TS", "TC", "KS"],
-        tableau=[["QC"], ["QS"], ["JS"], ["JC"]],
-        stock=["KC"],
         draw=3,
     )
 

@@ -37,40 +37,19 @@ from canfield_cli.main import BROKEN_PIPE, main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.shared.helpers import (
+    CARD_TEXTS,
+    DEAL_TEXTS,
+    ENGINE_MESSAGE_MAX,
+    MOVE_TEXTS,
+    TRICKY,
+    spliced,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
-#: the longest engine error message: two short quotes and the prose
-ENGINE_MESSAGE_MAX = 400
 #: the longest error a command prints (usage line included)
 CLI_MESSAGE_MAX = 800
 
-#: characters Unicode maps onto the ASCII a parser reads, or that str.isdigit,
-#: str.strip or str.upper treat like ASCII: each one must be refused
-TRICKY = [
-    "ſ",  # 'ſ'.upper() == 'S'
-    "ı",  # dotless i: upper() is 'I', which CF2 reads as 1
-    "\u212a",  # KELVIN SIGN: lower() is 'k'
-    "\ufb00",  # 'ﬀ': upper() is 'FF'
-    "\ufb03",  # 'ﬃ'
-    "²",
-    "¹",
-    "³",
-    "٣",  # ARABIC-INDIC DIGIT THREE
-    "१",  # DEVANAGARI DIGIT ONE
-    "２",  # FULLWIDTH DIGIT TWO
-    "Ｓ",  # FULLWIDTH S
-    "Ｗ",
-    "ｆ",
-    "\u3000",  # IDEOGRAPHIC SPACE: str.strip drops it
-    "\xa0",
-    "\u2028",
-    "\x85",
-    "\u2010",  # HYPHEN, not '-'
-    "\uff0d",  # FULLWIDTH HYPHEN-MINUS
-    "\uff1a",  # FULLWIDTH COLON
-    "\ud800",  # a lone surrogate
-    "\u0301",  # a combining mark
-]
-tricky = st.sampled_from(TRICKY) | st.characters(min_codepoint=0x80)
 
 #: any text: unicode of every kind, the tricky characters, and long runs
 any_text = st.one_of(
@@ -82,26 +61,6 @@ any_text = st.one_of(
         st.integers(10, 300_000),
     ),
 )
-
-MOVE_TEXTS = ["S", "s", "R-F", "w-3", "2-F", "2-4", "2:3-4", "4:13-1", "F1-3", " f2-4 "]
-CARD_TEXTS = ["7H", "7h", " ts ", "10H", "ac", "KS"]
-DEAL_TEXTS = [
-    "CF1-D3-AAAAACL",
-    " cf1-d1-abcdefg ",
-    "CF2-D3-7ZK3QM9XJ2BWPHT4VGN6YRCF8D",
-    "cf2-d1-7zk3q-m9xj2-bwpht-4vgn6-yrcf8d",
-    "CF2-D3-O1IL7ZK3QM9XJ2BWPHT4VGN6YR",
-]
-
-
-def spliced(texts: list[str]) -> st.SearchStrategy[str]:
-    """A valid text with one character replaced by, or one inserted from, ``tricky``."""
-
-    def build(text: str, at: int, ch: str, replace: bool) -> str:
-        at %= len(text)
-        return text[:at] + ch + text[at + replace :]
-
-    return st.builds(build, st.sampled_from(texts), st.integers(0, 100), tricky, st.booleans())
 
 
 def documented(text: str, alphabet: str, longest: int) -> bool:

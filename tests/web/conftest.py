@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from importlib import resources
 
 import pytest
+from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect, sync_playwright
 
-from tests.conftest import need
+from tests.conftest import ServerFactory, need
 from tests.web.pages import CHROMIUM, EXPECT_MS, launch
 
 expect.set_options(timeout=EXPECT_MS)
@@ -31,6 +32,13 @@ def browser() -> Iterator[Browser]:
         instance = launch(playwright)
         yield instance
         instance.close()
+
+
+@pytest.fixture
+def fast_server(server_factory: ServerFactory) -> ServerProcess:
+    """A real server whose races start after a 0.3 s countdown (the race story's,
+    the results' and the sounds' tests; a file may define its own)."""
+    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,8 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
+from tests.web.helpers import DAY, daily_env
 from tests.web.pages import new_page, pick_language
-from tests.web.test_daily_in_browser import DAY, daily_env
 
 SHOTS = Path("/tmp/shots-fair-play")
 SIZES = [(1366, 768), (390, 844)]

@@ -19,14 +19,10 @@ from canfield import Game, Move
 from playwright.sync_api import Browser, Dialog, Page, WebSocketRoute, expect
 
 from tests.conftest import ServerFactory, decoded
+from tests.web.helpers import DAY, daily_env
 from tests.web.pages import create_room, new_page, pick_language, tap_or_draw, wait_board
 
-DAY = "2031-03-14"
 NEXT = "2031-03-15"
-
-
-def daily_env(date: str) -> dict[str, str]:
-    return {"CANFIELD_DAILY_DATE": date, "CANFIELD_DAILY_SECRET": "browser-test-secret"}
 
 
 def stock_count(page: Page) -> str:

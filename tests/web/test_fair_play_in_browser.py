@@ -16,8 +16,8 @@ from pathlib import Path
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect
 
+from tests.web.helpers import race_now
 from tests.web.pages import give_up, new_page, pick_language, record_frames, wait_board
-from tests.web.test_quick_in_browser import race_now
 
 SHOTS = Path("/tmp/shots-fair-play")
 SIZES = [(1366, 768), (390, 844)]

@@ -16,6 +16,7 @@ from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
+from tests.web.helpers import DAY, daily_env
 from tests.web.pages import (
     PHONE,
     create_room,
@@ -26,7 +27,6 @@ from tests.web.pages import (
     set_deal,
     wait_board,
 )
-from tests.web.test_daily_in_browser import DAY, daily_env
 
 DEAL = "CF1-D3-AAAAACL"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]

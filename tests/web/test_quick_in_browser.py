@@ -13,21 +13,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from canfield_bench.processes import ServerProcess
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from tests.conftest import ServerFactory
-from tests.server.test_quick_bands import rate_far
+from tests.server.helpers import rate_far
+from tests.web.helpers import race_now
 from tests.web.pages import give_up, new_page, pick_language, race_button, record_frames, wait_board
 
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
 SHOTS = Path("/tmp/shots-quick")
-
-
-def race_now(page: Page, base: str, name: str) -> None:
-    page.goto(base + "/")
-    page.fill("#name", name)
-    page.click("#quick-3")
-    page.wait_for_url("**/r/*")
 
 
 def test_race_now_puts_two_pages_in_one_public_race_listed_live(

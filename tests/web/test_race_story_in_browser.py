@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.solver import solve
@@ -22,23 +21,21 @@ from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import ServerFactory
+from tests.web.helpers import DEAL, HOME_MOVES, play_home, start_race
 from tests.web.pages import (
     confirm_box,
     create_room,
+    give_up,
     join_by_link,
     leaderboard_row,
     new_page,
     pick_language,
     picked_card,
-    race_button,
     record_frames,
     set_deal,
     wait_board,
 )
 
-#: two columns' cards go straight home by a tap: 3 cards on the foundations
-DEAL = "CF1-D3-AAAAAAS"
-HOME_MOVES = ["1-F", "2-F"]
 SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 BIG = {"viewport": {"width": 1920, "height": 1080}}
 #: the solver wins this one in milliseconds
@@ -47,24 +44,6 @@ WINNABLE_DEAL = "CF1-D3-AAADKOH"
 
 def card_label(text: str) -> str:
     return ("10" if text[0] == "T" else text[0]) + SUITS[text[1]]
-
-
-@pytest.fixture
-def fast_server(server_factory: ServerFactory) -> ServerProcess:
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
-
-
-def play_home(page: Page) -> Game:
-    """Tap the deal's two cards that go to a foundation; the engine follows along."""
-    game = Game.deal(DEAL)
-    for text in HOME_MOVES:
-        move = Move.parse(text)
-        page.locator(f'#board .card[data-card="{picked_card(game, move)}"]').click(
-            position={"x": 12, "y": 8}
-        )
-        game.push(move)
-        expect(page.locator("#score")).to_have_text(str(game.score))
-    return game
 
 
 def next_of(socket: ClientConnection, kind: str) -> dict[str, Any]:
@@ -76,11 +55,6 @@ def next_of(socket: ClientConnection, kind: str) -> dict[str, Any]:
             return msg
 
 
-def give_up(page: Page) -> None:
-    race_button(page, "#give-up").click()
-    page.click("#give-up")
-
-
 def chart_lines(page: Page, root: str) -> dict[str, tuple[int, int]]:
     """The chart's lines by player name: (last cards home, number of points)."""
     lines = page.eval_on_selector_all(
@@ -88,16 +62,6 @@ def chart_lines(page: Page, root: str) -> dict[str, tuple[int, int]]:
         "els => els.map(e => [e.dataset.name, Number(e.dataset.last), Number(e.dataset.points)])",
     )
     return {name: (last, points) for name, last, points in lines}
-
-
-def start_race(host: Page, guests: list[Page]) -> None:
-    for guest in guests:
-        guest.click("#ready")
-    expect(host.locator("#players .ready-mark.on")).to_have_count(len(guests))
-    host.click("#start")
-    wait_board(host)
-    for guest in guests:
-        wait_board(guest)
 
 
 def test_finish_place_live_chart_winner_call_and_replay_chart(

@@ -15,9 +15,11 @@ import re
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
+from tests.web.helpers import DEAL, play_home, start_race
 from tests.web.pages import (
     PHONE,
     confirm_box,
+    give_up,
     join_by_link,
     new_page,
     race_button,
@@ -25,9 +27,6 @@ from tests.web.pages import (
     set_deal,
     wait_board,
 )
-from tests.web.test_race_story_in_browser import DEAL, fast_server, give_up, play_home, start_race
-
-__all__ = ["fast_server"]  # the fixture, shared with the race story
 
 
 def standings(page: Page) -> list[tuple[str, str, str]]:

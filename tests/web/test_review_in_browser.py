@@ -30,13 +30,13 @@ from tests.server.lines import EASY_DEAL, LOSING_LINE, LOSING_SLIP
 from tests.web.pages import (
     WireRacer,
     create_room,
+    give_up,
     new_page,
     pick_language,
     quick_server,
     set_deal,
     wait_board,
 )
-from tests.web.test_race_story_in_browser import give_up
 
 SIZES = [(1920, 1080), (390, 844)]
 SHOTS = Path(os.environ["REVIEW_SHOTS"]) if os.environ.get("REVIEW_SHOTS") else None

@@ -28,7 +28,7 @@ from redis.asyncio import Redis
 from websockets.sync.client import connect
 
 from tests.conftest import ServerFactory
-from tests.server.test_review_queue import SIGNALS, flag
+from tests.server.helpers import SIGNALS, flag
 from tests.web.pages import (
     WireRacer,
     confirm_box,

@@ -14,19 +14,18 @@ from canfield import Game, Move
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
+from tests.web.helpers import DEAL, HOME_MOVES
 from tests.web.pages import (
     card,
     create_room,
     drag,
+    give_up,
     join_by_link,
     new_page,
     picked_card,
     set_deal,
     wait_board,
 )
-from tests.web.test_race_story_in_browser import DEAL, HOME_MOVES, fast_server, give_up
-
-__all__ = ["fast_server"]
 
 #: the first note of each cue (sound.js CUES)
 DRAW, HOME, ILLEGAL, TICK, GO, RIVAL = 520, 660, 150, 440, 880, 587

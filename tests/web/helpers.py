@@ -1,0 +1,55 @@
+"""What several browser test files share: the daily's date and settings, "Race
+now" from the home page, and a room race's story (two cards home,
+start once everyone is ready; give up is in ``pages.py``).
+
+Test files import from here (or from ``conftest.py`` and ``pages.py``), never
+from another test file (``tests/test_architecture.py`` checks that).
+"""
+
+from __future__ import annotations
+
+from canfield import Game, Move
+from playwright.sync_api import Page, expect
+
+from tests.web.pages import picked_card, wait_board
+
+DAY = "2031-03-14"
+
+
+def daily_env(date: str) -> dict[str, str]:
+    return {"CANFIELD_DAILY_DATE": date, "CANFIELD_DAILY_SECRET": "browser-test-secret"}
+
+
+def race_now(page: Page, base: str, name: str) -> None:
+    page.goto(base + "/")
+    page.fill("#name", name)
+    page.click("#quick-3")
+    page.wait_for_url("**/r/*")
+
+
+#: two columns' cards go straight home by a tap: 3 cards on the foundations
+DEAL = "CF1-D3-AAAAAAS"
+HOME_MOVES = ["1-F", "2-F"]
+
+
+def play_home(page: Page) -> Game:
+    """Tap the deal's two cards that go to a foundation; the engine follows along."""
+    game = Game.deal(DEAL)
+    for text in HOME_MOVES:
+        move = Move.parse(text)
+        page.locator(f'#board .card[data-card="{picked_card(game, move)}"]').click(
+            position={"x": 12, "y": 8}
+        )
+        game.push(move)
+        expect(page.locator("#score")).to_have_text(str(game.score))
+    return game
+
+
+def start_race(host: Page, guests: list[Page]) -> None:
+    for guest in guests:
+        guest.click("#ready")
+    expect(host.locator("#players .ready-mark.on")).to_have_count(len(guests))
+    host.click("#start")
+    wait_board(host)
+    for guest in guests:
+        wait_board(guest)
