@@ -23,6 +23,7 @@ from canfield_server.room.ports import (
     REVIEW_CONFIRMED,
     REVIEW_OPEN,
     Band,
+    Behind,
     DailyMove,
     DailyStore,
     IdentitiesRefused,
@@ -32,13 +33,17 @@ from canfield_server.room.ports import (
     LadderRow,
     MatchQueue,
     MoveRecord,
+    NoAttempt,
+    RaceOver,
     RatingChange,
     RatingPoint,
     RatingStore,
     ReviewCase,
     RoomBudget,
+    RoomSave,
     RoomsRefused,
     RoomStore,
+    Stored,
     StoredRating,
     StoredRow,
     daily_result,
@@ -211,11 +216,11 @@ async def test_a_room_is_saved_only_over_the_version_it_was_read_at(world: World
     store = world.store(b"a")
     state = lobby()
     assert await store.load_room("ROOM") is None
-    assert await store.save_room(0, state) == 1
-    assert await store.save_room(0, state) is None  # it exists now
+    assert await store.save_room(RoomSave(0, state)) == 1
+    assert await store.save_room(RoomSave(0, state)) is None  # it exists now
     renamed = rules.add_member(state, "p9", "Zed", Role.SPECTATOR)
-    assert await store.save_room(1, renamed, deal="CF1-D3-AAAAACL") == 2
-    assert await store.save_room(1, state) is None  # someone saved first
+    assert await store.save_room(RoomSave(1, renamed, deal="CF1-D3-AAAAACL")) == 2
+    assert await store.save_room(RoomSave(1, state)) is None  # someone saved first
     record = await store.load_room("ROOM")
     assert record is not None
     assert (record.state, record.ver, record.deal, record.final) == (
@@ -231,20 +236,21 @@ async def test_moves_check_the_race_and_the_sequence_and_the_last_one_ends_it(
     world: World,
 ) -> None:
     store = world.store(b"a")
-    assert await store.save_room(0, lobby()) == 1
-    assert await store.apply(move("p0", 0)) == (-1, "lobby")  # no race on
-    assert await store.save_room(1, racing(lobby()), new_race=["p0", "p1"]) == 2
-    assert await store.apply(move("p0", 0)) == (1, 0)
-    assert await store.apply(move("p0", 0)) == (0, 1)  # the board moved on: reload
-    assert await store.apply(move("p0", 1, race=2)) == (-1, "racing")  # not this race
+    assert await store.save_room(RoomSave(0, lobby())) == 1
+    assert await store.apply(move("p0", 0)) == RaceOver("lobby")  # no race on
+    assert await store.save_room(RoomSave(1, racing(lobby()), new_race=["p0", "p1"])) == 2
+    assert await store.apply(move("p0", 0)) == Stored()
+    assert await store.apply(move("p0", 0)) == Behind(1)  # the board moved on: reload
+    assert await store.apply(move("p0", 1, race=2)) == RaceOver("racing")  # not this race
     assert await store.log_entry("ROOM", "p0", 1) == "S"
     assert await store.log_entry("ROOM", "p0", 2) == ""
     assert await store.load_player("ROOM", "p0") == (b"snap1", ["S"])
     assert await store.load_player("ROOM", "p1") == (None, [])
     # the race chart's source: only the snapshots there are, read together
     assert await store.snapshots("ROOM", ["p0", "p1"]) == {"p0": b"snap1"}
-    assert await store.apply(move("p0", 1, done=True)) == (1, 0)  # one of two done
-    assert await store.apply(move("p1", 0, done=True)) == (1, 1)  # the last: race over
+    assert await store.apply(move("p0", 1, done=True)) == Stored()  # one of two done
+    # the last: race over
+    assert await store.apply(move("p1", 0, done=True)) == Stored(race_over=True)
     assert await store.rows("ROOM") == {
         "p0": row("p0", 2, MemberStatus.GAVE_UP),
         "p1": row("p1", 1, MemberStatus.GAVE_UP),
@@ -252,30 +258,30 @@ async def test_moves_check_the_race_and_the_sequence_and_the_last_one_ends_it(
     assert await store.logs("ROOM", ["p0", "p1"]) == {"p0": ["S", "G"], "p1": ["G"]}
     record = await store.load_room("ROOM")
     assert record is not None and record.state.phase == Phase.FINISHED and record.ver == 3
-    assert await store.apply(move("p0", 2)) == (-1, "finished")
+    assert await store.apply(move("p0", 2)) == RaceOver("finished")
     await close(store)
 
 
 async def test_a_new_race_starts_from_clean_boards_and_results(world: World) -> None:
     store = world.store(b"a")
-    await store.save_room(0, racing(lobby()), new_race=["p0", "p1"])
+    await store.save_room(RoomSave(0, racing(lobby()), new_race=["p0", "p1"]))
     await store.apply(move("p0", 0))
     finished = msgspec.structs.replace(racing(lobby()), phase=Phase.FINISHED)
-    assert await store.save_room(1, finished, final=b'{"type":"finished"}') == 2
+    assert await store.save_room(RoomSave(1, finished, final=b'{"type":"finished"}')) == 2
     record = await store.load_room("ROOM")
     assert record is not None and record.final == b'{"type":"finished"}'
-    assert await store.save_room(2, racing(lobby(), race=2), new_race=["p0", "p1"]) == 3
+    assert await store.save_room(RoomSave(2, racing(lobby(), race=2), new_race=["p0", "p1"])) == 3
     record = await store.load_room("ROOM")
     assert record is not None and record.final is None
     assert await store.load_player("ROOM", "p0") == (None, [])
     assert await store.rows("ROOM") == {}
-    assert await store.apply(move("p0", 0, race=2)) == (1, 0)
+    assert await store.apply(move("p0", 0, race=2)) == Stored()
     await close(store)
 
 
 async def test_the_time_limit_ends_a_race_once(world: World) -> None:
     store = world.store(b"a")
-    await store.save_room(0, racing(lobby()), new_race=["p0", "p1"])
+    await store.save_room(RoomSave(0, racing(lobby()), new_race=["p0", "p1"]))
     assert await store.finish("ROOM", 2) is False  # not this race
     assert await store.finish("ROOM", 1) is True
     assert await store.finish("ROOM", 1) is False  # once, however many try
@@ -286,13 +292,13 @@ async def test_the_time_limit_ends_a_race_once(world: World) -> None:
 
 async def test_tokens_open_a_seat_until_it_is_revoked(world: World) -> None:
     store = world.store(b"a")
-    await store.save_room(0, lobby(), token=("hash0", "p0"))
-    await store.save_room(1, lobby(), token=("hash1", "p1"))
-    await store.save_room(2, lobby(), token=("hash1b", "p1"))
+    await store.save_room(RoomSave(0, lobby(), token=("hash0", "p0")))
+    await store.save_room(RoomSave(1, lobby(), token=("hash1", "p1")))
+    await store.save_room(RoomSave(2, lobby(), token=("hash1b", "p1")))
     assert await store.member_for_token("ROOM", "hash0") == "p0"
     assert await store.member_for_token("ROOM", "hash1b") == "p1"
     assert await store.member_for_token("ROOM", "nope") is None
-    await store.save_room(3, lobby(players=1), revoke="p1")
+    await store.save_room(RoomSave(3, lobby(players=1), revoke="p1"))
     assert await store.member_for_token("ROOM", "hash1") is None
     assert await store.member_for_token("ROOM", "hash1b") is None
     assert await store.member_for_token("ROOM", "hash0") == "p0"
@@ -315,7 +321,7 @@ async def test_an_address_holds_its_open_rooms_and_a_burst_of_new_ones(world: Wo
     async def create(code: str) -> RoomsRefused | None:
         refused = await store.claim_room(ip, code, BUDGET)
         if refused is None:
-            assert await store.save_room(0, lobby(code), creator=ip) == 1
+            assert await store.save_room(RoomSave(0, lobby(code), creator=ip)) == 1
         return refused
 
     assert await create("ROOMA") is None
@@ -324,16 +330,16 @@ async def test_an_address_holds_its_open_rooms_and_a_burst_of_new_ones(world: Wo
     assert await create("ROOMC") == RoomsRefused(Cap.OPEN_ROOMS, 2, lapse)
     assert await store.claim_room("10.0.0.2", "ROOMX", BUDGET) is None  # another address
     # a room whose race is over no longer counts ...
-    assert await store.save_room(1, finished(lobby("ROOMA"))) == 2
+    assert await store.save_room(RoomSave(1, finished(lobby("ROOMA")))) == 2
     assert await create("ROOMC") is None
     # ... nor one that every person left (the refused attempt above counted nothing)
-    assert await store.save_room(1, rules.remove_member(lobby("ROOMB", 1), "p0")) == 2
+    assert await store.save_room(RoomSave(1, rules.remove_member(lobby("ROOMB", 1), "p0"))) == 2
     # three made within a minute: the fourth waits for the first to leave the window
     assert await create("ROOMD") == RoomsRefused(Cap.NEW_ROOMS, 3, start + 60_000)
     await world.clock.advance(60)
     assert await create("ROOMD") is None
     # racing again opens a room again: three open now, over the limit of two
-    assert await store.save_room(2, lobby("ROOMA")) == 3
+    assert await store.save_room(RoomSave(2, lobby("ROOMA"))) == 3
     assert await create("ROOME") == RoomsRefused(Cap.OPEN_ROOMS, 2, lapse)
     # one room TTL after they opened, rooms count no more (their keys expire by then)
     await world.clock.advance(TTL_S)
@@ -348,7 +354,7 @@ async def test_connections_count_per_process_and_a_silent_process_stops_counting
     world: World,
 ) -> None:
     one, two = world.store(b"one"), world.store(b"two")
-    await one.save_room(0, lobby(), present="p0")  # the join counts its connection
+    await one.save_room(RoomSave(0, lobby(), present="p0"))  # the join counts its connection
     assert await one.presence("ROOM", "p0", +1) == 2
     assert await two.presence("ROOM", "p0", +1) == 3
     assert await one.presence("ROOM", "p0", -1) == 2
@@ -362,7 +368,7 @@ async def test_connections_count_per_process_and_a_silent_process_stops_counting
 
 async def test_a_crowd_that_came_and_went_leaves_nobody_counted(world: World) -> None:
     one, two = world.store(b"one"), world.store(b"two")
-    await one.save_room(0, lobby(players=1))
+    await one.save_room(RoomSave(0, lobby(players=1)))
     for n in range(30):
         store = (one, two)[n % 2]
         assert await store.presence("ROOM", f"fan{n}", +1) == 1
@@ -420,7 +426,7 @@ async def test_room_changes_reach_the_other_processes_and_rows_only_when_shared(
             return unpack(await asyncio.wait_for(heard.get(), TIMEOUT))
 
         await one.serve_room("ROOM")
-        await one.save_room(0, racing(lobby()), new_race=["p0", "p1"])
+        await one.save_room(RoomSave(0, racing(lobby()), new_race=["p0", "p1"]))
         origin, event = await next_event()
         assert origin == b"one" and isinstance(event, RoomEvent) and event.ver == 1
         assert event.state == racing(lobby())
@@ -534,9 +540,9 @@ async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
     assert claimed == (True, 1_000)
     again = await store.claim("2026-12-01", 3, "b", "Bob", 2_000, row("b", 0), 5.0)
     assert again == (False, 1_000)
-    assert await store.apply(daily_move("nobody", 0, 1.0)) == (-1, 0)
-    assert await store.apply(daily_move("b", 0, 4.0)) == (1, 0)
-    assert await store.apply(daily_move("b", 0, 4.0)) == (0, 1)
+    assert await store.apply(daily_move("nobody", 0, 1.0)) == NoAttempt()
+    assert await store.apply(daily_move("b", 0, 4.0)) == Stored()
+    assert await store.apply(daily_move("b", 0, 4.0)) == Behind(1)
     await store.claim("2026-12-01", 3, "a", "Ann", 1_500, row("a", 0), 4.0)
     await store.claim("2026-12-01", 3, "c", "Cy", 1_600, row("c", 0), 9.0)
     attempt = await store.attempt("2026-12-01", 3, "b")
@@ -552,8 +558,8 @@ async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
     count, top, mine = await store.standing("2026-12-01", 3, "c", 2)
     # ties in score go by player id, as a sorted set orders them
     assert count == 3 and [r.id for r in top] == ["a", "b"] and mine == (3, row("c", 0))
-    assert await store.apply(daily_move("b", 1, 1.0, done=True)) == (1, 0)
-    assert await store.apply(daily_move("b", 2, 1.0)) == (-1, 0)  # over
+    assert await store.apply(daily_move("b", 1, 1.0, done=True)) == Stored()
+    assert await store.apply(daily_move("b", 2, 1.0)) == NoAttempt()  # over
     count, top, mine = await store.standing("2026-12-01", 3, None, 5)
     assert [r.id for r in top] == ["b", "a", "c"] and mine is None
     # the first player of a network keeps their rank; a later one is held out,

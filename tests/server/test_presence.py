@@ -20,7 +20,7 @@ from canfield_protocol import Create, Join, Leave, Role, Start
 from canfield_server.ops.clock import ManualClock, now_ms
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
-from canfield_server.room.ports import RoomRecord
+from canfield_server.room.ports import RoomRecord, RoomSave
 from canfield_server.storage import keys
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from canfield_server.storage.store import RedisStore
@@ -138,7 +138,7 @@ async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs: list[H
     # the clock of the race runs out while both are still connected to process one
     record = await stored(one, room)
     ended = msgspec.structs.replace(record.state, ends_at=now_ms() - 1)
-    assert await one.store.save_room(record.ver, ended) is not None
+    assert await one.store.save_room(RoomSave(record.ver, ended)) is not None
     await one.store.schedule(room, ended.ends_at)
     await sweep_until_finished(two, room)
     finished_record = await stored(two, room)

@@ -13,7 +13,7 @@ from canfield_bench.processes import ServerProcess
 from canfield_protocol import Member, MemberStatus, Role, encode, rated_row
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room import rules
-from canfield_server.room.ports import LadderRow, RatingPoint, StoredRating
+from canfield_server.room.ports import LadderRow, RatingPoint, RoomSave, StoredRating
 from canfield_server.room.rating_races import public_race_rater, rate_public_race
 from canfield_server.room.ratings import (
     NEWCOMER,
@@ -260,14 +260,14 @@ async def test_results_saved_again_after_a_conflict_rate_the_public_race_once(
         save = store.save_room
 
         async def losing_once(
-            expected: int, state: Any, *, _save: Any = save, _store: Any = store, **kw: Any
+            saving: RoomSave, *, _save: Any = save, _store: Any = store
         ) -> int | None:
-            if kw.get("final") is not None and not conflicts:
-                record = await _store.load_room(state.room)
-                conflicts.append(state.room)  # another change gets in first
-                await _save(record.ver, record.state)
+            if saving.final is not None and not conflicts:
+                record = await _store.load_room(saving.state.room)
+                conflicts.append(saving.state.room)  # another change gets in first
+                await _save(RoomSave(record.ver, record.state))
                 return None
-            result: int | None = await _save(expected, state, **kw)
+            result: int | None = await _save(saving)
             return result
 
         store.save_room = losing_once  # type: ignore[method-assign,assignment]

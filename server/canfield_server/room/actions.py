@@ -23,7 +23,16 @@ from canfield_protocol import (
 
 from canfield_server.room import frames, rules
 from canfield_server.room.numbered import BOARD_ATTEMPTS, BoardAction, numbered_action
-from canfield_server.room.ports import MoveRecord, Peer, SolverBusy, SolverService, StoredRow
+from canfield_server.room.ports import (
+    Behind,
+    MoveRecord,
+    Peer,
+    RaceOver,
+    SolverBusy,
+    SolverService,
+    Stored,
+    StoredRow,
+)
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession, Slot
@@ -144,7 +153,7 @@ class BoardActions:
 
 
 class _RoomBoard:
-    """A racer's board in a room (``numbered.Board``): confirmed here in its slot,
+    """A racer's board in a room (``numbered.BoardStorage``): confirmed here in its slot,
     stored with the room's move script, which also ends the race with its last racer."""
 
     __slots__ = ("actions", "session", "member_id", "slot", "row", "race_no")
@@ -165,7 +174,9 @@ class _RoomBoard:
     async def logged(self, seq: int) -> str:
         return await self.actions.store.log_entry(self.session.code, self.member_id, seq)
 
-    def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[tuple[int, object]]:
+    def save(
+        self, race: PlayerRace, base_seq: int, entry: str
+    ) -> Awaitable[Stored | Behind | RaceOver]:
         session, member_id = self.session, self.member_id
         state = session.state
         me = rules.member(state, member_id)
@@ -183,15 +194,15 @@ class _RoomBoard:
             )
         )
 
-    def saved(self, status: int, value: object) -> bool:
-        if status == -1:
+    def saved(self, applied: Stored | Behind | RaceOver) -> bool:
+        if isinstance(applied, RaceOver):
             raise ProtocolError(E.WRONG_PHASE, "this race is over")
-        if status != 1 or self.row is None:
+        if isinstance(applied, Behind) or self.row is None:
             return False
         session, rooms = self.session, self.actions.rooms
         session.rows[self.member_id] = self.row
         session.mark_dirty()
-        if value == 1:  # this action ended the race: its results
+        if applied.race_over:  # this action ended the race: its results
             rooms.spawn(rooms.owner.finalize(session.code, self.race_no))
         elif self.row.status == MemberStatus.WON and session.state.settings.first_finish_ends:
             rooms.owner.end_now(session.code, self.race_no)  # the first win ends it for all

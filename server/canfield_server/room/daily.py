@@ -44,10 +44,13 @@ from canfield_server.room.numbered import BoardAction, numbered_action
 from canfield_server.room.ports import (
     REVIEW_CONFIRMED,
     REVIEW_OPEN,
+    Behind,
     DailyDeals,
     DailyMove,
     DailyStore,
+    NoAttempt,
     Peer,
+    Stored,
     StoredRow,
 )
 from canfield_server.room.race import PlayerRace, replay
@@ -407,7 +410,7 @@ def _ids(top: list[StoredRow], mine: tuple[int, StoredRow] | None) -> list[str]:
 
 
 class _DailyBoard:
-    """A player's board in the daily race (``numbered.Board``): confirmed here in
+    """A player's board in the daily race (``numbered.BoardStorage``): confirmed here in
     the connection's play, stored with its standing score."""
 
     __slots__ = ("races", "daily", "play", "row", "done", "done_row")
@@ -431,7 +434,9 @@ class _DailyBoard:
         log = attempt.log if attempt else []
         return log[seq - 1] if seq - 1 < len(log) else ""
 
-    def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[tuple[int, object]]:
+    def save(
+        self, race: PlayerRace, base_seq: int, entry: str
+    ) -> Awaitable[Stored | Behind | NoAttempt]:
         play = self.play
         self.row, self.done = race.row(play.identity.id, play.name), race.done
         return self.daily.apply(
@@ -448,12 +453,12 @@ class _DailyBoard:
             )
         )
 
-    def saved(self, status: int, value: object) -> bool:
-        if status == -1:
+    def saved(self, applied: Stored | Behind | NoAttempt) -> bool:
+        if isinstance(applied, NoAttempt):
             raise ProtocolError(E.WRONG_PHASE, "no daily race of yours is on")
-        if status == 1 and self.done:
+        if isinstance(applied, Stored) and self.done:
             self.done_row = self.row
-        return status == 1
+        return isinstance(applied, Stored)
 
     def trust(self, race: PlayerRace | None) -> None:
         self.play.race = race

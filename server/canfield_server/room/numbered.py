@@ -16,13 +16,13 @@ the player's board. One routine decides what happens to it:
   ``BOARD_ATTEMPTS`` times ("your board is busy" after that).
 
 What differs between a room and the daily race - where the board is
-stored, what a stored action sets off - is the ``Board`` they pass in.
+stored, what a stored action sets off - is the ``BoardStorage`` they pass in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from canfield_protocol import Ack, GiveUp, MemberStatus, MoveMsg, ProtocolError, Tap, Undo
 from canfield_protocol import ErrorCode as E
@@ -30,15 +30,18 @@ from canfield_protocol import ErrorCode as E
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.stamps import stamp, unstamp
 
-__all__ = ["BOARD_ATTEMPTS", "BoardAction", "Board", "numbered_action"]
+__all__ = ["BOARD_ATTEMPTS", "BoardAction", "BoardStorage", "numbered_action"]
 
 #: tries of one action while other connections of the same player keep storing first
 BOARD_ATTEMPTS = 4
 
 BoardAction = MoveMsg | Tap | Undo | GiveUp
 
+#: what the storage call answers (``RoomStore.apply``, ``DailyStore.apply``)
+Applied = TypeVar("Applied")
 
-class Board(Protocol):
+
+class BoardStorage(Protocol[Applied]):
     """One player's board where it is stored.
 
     The hot path (a move on a board confirmed here) makes no coroutine of its
@@ -58,13 +61,12 @@ class Board(Protocol):
         """The log entry of action number ``seq`` as stored (stamped or bare)."""
         ...
 
-    def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[tuple[int, object]]:
+    def save(self, race: PlayerRace, base_seq: int, entry: str) -> Awaitable[Applied]:
         """Store ``entry`` (the action with its receipt time), applied to ``race``
-        (which was at ``base_seq``): the storage call, whose (status, value)
-        ``saved`` reads."""
+        (which was at ``base_seq``): the storage call, whose answer ``saved`` reads."""
         ...
 
-    def saved(self, status: int, value: object) -> bool:
+    def saved(self, applied: Applied) -> bool:
         """True when kept, False when the stored board moved on (raises when its
         race is over)."""
         ...
@@ -75,7 +77,7 @@ class Board(Protocol):
 
 
 async def numbered_action(
-    board: Board,
+    board: BoardStorage[Applied],
     msg: BoardAction,
     elapsed_ms: int,
     quit_as: MemberStatus = MemberStatus.GAVE_UP,
@@ -95,8 +97,7 @@ async def numbered_action(
         base_seq = race.seq
         entry = race.apply(msg, elapsed_ms, quit_as)
         board.trust(None)  # until storage confirms, the local board is not trusted
-        status, value = await board.save(race, base_seq, stamp(entry, elapsed_ms))
-        if board.saved(status, value):
+        if board.saved(await board.save(race, base_seq, stamp(entry, elapsed_ms))):
             board.trust(race)
             return Ack(seq=msg.seq, move=entry, board=race.board())
         # another connection of this player stored first: reload and look again

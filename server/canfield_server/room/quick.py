@@ -44,7 +44,7 @@ from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.lobby import Lobby
-from canfield_server.room.ports import Band, MatchQueue, Peer
+from canfield_server.room.ports import Band, MatchQueue, Peer, RoomSave
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
@@ -187,7 +187,9 @@ class QuickRaces:
         queue = self._queue()
         for _ in range(QUICK_ATTEMPTS):
             code = rules.new_room_code()
-            ver = await self.rooms.store.save_room(0, rules.create_public_room(code, draw))
+            ver = await self.rooms.store.save_room(
+                RoomSave(0, rules.create_public_room(code, draw))
+            )
             if ver is not None:
                 break
         else:  # pragma: no cover - collisions in a space of 887 million

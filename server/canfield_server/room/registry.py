@@ -27,7 +27,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.room import rules
 from canfield_server.room.events import FinishedEvent, RoomEvent, RowEvent, unpack
 from canfield_server.room.leaderboard import Pace
-from canfield_server.room.ports import Peer, RoomBus, RoomRecord, RoomStore, StorageErrors
+from canfield_server.room.ports import Peer, RoomBus, RoomRecord, RoomSave, RoomStore, StorageErrors
 from canfield_server.room.session import RoomSession, SessionHooks
 
 __all__ = ["Rooms", "RoomChange", "RoomOwner"]
@@ -243,14 +243,16 @@ class Rooms:
                     return record
                 racers = [m.id for m in rules.players(state)] if new_race else None
                 ver = await self.store.save_room(
-                    record.ver,
-                    state,
-                    deal=str(deal) if deal else None,
-                    new_race=racers,
-                    revoke=revoke,
-                    kicked=kicked,
-                    token=token,
-                    present=present,
+                    RoomSave(
+                        record.ver,
+                        state,
+                        deal=str(deal) if deal else None,
+                        new_race=racers,
+                        revoke=revoke,
+                        kicked=kicked,
+                        token=token,
+                        present=present,
+                    )
                 )
                 if ver is None:
                     return None

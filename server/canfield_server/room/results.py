@@ -32,7 +32,7 @@ from canfield_protocol import (
 from canfield_server.room import rules
 from canfield_server.room.identity import new_replay_id
 from canfield_server.room.leaderboard import ranked
-from canfield_server.room.ports import SolverService, StoredRow
+from canfield_server.room.ports import RoomSave, SolverService, StoredRow
 from canfield_server.room.race import PlayerRace
 from canfield_server.room.registry import Rooms, compare_and_set
 from canfield_server.room.stamps import split_log
@@ -186,7 +186,7 @@ class Results:
             )
             final = encode(finished)
             state = rules.finish_race(record.state, finished.standings)
-            ver = await self.store.save_room(record.ver, state, final=final)
+            ver = await self.store.save_room(RoomSave(record.ver, state, final=final))
             if ver is None:
                 return None
             if planned is not None:  # stored before anyone sees the new numbers

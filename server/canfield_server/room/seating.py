@@ -36,7 +36,7 @@ from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
 from canfield_server.room import frames, rules
 from canfield_server.room.actions import BoardActions
-from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomsRefused
+from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomSave, RoomsRefused
 from canfield_server.room.race import reached_of
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession, removed_by_operator
@@ -106,11 +106,13 @@ class Seating:
                 self._refuse(await self.store.claim_room(limited, code, self.budget))
             state = rules.create_room(code, member_id, msg.name, msg.settings)
             ver = await self.store.save_room(
-                0,
-                state,
-                token=(rules.token_hash(token), member_id),
-                present=member_id,
-                creator=limited,
+                RoomSave(
+                    0,
+                    state,
+                    token=(rules.token_hash(token), member_id),
+                    present=member_id,
+                    creator=limited,
+                )
             )
             if ver is not None:
                 break

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from redis.asyncio import Redis, RedisCluster
 
-from canfield_server.room.ports import DailyAttempt, DailyMove, StoredRow
+from canfield_server.room.ports import Behind, DailyAttempt, DailyMove, NoAttempt, Stored, StoredRow
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
@@ -174,7 +174,8 @@ class RedisDailyStore:
             done=done in (b"1", "1"),
         )
 
-    async def apply(self, move: DailyMove) -> tuple[int, int]:
+    async def apply(self, move: DailyMove) -> Stored | Behind | NoAttempt:
+        """DAILY_MOVE, its reply in types."""
         date, draw, player = move.date, move.draw, move.player
         status, value = await self._move(
             keys=[
@@ -194,7 +195,11 @@ class RedisDailyStore:
                 self.ttl_s,
             ],
         )
-        return int(status), int(value)
+        if int(status) == 1:  # {1, 0}
+            return Stored()
+        if int(status) == 0:  # {0, the stored seq}
+            return Behind(int(value))
+        return NoAttempt()  # {-1, 0}
 
     async def standing(
         self, date: str, draw: int, player: str | None, limit: int

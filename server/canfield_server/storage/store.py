@@ -17,7 +17,17 @@ from redis.asyncio import Redis, RedisCluster
 from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.room import rules
 from canfield_server.room.events import FinishedEvent, RoomEvent, pack, pack_row
-from canfield_server.room.ports import MoveRecord, RoomBudget, RoomRecord, RoomsRefused, StoredRow
+from canfield_server.room.ports import (
+    Behind,
+    MoveRecord,
+    RaceOver,
+    RoomBudget,
+    RoomRecord,
+    RoomSave,
+    RoomsRefused,
+    Stored,
+    StoredRow,
+)
 from canfield_server.storage import keys
 from canfield_server.storage.batch import PipelineBatch
 from canfield_server.storage.move_script import move_script
@@ -84,32 +94,10 @@ class RedisStore:
             room, int(ver or 0), _text(deal) if deal else None, _bytes(final) if final else None
         )
 
-    async def save_room(
-        self,
-        expected_ver: int,
-        state: RoomState,
-        *,
-        deal: str | None = None,
-        token: tuple[str, str] | None = None,
-        new_race: list[str] | None = None,
-        final: bytes | None = None,
-        revoke: str | None = None,
-        kicked: str | None = None,
-        present: str | None = None,
-        creator: str | None = None,
-    ) -> int | None:
-        """Compare-and-set the room and publish it; None when someone else saved first.
-
-        ``new_race`` lists the player ids whose last race is cleared (start
-        and rematch); ``final`` marks the race finished with its results;
-        ``revoke``: a member whose tokens are deleted (their seat is gone);
-        ``kicked``: the member the host removed (the event says so);
-        ``present``: a new member whose connection here is counted in the same
-        step (no heartbeat can see the seat without its connection);
-        ``creator``: the address creating this new room (``claim_room`` counted
-        it). A save that opens or closes a room (``rules.room_open``) counts it
-        again, or no more, against the address that created it.
-        """
+    async def save_room(self, save: RoomSave) -> int | None:
+        """Compare-and-set the room and publish it; None when someone else saved first
+        (``RoomSave`` says what else changes with it)."""
+        state, deal, new_race, final = save.state, save.deal, save.new_race, save.final
         code = state.room
         fields: list[bytes | str | int] = [
             "state",
@@ -132,25 +120,25 @@ class RedisStore:
                 ver=-1, state=state, final=msgspec.Raw(final)
             )
         else:
-            event = RoomEvent(ver=-1, state=state, deal=deal, kicked=kicked)
-        token_hash, token_id = token or ("", "")
+            event = RoomEvent(ver=-1, state=state, deal=deal, kicked=save.kicked)
+        token_hash, token_id = save.token or ("", "")
         is_open = rules.room_open(state)
         ver, holder = await self.scripts.save_room(
             keys=[*keys.room_keys(code), *extra_keys],
             args=[
-                expected_ver,
+                save.expected_ver,
                 self.ttl_s,
                 keys.channel(code),
                 pack(self.origin, event),
                 "1" if new_race is not None else "0",
                 token_hash,
                 token_id,
-                revoke or "",
-                f"{present}|{self.origin.decode()}" if present else "",
+                save.revoke or "",
+                f"{save.present}|{self.origin.decode()}" if save.present else "",
                 f"@{self.origin.decode()}",
                 self.clock.now_ms(),
                 "1" if is_open else "0",
-                creator or "",
+                save.creator or "",
                 *fields,
             ],
         )
@@ -307,8 +295,8 @@ class RedisStore:
             found = await pipe.execute()
         return {pid: snap for pid, snap in zip(member_ids, found, strict=True) if snap}
 
-    async def apply(self, move: MoveRecord) -> tuple[int, int | str]:
-        """The move script: (1, finished), (0, stored seq) or (-1, phase)."""
+    async def apply(self, move: MoveRecord) -> Stored | Behind | RaceOver:
+        """The move script, its reply in types."""
         code, member_id = move.room_code, move.member_id
         row = _encoder.encode(move.row)
         status, value = await self.move(
@@ -332,7 +320,11 @@ class RedisStore:
                 self.origin,
             ],
         )
-        return int(status), value.decode() if isinstance(value, bytes) else int(value)
+        if int(status) == 1:  # {1, finished}
+            return Stored(race_over=int(value) == 1)
+        if int(status) == 0:  # {0, the stored seq}
+            return Behind(int(value))
+        return RaceOver(_text(value))  # {-1, the room's phase}
 
     async def log_entry(self, code: str, member_id: str, seq: int) -> str:
         """The action a sequence number applied (for a duplicate's ack)."""

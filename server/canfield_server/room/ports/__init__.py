@@ -19,6 +19,7 @@ from canfield_server.room.ports.daily import (
     DailyDeals,
     DailyMove,
     DailyStore,
+    NoAttempt,
 )
 from canfield_server.room.ports.identities import (
     IdentitiesRefused,
@@ -47,14 +48,18 @@ from canfield_server.room.ports.review import (
     room_result,
 )
 from canfield_server.room.ports.rooms import (
+    Behind,
     MoveRecord,
     Peer,
+    RaceOver,
     RoomBudget,
     RoomBus,
     RoomRecord,
+    RoomSave,
     RoomsRefused,
     RoomStore,
     StorageErrors,
+    Stored,
     StoredRow,
 )
 from canfield_server.room.ports.solving import (
@@ -73,6 +78,10 @@ __all__ = [
     "RoomBudget",
     "RoomsRefused",
     "MoveRecord",
+    "RoomSave",
+    "Stored",
+    "Behind",
+    "RaceOver",
     "RoomStore",
     "RoomBus",
     "Band",
@@ -88,6 +97,7 @@ __all__ = [
     "DailyMove",
     "DailyAttempt",
     "DailyStore",
+    "NoAttempt",
     "DailyDeals",
     "StoredRating",
     "RatingPoint",

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from canfield_server.room.ports.rooms import StoredRow
+from canfield_server.room.ports.rooms import Behind, Stored, StoredRow
 
 __all__ = [
     "DailyMove",
     "DailyAttempt",
+    "NoAttempt",
     "DailyStore",
     "DailyDeals",
 ]
@@ -40,6 +42,11 @@ class DailyAttempt(NamedTuple):
     done: bool
 
 
+@dataclass(frozen=True, slots=True)
+class NoAttempt:
+    """Nothing stored: the player has no daily attempt on (none started, or it is over)."""
+
+
 class DailyStore(Protocol):
     """A day's daily race of one draw mode: attempts, logs and the standing."""
 
@@ -51,8 +58,9 @@ class DailyStore(Protocol):
 
     async def attempt(self, date: str, draw: int, player: str) -> DailyAttempt | None: ...
 
-    async def apply(self, move: DailyMove) -> tuple[int, int]:
-        """(1, 0) stored, (0, stored seq) the board moved on elsewhere, (-1, 0) no attempt."""
+    async def apply(self, move: DailyMove) -> Stored | Behind | NoAttempt:
+        """Store one action of ``move.player``'s attempt in one step (the
+        compare-and-set on ``base_seq``)."""
         ...
 
     async def standing(

@@ -3,6 +3,7 @@ their moves), the room bus between processes, and a client connection."""
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import NamedTuple, Protocol
 
 import msgspec
@@ -16,6 +17,10 @@ __all__ = [
     "RoomBudget",
     "RoomsRefused",
     "MoveRecord",
+    "RoomSave",
+    "Stored",
+    "Behind",
+    "RaceOver",
     "RoomStore",
     "RoomBus",
 ]
@@ -104,6 +109,59 @@ class MoveRecord(NamedTuple):
     done: bool
 
 
+@dataclass(frozen=True, slots=True)
+class RoomSave:
+    """One save of a room (``RoomStore.save_room``): its new ``state`` if the
+    stored version is still ``expected_ver``, and what else changes with it."""
+
+    expected_ver: int
+    state: RoomState
+    _: KW_ONLY
+    #: the room's secret deal (a new race)
+    deal: str | None = None
+    #: (token hash, member id): a seat's token, kept for rejoining
+    token: tuple[str, str] | None = None
+    #: the player ids whose last race is cleared (start and rematch)
+    new_race: list[str] | None = None
+    #: the race finished: its results
+    final: bytes | None = None
+    #: a member whose tokens are deleted (their seat is gone)
+    revoke: str | None = None
+    #: the member the host removed (the event says so)
+    kicked: str | None = None
+    #: a new member whose connection here is counted in the same step (no
+    #: heartbeat can see the seat without its connection)
+    present: str | None = None
+    #: the address creating this new room (``claim_room`` counted it); a save that
+    #: opens or closes a room (``rules.room_open``) counts it again, or no more,
+    #: against the address that created it
+    creator: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A board action is stored. ``race_over``: it ended the race (it was the last
+    racer's finishing action)."""
+
+    race_over: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Behind:
+    """Nothing stored: the stored board moved on (another connection of the same
+    player stored first); it is at ``seq``."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaceOver:
+    """Nothing stored: the race the action was for is not on (it is over, or another
+    race is); ``phase``: the room's phase ("" when there is no such room)."""
+
+    phase: str
+
+
 class RoomStore(Protocol):
     """Every read and write the room logic makes; each one round trip."""
 
@@ -113,20 +171,10 @@ class RoomStore(Protocol):
 
     async def load_room(self, code: str) -> RoomRecord | None: ...
 
-    async def save_room(
-        self,
-        expected_ver: int,
-        state: RoomState,
-        *,
-        deal: str | None = None,
-        token: tuple[str, str] | None = None,
-        new_race: list[str] | None = None,
-        final: bytes | None = None,
-        revoke: str | None = None,
-        kicked: str | None = None,
-        present: str | None = None,
-        creator: str | None = None,
-    ) -> int | None: ...
+    async def save_room(self, save: RoomSave) -> int | None:
+        """Compare-and-set the room and publish it: its new version, or None when
+        someone else saved first (the version was not ``save.expected_ver``)."""
+        ...
 
     async def claim_room(self, ip: str, code: str, budget: RoomBudget) -> RoomsRefused | None:
         """Count a new room ``code`` against ``ip`` if its budget allows, in one
@@ -157,7 +205,9 @@ class RoomStore(Protocol):
         """The players' race snapshots (those who have one), read together."""
         ...
 
-    async def apply(self, move: MoveRecord) -> tuple[int, int | str]: ...
+    async def apply(self, move: MoveRecord) -> Stored | Behind | RaceOver:
+        """Store one board action in one step (the compare-and-set on ``base_seq``)."""
+        ...
 
     async def log_entry(self, code: str, member_id: str, seq: int) -> str:
         """The log entry action ``seq`` stored, as stored ("" if none)."""

@@ -8,7 +8,14 @@ from collections.abc import Callable
 
 import msgspec
 
-from canfield_server.room.ports import DailyAttempt, DailyMove, StoredRow
+from canfield_server.room.ports import (
+    Behind,
+    DailyAttempt,
+    DailyMove,
+    NoAttempt,
+    Stored,
+    StoredRow,
+)
 from canfield_server.storage.memory.backend import MemoryBackend, StoredDaily
 
 __all__ = ["MemoryDailyStore", "MemoryDailyDeals"]
@@ -43,18 +50,18 @@ class MemoryDailyStore:
             return None
         return DailyAttempt(found.start, found.snap, list(found.log), found.done)
 
-    async def apply(self, move: DailyMove) -> tuple[int, int]:
+    async def apply(self, move: DailyMove) -> Stored | Behind | NoAttempt:
         key = (move.date, move.draw)
         found = self.backend.daily.get(key, {}).get(move.player)
         if found is None or found.done:
-            return -1, 0
+            return NoAttempt()
         if found.seq != move.base_seq:
-            return 0, found.seq
+            return Behind(found.seq)
         found.log.append(move.entry)
         found.seq, found.snap, found.done = found.seq + 1, move.snapshot, move.done
         self.backend.daily_rows.setdefault(key, {})[move.player] = _encoder.encode(move.row)
         self.backend.daily_rank.setdefault(key, {})[move.player] = move.score
-        return 1, 0
+        return Stored()
 
     async def standing(
         self, date: str, draw: int, player: str | None, limit: int

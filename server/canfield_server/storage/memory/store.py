@@ -9,7 +9,17 @@ from canfield_protocol import Cap, Phase, RoomState
 from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.room import rules
 from canfield_server.room.events import VER_SLOT, FinishedEvent, RoomEvent, pack, pack_row
-from canfield_server.room.ports import MoveRecord, RoomBudget, RoomRecord, RoomsRefused, StoredRow
+from canfield_server.room.ports import (
+    Behind,
+    MoveRecord,
+    RaceOver,
+    RoomBudget,
+    RoomRecord,
+    RoomSave,
+    RoomsRefused,
+    Stored,
+    StoredRow,
+)
 from canfield_server.storage.memory.backend import MemoryBackend, StoredBoard, StoredRoom
 from canfield_server.storage.presence_table import live_count, live_counts, live_origins, origin_of
 
@@ -54,37 +64,25 @@ class MemoryRoomStore:
             state = msgspec.structs.replace(state, phase=Phase(room.phase))
         return RoomRecord(state, room.ver, room.deal, room.final or None)
 
-    async def save_room(
-        self,
-        expected_ver: int,
-        state: RoomState,
-        *,
-        deal: str | None = None,
-        token: tuple[str, str] | None = None,
-        new_race: list[str] | None = None,
-        final: bytes | None = None,
-        revoke: str | None = None,
-        kicked: str | None = None,
-        present: str | None = None,
-        creator: str | None = None,
-    ) -> int | None:
+    async def save_room(self, save: RoomSave) -> int | None:
+        state, deal, new_race, final = save.state, save.deal, save.new_race, save.final
         b, code = self.backend, state.room
         room = b.rooms.get(code)
-        if (room.ver if room else 0) != expected_ver:
+        if (room.ver if room else 0) != save.expected_ver:
             return None
         if new_race is not None:
             for pid in new_race:
                 b.boards.pop((code, pid), None)
             b.rows.pop(code, None)
         tokens = b.tokens.setdefault(code, {})
-        if token is not None:
-            tokens[token[0]] = token[1]
-        if revoke:
-            for token_hash in [t for t, m in tokens.items() if m == revoke]:
+        if save.token is not None:
+            tokens[save.token[0]] = save.token[1]
+        if save.revoke:
+            for token_hash in [t for t, m in tokens.items() if m == save.revoke]:
                 del tokens[token_hash]
-        if present:
+        if save.present:
             table = b.presence.setdefault(code, {})
-            member_field = f"{present}|{self.origin.decode()}".encode()
+            member_field = f"{save.present}|{self.origin.decode()}".encode()
             table[member_field] = table.get(member_field, 0) + 1
             table[b"@" + self.origin] = self.clock.now_ms()
         ver = (room.ver if room else 0) + 1
@@ -101,8 +99,8 @@ class MemoryRoomStore:
         if new_race is not None:
             room.done, room.nplayers, room.final = 0, len(new_race), b""
         is_open = rules.room_open(state)
-        if creator:
-            room.ip, room.open = creator, is_open
+        if save.creator:
+            room.ip, room.open = save.creator, is_open
         elif room.ip and room.open != is_open:
             room.open = is_open
             self._hold(room.ip, code, is_open)
@@ -111,7 +109,7 @@ class MemoryRoomStore:
             room.final = final
             event = FinishedEvent(ver=-1, state=state, final=msgspec.Raw(final))
         else:
-            event = RoomEvent(ver=-1, state=state, deal=deal, kicked=kicked)
+            event = RoomEvent(ver=-1, state=state, deal=deal, kicked=save.kicked)
         b.publish(code, pack(self.origin, event).replace(VER_SLOT, str(ver).encode(), 1))
         return ver
 
@@ -217,28 +215,28 @@ class MemoryRoomStore:
         boards = [(pid, self.backend.boards.get((code, pid))) for pid in member_ids]
         return {pid: board.snap for pid, board in boards if board and board.snap}
 
-    async def apply(self, move: MoveRecord) -> tuple[int, int | str]:
+    async def apply(self, move: MoveRecord) -> Stored | Behind | RaceOver:
         b, code = self.backend, move.room_code
         room = b.rooms.get(code)
         if room is None or room.phase != Phase.RACING or room.race != move.race_no:
-            return -1, room.phase if room else ""
+            return RaceOver(room.phase if room else "")
         board = b.boards.setdefault((code, move.member_id), StoredBoard())
         if board.seq != move.base_seq:
-            return 0, board.seq
+            return Behind(board.seq)
         board.log.append(move.entry)
         board.seq, board.snap = board.seq + 1, move.snapshot
         row = _encoder.encode(move.row)
         b.rows.setdefault(code, {})[move.member_id] = row
-        finished = 0
+        race_over = False
         if move.done:
             room.done += 1
             if room.done >= room.nplayers:
                 room.phase, room.ver = str(Phase.FINISHED), room.ver + 1
-                finished = 1
+                race_over = True
         servers = b.servers.get(code, {})
         if len(servers) > 1 or (len(servers) == 1 and self.origin not in servers):
             b.publish(code, pack_row(self.origin, row))
-        return 1, finished
+        return Stored(race_over=race_over)
 
     async def log_entry(self, code: str, member_id: str, seq: int) -> str:
         board = self.backend.boards.get((code, member_id))
