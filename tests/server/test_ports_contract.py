@@ -35,6 +35,7 @@ from canfield_server.room.ports import (
     MoveRecord,
     NoAttempt,
     RaceOver,
+    RaceSearch,
     RatingChange,
     RatingPoint,
     RatingStore,
@@ -589,64 +590,58 @@ async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(worl
     first, second = world.queue(), world.queue()  # two processes
     try:
         near = Band(points=100, widen_points=200, widen_ms=1_000, most_points=500)
-        assert await first.find_race("d3", 1000, 0, near, ttl_s=TTL_S) is None
-        assert await first.find_race("d3", 1000, 0, near, offer="AAAAAA", ttl_s=TTL_S) == "AAAAAA"
+
+        def look(
+            rating: int, now_ms: int, offer: str = "", mine: str = "", pool: str = "d3"
+        ) -> RaceSearch:
+            return RaceSearch(pool, rating, now_ms, near, ttl_s=TTL_S, offer=offer, mine=mine)
+
+        assert await first.find_race(look(1000, 0)) is None
+        assert await first.find_race(look(1000, 0, offer="AAAAAA")) == "AAAAAA"
         # the other process, a close racer: the same race, nothing new opened
-        assert await second.find_race("d3", 1090, 10, near, offer="BBBBBB", ttl_s=TTL_S) == (
-            "AAAAAA"
-        )
-        assert (
-            await second.find_race("d1", 1000, 10, near, ttl_s=TTL_S) is None
-        )  # another draw mode
+        assert await second.find_race(look(1090, 10, offer="BBBBBB")) == "AAAAAA"
+        assert await second.find_race(look(1000, 10, pool="d1")) is None  # another draw mode
         # a far racer opens a race of their own; a racer close to it joins that one
-        assert await second.find_race("d3", 1400, 20, near, offer="FFFFFF", ttl_s=TTL_S) == (
-            "FFFFFF"
-        )
-        assert await first.find_race("d3", 1350, 30, near, ttl_s=TTL_S) == "FFFFFF"
+        assert await second.find_race(look(1400, 20, offer="FFFFFF")) == "FFFFFF"
+        assert await first.find_race(look(1350, 30)) == "FFFFFF"
         # the bands widen with the wait (100, then 300 after 1 s): 1250 is 250 from
         # AAAAAA and 150 from FFFFFF; the closer race whose band holds it wins
-        assert await first.find_race("d3", 1250, 500, near, ttl_s=TTL_S) is None
-        assert await first.find_race("d3", 1250, 1_000, near, ttl_s=TTL_S) == "AAAAAA"
-        assert await first.find_race("d3", 1250, 1_020, near, ttl_s=TTL_S) == "FFFFFF"  # the closer
+        assert await first.find_race(look(1250, 500)) is None
+        assert await first.find_race(look(1250, 1_000)) == "AAAAAA"
+        assert await first.find_race(look(1250, 1_020)) == "FFFFFF"  # the closer
         # never beyond the most: 600 away is too far however long they wait
-        assert await first.find_race("d3", 1600 + 400, 60_000, near, ttl_s=TTL_S) is None
+        assert await first.find_race(look(1600 + 400, 60_000)) is None
         # a race that takes nobody more leaves the pool
         await second.close_race("d3", "FFFFFF")
-        assert await first.find_race("d3", 1400, 60_000, near, ttl_s=TTL_S) == "AAAAAA"
+        assert await first.find_race(look(1400, 60_000)) == "AAAAAA"
         # a race open longer than the room lives is forgotten
-        assert await first.find_race("d3", 1000, TTL_S * 1000 + 1, near, ttl_s=TTL_S) is None
+        assert await first.find_race(look(1000, TTL_S * 1000 + 1)) is None
         await first.close_race("d3", "AAAAAA")  # gone already: nothing happens
 
         # a racer alone in their race looks again as the bands widen: their own race
         # is never the answer and stays in the pool (its wait kept) while none other
         # takes them; once one does, theirs leaves the pool and they move there
-        assert await first.find_race("d3", 3000, 0, near, offer="KKKKKK", ttl_s=TTL_S) == "KKKKKK"
-        assert await first.find_race("d3", 3000, 10, near, mine="KKKKKK", ttl_s=TTL_S) == "KKKKKK"
-        assert await second.find_race("d3", 3400, 10, near, offer="LLLLLL", ttl_s=TTL_S) == (
-            "LLLLLL"
-        )
-        assert await second.find_race("d3", 3400, 400, near, mine="LLLLLL", ttl_s=TTL_S) == (
+        assert await first.find_race(look(3000, 0, offer="KKKKKK")) == "KKKKKK"
+        assert await first.find_race(look(3000, 10, mine="KKKKKK")) == "KKKKKK"
+        assert await second.find_race(look(3400, 10, offer="LLLLLL")) == "LLLLLL"
+        assert await second.find_race(look(3400, 400, mine="LLLLLL")) == (
             "LLLLLL"  # 400 apart, bands of 100 yet
         )
         # at 2 s KKKKKK's band is 500 (opened at 0; LLLLLL's, opened at 10, is 300)
-        assert await second.find_race("d3", 3400, 2_000, near, mine="LLLLLL", ttl_s=TTL_S) == (
-            "KKKKKK"
-        )
-        assert await first.find_race("d3", 3380, 2_000, near, ttl_s=TTL_S) == "KKKKKK"
+        assert await second.find_race(look(3400, 2_000, mine="LLLLLL")) == "KKKKKK"
+        assert await first.find_race(look(3380, 2_000)) == "KKKKKK"
         await first.close_race("d3", "KKKKKK")
-        assert await first.find_race("d3", 3400, 2_000, near, ttl_s=TTL_S) is None  # LLLLLL left
+        assert await first.find_race(look(3400, 2_000)) is None  # LLLLLL left
         # a race that left comes back when its racer finds none other, opened anew
-        assert await second.find_race("d3", 3400, 2_000, near, mine="LLLLLL", ttl_s=TTL_S) == (
-            "LLLLLL"
-        )
-        assert await first.find_race("d3", 3550, 2_000, near, ttl_s=TTL_S) is None  # band 100
-        assert await first.find_race("d3", 3550, 2_500, near, ttl_s=TTL_S) is None
-        assert await first.find_race("d3", 3550, 3_000, near, ttl_s=TTL_S) == "LLLLLL"
+        assert await second.find_race(look(3400, 2_000, mine="LLLLLL")) == "LLLLLL"
+        assert await first.find_race(look(3550, 2_000)) is None  # band 100
+        assert await first.find_race(look(3550, 2_500)) is None
+        assert await first.find_race(look(3550, 3_000)) == "LLLLLL"
         await first.close_race("d3", "LLLLLL")
         # a race whose racer found another as someone joined it gathers again
         await second.reopen_race("d3", "LLLLLL", 3400, 3_000, TTL_S)
-        assert await first.find_race("d3", 3420, 3_000, near, ttl_s=TTL_S) == "LLLLLL"
-        assert await first.find_race("d3", 3550, 3_000, near, ttl_s=TTL_S) is None  # waits anew
+        assert await first.find_race(look(3420, 3_000)) == "LLLLLL"
+        assert await first.find_race(look(3550, 3_000)) is None  # waits anew
         await first.close_race("d3", "LLLLLL")
 
         await first.live_add("AAAAAA", 1_000)

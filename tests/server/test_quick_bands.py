@@ -14,6 +14,7 @@ import pytest
 from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
 from canfield_protocol import Left
+from canfield_server.room.ports import RaceSearch
 from canfield_server.room.quick import Ask, pool_of
 
 from tests.conftest import ServerFactory
@@ -198,4 +199,4 @@ async def test_a_racer_who_gets_company_as_they_move_stays_and_their_race_gather
     assert "left" not in [m["type"] for m in far.log]
     band = quick.band
     now = world.clock.now_ms()
-    assert await quick.queue.find_race(ask.pool, 1600, now, band, ttl_s=600) == mine
+    assert await quick.queue.find_race(RaceSearch(ask.pool, 1600, now, band, ttl_s=600)) == mine

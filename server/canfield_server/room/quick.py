@@ -44,7 +44,7 @@ from canfield_server.room import frames, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.lobby import Lobby
-from canfield_server.room.ports import Band, MatchQueue, Peer, RoomSave
+from canfield_server.room.ports import Band, MatchQueue, Peer, RaceSearch, RoomSave
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
@@ -144,7 +144,7 @@ class QuickRaces:
         for _ in range(QUICK_ATTEMPTS):
             now = self.clock.now_ms()
             found = first or await queue.find_race(
-                ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s
+                RaceSearch(ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s)
             )
             first = None
             code = found or await self._open(ask.pool, ask.draw, ask.rating)
@@ -195,7 +195,9 @@ class QuickRaces:
         else:  # pragma: no cover - collisions in a space of 887 million
             raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
         now = self.clock.now_ms()
-        found = await queue.find_race(pool, rating, now, self.band, offer=code, ttl_s=self.ttl_s)
+        found = await queue.find_race(
+            RaceSearch(pool, rating, now, self.band, offer=code, ttl_s=self.ttl_s)
+        )
         if found == code:
             event(log, "quick.opened", room=code, pool=pool, rating=rating)
         return found or code
@@ -274,7 +276,7 @@ class QuickRaces:
         for _ in range(QUICK_ATTEMPTS):
             now = self.clock.now_ms()
             found = await queue.find_race(
-                ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s, mine=code
+                RaceSearch(ask.pool, ask.rating, now, self.band, ttl_s=self.ttl_s, mine=code)
             )
             if found is None or found == code:  # none yet: theirs gathers on (in the pool)
                 break

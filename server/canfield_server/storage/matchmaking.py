@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from redis.asyncio import Redis, RedisCluster
 
-from canfield_server.room.ports import Band
+from canfield_server.room.ports import RaceSearch
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
@@ -86,20 +86,17 @@ class RedisMatchQueue:
         await self._find.close()
         await self._close.close()
 
-    async def find_race(
-        self,
-        pool: str,
-        rating: int,
-        now_ms: int,
-        band: Band,
-        *,
-        ttl_s: int,
-        offer: str = "",
-        mine: str = "",
-    ) -> str | None:
+    async def find_race(self, search: RaceSearch) -> str | None:
         found = await self._find(
-            keys=[keys.quick_open(pool), keys.quick_since(pool)],
-            args=[rating, now_ms, offer, ttl_s * 1000, *band, mine],
+            keys=[keys.quick_open(search.pool), keys.quick_since(search.pool)],
+            args=[
+                search.rating,
+                search.now_ms,
+                search.offer,
+                search.ttl_s * 1000,
+                *search.band,
+                search.mine,
+            ],
         )
         return _text(found) if found else None
 

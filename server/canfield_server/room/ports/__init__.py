@@ -29,6 +29,7 @@ from canfield_server.room.ports.identities import (
 from canfield_server.room.ports.matchmaking import (
     Band,
     MatchQueue,
+    RaceSearch,
 )
 from canfield_server.room.ports.ratings import (
     LadderRow,
@@ -86,6 +87,7 @@ __all__ = [
     "RoomBus",
     "Band",
     "MatchQueue",
+    "RaceSearch",
     "Proven",
     "SolverBusy",
     "SolverService",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import NamedTuple, Protocol
 
 __all__ = [
     "Band",
+    "RaceSearch",
     "MatchQueue",
 ]
 
@@ -25,24 +27,32 @@ class Band(NamedTuple):
         return min(self.points + self.widen_points * steps, self.most_points)
 
 
+@dataclass(frozen=True, slots=True)
+class RaceSearch:
+    """One look for a public race to join (``MatchQueue.find_race``): in ``pool``,
+    for a racer rated ``rating``, at ``now_ms``, with the queue's ``band``."""
+
+    pool: str
+    rating: int
+    now_ms: int
+    band: Band
+    _: KW_ONLY
+    #: a race open longer than this is forgotten (its room is gone)
+    ttl_s: int
+    #: a new race's code, opened when none is found ("": none)
+    offer: str = ""
+    #: the race the racer waits alone in, looking again as the bands widen ("": none)
+    mine: str = ""
+
+
 class MatchQueue(Protocol):
     """Where public races gather, shared by every process (``room/quick.py``):
     the open races of each pool (a draw mode), each centred on its first
     racer's rating, and the public races in progress."""
 
-    async def find_race(
-        self,
-        pool: str,
-        rating: int,
-        now_ms: int,
-        band: Band,
-        *,
-        ttl_s: int,
-        offer: str = "",
-        mine: str = "",
-    ) -> str | None:
-        """The gathering race of ``pool`` whose band (widened by its wait so far)
-        holds ``rating``, the closest in rating first (then the longest waiting).
+    async def find_race(self, search: RaceSearch) -> str | None:
+        """The gathering race of ``search.pool`` whose band (widened by its wait so far)
+        holds ``search.rating``, the closest in rating first (then the longest waiting).
         None found: ``offer`` (a new race's code; empty: none) becomes one of the
         pool's races, centred on ``rating``, and is returned. A race open longer
         than ``ttl_s`` (its room is gone) is forgotten.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from canfield_server.room.ports import Band
+from canfield_server.room.ports import RaceSearch
 from canfield_server.storage.memory.backend import MemoryBackend
 
 __all__ = ["MemoryMatchQueue"]
@@ -18,17 +18,9 @@ class MemoryMatchQueue:
     async def close(self) -> None:
         pass
 
-    async def find_race(
-        self,
-        pool: str,
-        rating: int,
-        now_ms: int,
-        band: Band,
-        *,
-        ttl_s: int,
-        offer: str = "",
-        mine: str = "",
-    ) -> str | None:
+    async def find_race(self, search: RaceSearch) -> str | None:
+        pool, rating, now_ms, band = search.pool, search.rating, search.now_ms, search.band
+        ttl_s, offer, mine = search.ttl_s, search.offer, search.mine
         races = self.backend.quick.setdefault(pool, {})
         for code in [c for c, (_, since) in races.items() if now_ms - since > ttl_s * 1000]:
             del races[code]
