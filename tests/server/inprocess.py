@@ -142,7 +142,7 @@ class Rooms:
         self.settings = settings or Settings()
         self.clock = ManualClock()
         self.backend = MemoryBackend()
-        self.daily_deals = MemoryDailyDeals(lambda date, draw: f"CF1-D{draw}-AAAAACL")
+        self.daily_deals = MemoryDailyDeals(self.backend, lambda date, draw: f"CF1-D{draw}-AAAAACL")
         #: every process's ratings (public races rated; quick races matched by them)
         self.ratings = MemoryRatingStore(self.backend, max_points=self.settings.rating_history_max)
         #: every process's integrity review (flagged results, the queue, bars)

@@ -60,7 +60,7 @@ async def test_one_daily_deal_and_standing_on_two_processes_then_shown_next_day(
     # tomorrow (the clock says so): the deal and the replay are shown
     await world.clock.advance(DAY_MS / 1000)
     past = await bob.request("daily_standing", type="daily_standing", draw=3, date=today)
-    assert past["over"] is True and past["deal"] == world.daily_deals.known_deals[(today, 3)]
+    assert past["over"] is True and past["deal"] == world.backend.daily_codes[(today, 3)]
     status, body = await world.hubs[1].replay(done["replay"].rsplit("/", 1)[-1])
     assert status == 200 and isinstance(body, bytes)
     replay = json.loads(body)

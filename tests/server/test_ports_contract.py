@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import pytest
 from canfield_protocol import Cap, MemberStatus, Phase, Role, RoomState
 from canfield_server.ops.clock import ManualClock
+from canfield_server.ops.config import Settings
 from canfield_server.room import rules
 from canfield_server.room.events import RoomEvent, RowEvent, unpack
 from canfield_server.room.integrity import Signals
@@ -24,6 +25,7 @@ from canfield_server.room.ports import (
     REVIEW_OPEN,
     Band,
     Behind,
+    DailyDeals,
     DailyMove,
     DailyStore,
     IdentitiesRefused,
@@ -51,6 +53,8 @@ from canfield_server.room.ports import (
     race_of,
     room_result,
 )
+from canfield_server.solving.daily_deal import DailyDealer, candidate
+from canfield_server.solving.deal_pool import DealPool
 from canfield_server.storage import keys
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.history import RedisIdentityStore
@@ -59,6 +63,7 @@ from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
+    MemoryDailyDeals,
     MemoryDailyStore,
     MemoryIdentityStore,
     MemoryIntegrityStore,
@@ -76,6 +81,20 @@ MAX_RACES = 3
 #: a new identity's lifetime here (a kept one: a day, ``retention_days=1``)
 NEW_IDENTITY_S = 3600
 TIMEOUT = 10.0
+
+
+#: the daily deals' secret (``CANFIELD_DAILY_SECRET``)
+SECRET = b"contract"
+
+
+class _WinsAll:
+    """The solver's part of ``DailyDealer``: every deal proves winnable."""
+
+    async def prove(self, code: str, owner: str, timeout_s: float, wait_s: float) -> int | None:
+        return 50
+
+    async def remember_par(self, code: str, par: int | None) -> None:
+        pass
 
 
 @dataclass
@@ -139,6 +158,15 @@ class World:
         if self.kind == "memory":
             return MemoryDailyStore(self.backend)
         return RedisDailyStore(self.backend, self.url, retention_days=1)
+
+    def deals(self) -> DailyDeals:
+        """One process's daily deals: every candidate proves winnable here."""
+        if self.kind == "memory":
+            return MemoryDailyDeals(
+                self.backend, lambda date, draw: candidate(SECRET, date, draw, 0)
+            )
+        settings = Settings(daily_secret=SECRET.decode(), daily_ahead_every_s=0)
+        return DailyDealer(self.backend, cast(DealPool, _WinsAll()), settings)
 
     def ratings(self) -> RatingStore:
         if self.kind == "memory":
@@ -584,6 +612,21 @@ async def test_a_daily_attempt_is_claimed_once_and_ranked(world: World) -> None:
     assert await store.network_first("2026-12-01", 1, net) == "b"
     assert await store.network_first("2026-12-01", 3, "192.0.2.0/24") is None
     await close(store)
+
+
+async def test_a_day_s_deal_is_chosen_once_and_every_replica_has_it(world: World) -> None:
+    one, two = world.deals(), world.deals()  # two processes
+    assert await one.known("2026-12-01", 3) is None
+    code = await one.deal("2026-12-01", 3)
+    assert code == candidate(SECRET, "2026-12-01", 3, 0)  # the first candidate that wins
+    assert await one.deal("2026-12-01", 3) == code  # the same however often asked
+    assert await one.known("2026-12-01", 3) == code
+    assert await two.known("2026-12-01", 3) == code  # and the same on every replica
+    assert await two.deal("2026-12-01", 3) == code
+    assert await two.known("2026-12-01", 1) is None  # each draw mode its own
+    assert await two.known("2026-12-02", 3) is None  # each day its own
+    other = await two.deal("2026-12-01", 1)
+    assert other != code and await one.known("2026-12-01", 1) == other
 
 
 async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(world: World) -> None:

@@ -71,5 +71,5 @@ if TYPE_CHECKING:  # the type checker proves each adapter is its port
             MemoryIntegrityStore(backend),
         )
 
-    def _deals() -> DailyDeals:
-        return MemoryDailyDeals(lambda date, draw: "")
+    def _deals(backend: MemoryBackend) -> DailyDeals:
+        return MemoryDailyDeals(backend, lambda date, draw: "")

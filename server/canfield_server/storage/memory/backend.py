@@ -94,6 +94,8 @@ class MemoryBackend:
         #: (date, draw) -> network -> its first player; player -> why unranked ('' ranked)
         self.daily_networks: dict[tuple[str, int], dict[str, str]] = {}
         self.daily_held: dict[tuple[str, int], dict[str, str]] = {}
+        #: (date, draw) -> the day's deal code
+        self.daily_codes: dict[tuple[str, int], str] = {}
         #: (identity, draw) -> rating, and its history (newest first)
         self.ratings: dict[tuple[str, int], StoredRating] = {}
         self.rating_points: dict[tuple[str, int], list[RatingPoint]] = {}

@@ -98,14 +98,16 @@ class MemoryDailyStore:
 
 
 class MemoryDailyDeals:
-    """``DailyDeals`` with each day's deal given (``deal_of(date, draw)``)."""
+    """``DailyDeals`` over a ``MemoryBackend`` with each day's deal given
+    (``deal_of(date, draw)``, in place of the solver's proofs); the first chosen is
+    every replica's (``solving.daily_deal``'s ``SET NX``)."""
 
-    def __init__(self, deal_of: Callable[[str, int], str]) -> None:
+    def __init__(self, backend: MemoryBackend, deal_of: Callable[[str, int], str]) -> None:
+        self.backend = backend
         self.deal_of = deal_of
-        self.known_deals: dict[tuple[str, int], str] = {}
 
     async def deal(self, date: str, draw: int) -> str:
-        return self.known_deals.setdefault((date, draw), self.deal_of(date, draw))
+        return self.backend.daily_codes.setdefault((date, draw), self.deal_of(date, draw))
 
     async def known(self, date: str, draw: int) -> str | None:
-        return self.known_deals.get((date, draw))
+        return self.backend.daily_codes.get((date, draw))
