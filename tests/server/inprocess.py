@@ -30,6 +30,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import SignalService, SolverService
 from canfield_server.room.rating_races import FairPlay, match_rating_of, public_race_rater
+from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
@@ -41,6 +42,7 @@ from canfield_server.storage.memory import (
     MemoryRatingStore,
     MemoryRoomStore,
 )
+from canfield_server.storage.memory.failing import Faults, failing
 
 from tests.server.client_api import TIMEOUT, ClientApi
 
@@ -142,6 +144,8 @@ class Rooms:
         self.settings = settings or Settings()
         self.clock = ManualClock()
         self.backend = MemoryBackend()
+        #: the room stores' outages, as a test chooses them (``failing``)
+        self.faults = Faults()
         self.daily_deals = MemoryDailyDeals(self.backend, lambda date, draw: f"CF1-D{draw}-AAAAACL")
         #: every process's ratings (public races rated; quick races matched by them)
         self.ratings = MemoryRatingStore(self.backend, max_points=self.settings.rating_history_max)
@@ -159,15 +163,19 @@ class Rooms:
                 new_ttl_s=self.settings.new_identity_ttl_s,
             )
             hub = Hub(
-                MemoryRoomStore(
-                    self.backend,
-                    self.settings.room_ttl_s,
-                    os.urandom(4).hex().encode(),
-                    self.clock,
-                    presence_stale_ms=self.settings.presence_stale_ms,
+                failing(
+                    MemoryRoomStore(
+                        self.backend,
+                        self.settings.room_ttl_s,
+                        os.urandom(4).hex().encode(),
+                        self.clock,
+                        presence_stale_ms=self.settings.presence_stale_ms,
+                    ),
+                    self.faults,
                 ),
                 self.settings,
                 clock=self.clock,
+                storage_errors=STORAGE_ERRORS,
                 bus=bus,
                 identities=identities,
                 daily=MemoryDailyStore(self.backend),

@@ -10,7 +10,8 @@ cases against both, so they cannot drift apart.
 What they leave out: keys do not expire (the per-address room counts
 lapse by their times, as the Redis scripts prune them; an identity lapses
 by its time on the store's clock, as its key would), and storage never
-fails.
+fails by itself: ``failing`` wraps an adapter whose calls fail when a test
+says so, raising what the Redis adapters raise when Redis is unreachable.
 
 One module per port, each the twin of its Redis adapter (``store``,
 ``pubsub``, ``matchmaking``, ``history``, ``daily_store``, ``rating_store``,
