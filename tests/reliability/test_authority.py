@@ -15,7 +15,7 @@ from typing import Any
 
 import websockets
 from canfield_server.ops.config import Settings
-from canfield_server.room.rules import CODE_ALPHABET, CODE_LENGTH
+from canfield_server.room.identifiers import CODE_ALPHABET, CODE_LENGTH
 from canfield_server.storage import keys
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from redis.asyncio import Redis

@@ -27,7 +27,7 @@ from canfield_protocol import (
     Ready,
     decode_client,
 )
-from canfield_server.room.rules import normalize_room_code
+from canfield_server.room.identifiers import normalize_room_code
 
 from tests.conftest import ServerFactory
 from tests.reliability.conftest import (

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 from canfield_protocol import ErrorCode, ProtocolError
-from canfield_server.room.rules import CODE_ALPHABET, NAME_MAX, clean_name, normalize_room_code
+from canfield_server.room.identifiers import CODE_ALPHABET, normalize_room_code
+from canfield_server.room.rules import NAME_MAX, clean_name
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -23,7 +23,7 @@ from canfield_bench.processes import ServerProcess
 from canfield_protocol import MemberStatus, ProtocolError, Row
 from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
-from canfield_server.room import rules
+from canfield_server.room import identifiers
 from canfield_server.room.hub import Hub
 from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import RatingPoint, ReviewCase, StoredRating
@@ -230,14 +230,16 @@ async def rate_far(redis_url: str, token: str) -> None:
     redis = Redis.from_url(redis_url)
     store = RedisRatingStore(redis, retention_days=1, max_points=10)
     try:
-        await store.save_ratings(3, [(rules.token_hash(token), FAR_RATING, FAR_POINT, None)])
+        await store.save_ratings(3, [(identifiers.token_hash(token), FAR_RATING, FAR_POINT, None)])
     finally:
         await redis.aclose()
 
 
 async def rate_far_in(world: Rooms, token: str) -> None:
     """... in the in-process rooms' storage."""
-    await world.ratings.save_ratings(3, [(rules.token_hash(token), FAR_RATING, FAR_POINT, None)])
+    await world.ratings.save_ratings(
+        3, [(identifiers.token_hash(token), FAR_RATING, FAR_POINT, None)]
+    )
 
 
 def standing(member: str, rank: int, status: MemberStatus = MemberStatus.GAVE_UP) -> Row:

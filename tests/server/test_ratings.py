@@ -12,7 +12,7 @@ import pytest
 from canfield_bench.processes import ServerProcess
 from canfield_protocol import Member, MemberStatus, Role, encode, rated_row
 from canfield_server.ops.clock import ManualClock
-from canfield_server.room import rules
+from canfield_server.room import identifiers, public
 from canfield_server.room.ports import LadderRow, RatingPoint, RoomSave, StoredRating
 from canfield_server.room.rating_races import public_race_rater, rate_public_race
 from canfield_server.room.ratings import (
@@ -144,7 +144,7 @@ async def test_a_race_is_rated_into_its_rows_first_and_stored_once() -> None:
     racers = [Member(id=m, name=m, role=Role.PLAYER) for m in ("m1", "m2", "m3")]
     bot = Member(id="bot", name="Bot", role=Role.PLAYER, bot=True)
     room = msgspec.structs.replace(
-        rules.create_public_room("K7QX2M", 3), members=[*racers, bot], race=4
+        public.create_public_room("K7QX2M", 3), members=[*racers, bot], race=4
     )
     rows = [standing("m1", 1, MemberStatus.LEFT), standing("m2", 2), standing("bot", 3)]
     rows.append(standing("m3", 4))
@@ -288,7 +288,7 @@ async def test_results_saved_again_after_a_conflict_rate_the_public_race_once(
     assert conflicts == list(rooms_joined)
     rows = finished[0]["standings"]
     assert all(f["standings"] == rows for f in finished)
-    hashes = [rules.token_hash(token) for token in tokens]
+    hashes = [identifiers.token_hash(token) for token in tokens]
     stored = await world.ratings.ratings(3, hashes)
     assert {s.races for s in stored.values()} == {1} and len(stored) == 3
     by_name = {row["name"]: row for row in rows}

@@ -18,6 +18,7 @@ from canfield_protocol import (
     Undo,
     decode_client,
 )
+from canfield_server.room import identifiers
 from canfield_server.room import rules as R
 from canfield_server.room.leaderboard import rank_key, ranked
 from canfield_server.room.ports import StoredRow
@@ -44,22 +45,22 @@ def member(state: R.RoomState, member_id: str) -> Member:
 
 
 def test_room_codes_are_six_unambiguous_characters_and_differ() -> None:
-    codes = {R.new_room_code() for _ in range(200)}
+    codes = {identifiers.new_room_code() for _ in range(200)}
     assert len(codes) == 200
     for code in codes:
-        assert len(code) == 6 and set(code) <= set(R.CODE_ALPHABET)
+        assert len(code) == 6 and set(code) <= set(identifiers.CODE_ALPHABET)
         assert not set(code) & set("01IOL")
 
 
 def test_room_code_input_is_case_insensitive_and_checked() -> None:
-    assert R.normalize_room_code(" abc234 ") == "ABC234"
-    assert code_of(lambda: R.normalize_room_code("ABC10O")) == "unknown-room"
+    assert identifiers.normalize_room_code(" abc234 ") == "ABC234"
+    assert code_of(lambda: identifiers.normalize_room_code("ABC10O")) == "unknown-room"
 
 
 def test_tokens_have_at_least_128_random_bits_and_are_stored_hashed() -> None:
-    token = R.new_token()
+    token = identifiers.new_token()
     assert len(token) * 6 >= 128
-    assert R.token_hash(token) != token and len(R.token_hash(token)) == 64
+    assert identifiers.token_hash(token) != token and len(identifiers.token_hash(token)) == 64
 
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 25, "<script>", "a{ver}"])

@@ -8,7 +8,7 @@ the next save write over the changes between them.
 from __future__ import annotations
 
 from canfield_server.ops.clock import ManualClock
-from canfield_server.room import rules
+from canfield_server.room import public
 from canfield_server.room.leaderboard import Pace
 from canfield_server.room.ports import RoomRecord
 from canfield_server.room.session import RoomSession
@@ -23,9 +23,9 @@ class NoHooks:
 
 
 def test_a_forced_re_read_older_than_the_bus_keeps_the_newer_state() -> None:
-    opened = rules.create_public_room("ABC234", 3)
-    one = rules.seat_public(opened, "p1", "Ann", 0, 8)
-    two = rules.seat_public(one, "p2", "Bob", 0, 8)
+    opened = public.create_public_room("ABC234", 3)
+    one = public.seat_public(opened, "p1", "Ann", 0, 8)
+    two = public.seat_public(one, "p2", "Bob", 0, 8)
     session = RoomSession(RoomRecord(one, 2), Pace(0.1), NoHooks(), ManualClock())
 
     session.adopt(3, two, None)  # another process seated Bob: the bus brings it
@@ -34,6 +34,6 @@ def test_a_forced_re_read_older_than_the_bus_keeps_the_newer_state() -> None:
 
     session.adopt(2, one, None)  # an old event is ignored
     assert (session.ver, session.state) == (3, two)
-    resynced = rules.seat_public(two, "p3", "Cara", 0, 8)
+    resynced = public.seat_public(two, "p3", "Cara", 0, 8)
     session.adopt(3, resynced, None, force=True)  # an equal version is adopted when forced
     assert session.state == resynced

@@ -197,7 +197,7 @@ class Settings:
     #: (``handshakes_exempt``: its bots and local tools) are not counted
     identity_burst: int = 40
     identity_per_hour: float = 30.0
-    #: the network an address counts in for identities (``rules.address_prefix``):
+    #: the network an address counts in for identities (``identifiers.address_prefix``):
     #: an IPv4 /24, an IPv6 /64 (one household's or one site's block)
     identity_v4_bits: int = 24
     identity_v6_bits: int = 64

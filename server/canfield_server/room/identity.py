@@ -6,7 +6,7 @@ stores only its hash, with a short public id, the daily streak and the
 network it was issued to. A token it never issued (well-formed or not) is
 refused: identities cannot be forged or guessed into existence.
 
-New identities cost something: each network (``rules.address_prefix``) has
+New identities cost something: each network (``identifiers.address_prefix``) has
 a budget of them (``IdentityStore.claim_identity``, a token bucket shared
 by every process); past it ``identify`` with no token is refused with
 ``too-many-identities`` and when the next one is back, and nothing is
@@ -50,7 +50,7 @@ from canfield_protocol import ErrorCode as E
 from canfield_server.ops.clock import Clock, day_before, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
-from canfield_server.room import frames, rules
+from canfield_server.room import frames, identifiers
 from canfield_server.room.ports import IdentitiesRefused, IdentityBudget, IdentityStore, Peer
 
 __all__ = ["Identity", "Identities", "draw_stats", "new_replay_id", "REPLAY_ID"]
@@ -138,7 +138,7 @@ class Identities:
         ``bad-identity``."""
         if not _TOKEN.match(token):
             raise ProtocolError(E.BAD_IDENTITY, "that is not an identity token")
-        token_hash = rules.token_hash(token)
+        token_hash = identifiers.token_hash(token)
         found = await self._store().identity(token_hash)
         if found is None:
             raise ProtocolError(
@@ -149,7 +149,7 @@ class Identities:
 
     def network(self, peer: Peer) -> str | None:
         """The network ``peer``'s address counts in for identities (None: no address)."""
-        return rules.address_prefix(
+        return identifiers.address_prefix(
             peer.ip, self.settings.identity_v4_bits, self.settings.identity_v6_bits
         )
 
@@ -159,8 +159,8 @@ class Identities:
             network = self.network(peer)
             if network and self.budget.burst > 0 and peer.ip not in self.exempt:
                 self._refuse(network, await store.claim_identity(network, self.budget))
-            token, public_id = rules.new_token(), secrets.token_hex(4)
-            identity = Identity(rules.token_hash(token), public_id)
+            token, public_id = identifiers.new_token(), secrets.token_hex(4)
+            identity = Identity(identifiers.token_hash(token), public_id)
             await store.new_identity(identity.token_hash, public_id, network or "")
             self.by_peer[peer] = identity
             event(log, "identity.issued", player=public_id, network=network)

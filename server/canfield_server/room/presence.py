@@ -34,7 +34,7 @@ from typing import Any
 from canfield_protocol import Phase, ProtocolError, RoomState
 
 from canfield_server.ops.supervise import Supervised
-from canfield_server.room import rules
+from canfield_server.room import departures, rules
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import Results
 from canfield_server.room.seating import Seating
@@ -171,7 +171,7 @@ class Presence:
                 await self.results.end(code, state.race)
             elif state.phase == Phase.FINISHED and not session.final:
                 await self.results.finalize(code, state.race)
-            due = rules.next_due(session.state)
+            due = departures.next_due(session.state)
         finally:
             if opened:
                 await self.rooms.drop_if_empty(session)
@@ -183,6 +183,6 @@ class Presence:
         session = self.rooms.sessions.get(code)
         if session is None:
             return
-        if rules.away_too_long(session.state, self.clock.now_ms()):
+        if departures.away_too_long(session.state, self.clock.now_ms()):
             await self.beat([code])
         await self.seating.give_up_away(code)

@@ -40,7 +40,7 @@ from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
-from canfield_server.room import frames, rules
+from canfield_server.room import frames, identifiers, public, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.lobby import Lobby
@@ -186,9 +186,9 @@ class QuickRaces:
         expires unused)."""
         queue = self._queue()
         for _ in range(QUICK_ATTEMPTS):
-            code = rules.new_room_code()
+            code = identifiers.new_room_code()
             ver = await self.rooms.store.save_room(
-                RoomSave(0, rules.create_public_room(code, draw))
+                RoomSave(0, public.create_public_room(code, draw))
             )
             if ver is not None:
                 break
@@ -204,7 +204,7 @@ class QuickRaces:
 
     async def _seat(self, peer: Peer, code: str, ask: Ask) -> None:
         """One seat per identity in a public race; a racer seated in the countdown races it."""
-        member_id, token = rules.new_member_id(), rules.new_token()
+        member_id, token = identifiers.new_member_id(), identifiers.new_token()
         name = ask.name
         mine = await self._seats_of(code, ask.identity)
         now = self.clock.now_ms()
@@ -212,12 +212,12 @@ class QuickRaces:
         def seat(state: RoomState) -> RoomState:
             if any(rules.member(state, seat_id) for seat_id in mine):
                 raise ProtocolError(E.ALREADY_IN_ROOM, "you race in this public race already")
-            return rules.seat_public(state, member_id, name, now, self.max_racers)
+            return public.seat_public(state, member_id, name, now, self.max_racers)
 
         record = await self.rooms.change(
             code,
             seat,
-            token=(rules.token_hash(token), member_id),
+            token=(identifiers.token_hash(token), member_id),
             present=member_id,
             new_race=True,  # the racers of the coming race, this one included
         )
@@ -294,7 +294,7 @@ class QuickRaces:
         if record is None:
             return False
         state, now = record.state, self.clock.now_ms()
-        gathering = state.phase == Phase.LOBBY or rules.public_counting(state, now)
+        gathering = state.phase == Phase.LOBBY or public.public_counting(state, now)
         return state.public and gathering and len(rules.players(state)) < self.max_racers
 
     async def _move(self, peer: Peer, code: str, found: str, ask: Ask) -> None:

@@ -25,6 +25,7 @@ from canfield_protocol import MemberStatus, RatedRow, RoomState, Row, rated_row
 
 from canfield_server.ops.clock import Clock, today
 from canfield_server.ops.config import Settings
+from canfield_server.room.identifiers import address_prefix
 from canfield_server.room.ports import (
     IdentityStore,
     IntegrityStore,
@@ -49,7 +50,6 @@ from canfield_server.room.ratings import (
     shown,
 )
 from canfield_server.room.results import PlannedRatings, RatePublicRace
-from canfield_server.room.rules import address_prefix
 
 __all__ = [
     "FairPlay",

@@ -24,7 +24,7 @@ from canfield_protocol import Phase, ProtocolError, RoomState
 from canfield_server.ops import metrics
 from canfield_server.ops.clock import Clock
 from canfield_server.ops.config import Settings
-from canfield_server.room import rules
+from canfield_server.room import departures, rules
 from canfield_server.room.events import FinishedEvent, RoomEvent, RowEvent, unpack
 from canfield_server.room.leaderboard import Pace
 from canfield_server.room.ports import Peer, RoomBus, RoomRecord, RoomSave, RoomStore, StorageErrors
@@ -258,8 +258,8 @@ class Rooms:
                     return None
                 if session is not None:
                     session.adopt(ver, state, str(deal) if deal else None, kicked=kicked)
-                due = rules.next_due(state)
-                if due is not None and due != rules.next_due(record.state):
+                due = departures.next_due(state)
+                if due is not None and due != departures.next_due(record.state):
                     # a new timer (a time limit, a grace): any process's sweep runs
                     # it, should nobody be connected by then (room/presence.py)
                     await self.store.schedule(code, due, earlier=True)

@@ -4,18 +4,19 @@ Each function takes a :class:`RoomState` and returns a new one (or raises
 ``ProtocolError`` naming the problem, with the input untouched). Storage,
 sockets and clocks stay outside: the caller passes ``now_ms`` and saves
 the result, so these rules are tested without Redis or a server.
+
+Beside them, each its own concept: what a room hands out (room codes,
+member ids, tokens, an address's network) in ``identifiers``, public races
+in ``public``, departures and the room's timers in ``departures``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import ipaddress
-import secrets
 from collections.abc import Sequence
 
 import msgspec
 from canfield import DealCode, InvalidDealCodeError
-from canfield.textinput import ascii_upper, excerpt, strip_spaces
+from canfield.textinput import strip_spaces
 from canfield_protocol import (
     HIDDEN_DEAL,
     RANDOM_DEAL,
@@ -36,25 +37,14 @@ from canfield_server.room.names import NAME_MAX, clean_name, name_key
 from canfield_server.room.series import score_series
 
 __all__ = [
-    "CODE_ALPHABET",
-    "CODE_LENGTH",
     "NAME_MAX",
     "TIME_LIMIT_RANGE",
     "Limits",
-    "new_room_code",
-    "normalize_room_code",
-    "new_member_id",
-    "new_token",
-    "token_hash",
-    "address_prefix",
     "clean_name",
     "check_settings",
     "create_room",
     "NO_HOST",
     "check_public_host",
-    "create_public_room",
-    "public_counting",
-    "seat_public",
     "add_member",
     "update_settings",
     "set_ready",
@@ -69,22 +59,13 @@ __all__ = [
     "players",
     "name_key",
     "not_ready",
-    "next_due",
-    "depart",
-    "away_too_long",
-    "next_grace_end",
-    "bots_alone",
     "check_end_race",
     "heir",
     "member",
     "public_settings",
 ]
 
-CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-CODE_LENGTH = 6
 TIME_LIMIT_RANGE = (30, 7200)
-#: a room code longer than this (spaces around it included) is refused unread
-_CODE_TEXT_MAX = 64
 
 
 class Limits(msgspec.Struct, frozen=True):
@@ -95,54 +76,6 @@ class Limits(msgspec.Struct, frozen=True):
 
 
 DEFAULT_LIMITS = Limits(Settings.max_players_per_room, Settings.max_spectators_per_room)
-
-
-def new_room_code() -> str:
-    """Six characters from an unambiguous alphabet: 31**6 ~ 887 million codes."""
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def normalize_room_code(text: str) -> str:
-    """Accept any case and surrounding ASCII spaces; refuse anything not a code.
-
-    Only ASCII is read: only ``a-z`` are folded (``str.upper`` would make
-    ``'ſ'`` an ``S``), and the error quotes at most 12 characters."""
-    code = ascii_upper(strip_spaces(text)) if len(text) <= _CODE_TEXT_MAX else ""
-    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
-        raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {excerpt(strip_spaces(text), 12)}")
-    return code
-
-
-def new_member_id() -> str:
-    """A short public id, safe to broadcast."""
-    return secrets.token_hex(4)
-
-
-def new_token() -> str:
-    """The secret that resumes a seat: 144 random bits, URL-safe."""
-    return secrets.token_urlsafe(18)
-
-
-def token_hash(token: str) -> str:
-    """Tokens are stored hashed: reading Redis does not hand out seats."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def address_prefix(ip: str | None, v4_bits: int = 24, v6_bits: int = 64) -> str | None:
-    """The network a client address belongs to, as one household or classroom
-    is seen from outside (an IPv4 /24, an IPv6 /64 by default): what identity
-    budgets and the who-may-rate-whom rules count by. ``None`` for no address
-    (in-process peers) or one that does not parse."""
-    if not ip:
-        return None
-    try:
-        address = ipaddress.ip_address(ip.strip())
-    except ValueError:
-        return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    bits = v4_bits if address.version == 4 else v6_bits
-    return str(ipaddress.ip_network(f"{address}/{bits}", strict=False))
 
 
 def check_settings(settings: RoomSettings) -> RoomSettings:
@@ -211,48 +144,6 @@ def check_public_host(state: RoomState, member_id: str, what: str) -> None:
     """A public race has no host: only the server (``NO_HOST``) starts it."""
     if state.public and member_id != NO_HOST:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, f"a public race has no host: nobody can {what}")
-
-
-def create_public_room(code: str, draw: int) -> RoomState:
-    """An empty public race of a draw mode: proven-winnable random deals, no host."""
-    return RoomState(
-        room=code,
-        phase=Phase.LOBBY,
-        host_id=NO_HOST,
-        settings=RoomSettings(draw=1 if draw == 1 else 3),
-        members=[],
-        public=True,
-    )
-
-
-def public_counting(state: RoomState, now_ms: int) -> bool:
-    """A public race's countdown is on: a newcomer still races in it."""
-    return state.phase == Phase.RACING and now_ms < (state.starts_at or 0)
-
-
-def seat_public(
-    state: RoomState, member_id: str, name: str, now_ms: int, max_racers: int
-) -> RoomState:
-    """A racer takes a seat in a public race while it gathers or counts down.
-    A name taken there gets a number (``Ana 2``): a stranger cannot refuse it."""
-    if not state.public:
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, "not a public race")
-    if state.phase != Phase.LOBBY and not public_counting(state, now_ms):
-        raise ProtocolError(ErrorCode.WRONG_PHASE, "this public race has started")
-    if len(players(state)) >= max_racers:
-        raise ProtocolError(
-            ErrorCode.ROOM_FULL,
-            f"this public race has {max_racers} racers, the most it takes",
-            params={"cap": Cap.PLAYERS, "limit": max_racers},
-        )
-    base = clean_name(name)
-    taken = {name_key(m.name) for m in state.members}
-    text, n = base, 1
-    while name_key(text) in taken:
-        n += 1
-        text = clean_name(f"{base[: NAME_MAX - 4]} {n}")
-    new = Member(id=member_id, name=text, role=Role.PLAYER, ready=True)
-    return msgspec.structs.replace(state, members=[*state.members, new])
 
 
 def create_room(
@@ -454,49 +345,6 @@ def set_connected(
     return _replace_member(
         state, msgspec.structs.replace(me, connected=connected, away_until=until)
     )
-
-
-def depart(state: RoomState, member_ids: set[str], away_until: int) -> RoomState:
-    """Members with no connection left: a spectator's seat is freed (it costs
-    nothing to take again), a player is away until ``away_until``."""
-    for member_id in member_ids:
-        me = member(state, member_id)
-        if me is None or not me.connected:
-            continue
-        if me.role == Role.SPECTATOR:
-            state = remove_member(state, member_id)
-        else:
-            state = set_connected(state, member_id, False, away_until)
-    return state
-
-
-def away_too_long(state: RoomState, now_ms: int) -> list[Member]:
-    """Members whose grace time ran out: their seats are given up."""
-    return [
-        m
-        for m in state.members
-        if not m.connected and m.away_until is not None and m.away_until <= now_ms
-    ]
-
-
-def next_grace_end(state: RoomState) -> int | None:
-    ends = [m.away_until for m in state.members if not m.connected and m.away_until]
-    return min(ends) if ends else None
-
-
-def next_due(state: RoomState) -> int | None:
-    """When the room's next timer is due (ms): its time limit while racing, or
-    the earliest grace time of a member away; None: it has no timer."""
-    ends = state.ends_at if state.phase == Phase.RACING else None
-    due = [at for at in (ends, next_grace_end(state)) if at is not None]
-    return min(due) if due else None
-
-
-def bots_alone(state: RoomState) -> list[Member]:
-    """Bots follow the people: with no person left to race, they leave too."""
-    if any(m.role == Role.PLAYER and not m.bot for m in state.members):
-        return []
-    return [m for m in state.members if m.bot]
 
 
 def room_open(state: RoomState) -> bool:

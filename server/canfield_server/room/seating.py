@@ -34,7 +34,7 @@ from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
-from canfield_server.room import frames, rules
+from canfield_server.room import departures, frames, identifiers, rules
 from canfield_server.room.actions import BoardActions
 from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomSave, RoomsRefused
 from canfield_server.room.race import reached_of
@@ -100,7 +100,11 @@ class Seating:
         # ones, not by what it made over hours: a school or an office shares one
         limited = peer.ip if self.budget.max_open or self.budget.max_new else None
         for _ in range(CODE_ATTEMPTS):
-            code, member_id, token = rules.new_room_code(), rules.new_member_id(), rules.new_token()
+            code, member_id, token = (
+                identifiers.new_room_code(),
+                identifiers.new_member_id(),
+                identifiers.new_token(),
+            )
             if limited:
                 # (a code found taken below stays counted until it lapses: 1 in 887 million)
                 self._refuse(await self.store.claim_room(limited, code, self.budget))
@@ -109,7 +113,7 @@ class Seating:
                 RoomSave(
                     0,
                     state,
-                    token=(rules.token_hash(token), member_id),
+                    token=(identifiers.token_hash(token), member_id),
                     present=member_id,
                     creator=limited,
                 )
@@ -158,14 +162,14 @@ class Seating:
         )
         if not launched:
             self._check_join_budget(peer)
-        code = rules.normalize_room_code(msg.room)
-        member_id, token = rules.new_member_id(), rules.new_token()
+        code = identifiers.normalize_room_code(msg.room)
+        member_id, token = identifiers.new_member_id(), identifiers.new_token()
         bot = msg.bot or launched
         # the new seat's connection is counted in the same save (see room/presence.py)
         record = await self.rooms.change(
             code,
             lambda state: rules.add_member(state, member_id, msg.name, msg.role, self.limits, bot),
-            token=(rules.token_hash(token), member_id),
+            token=(identifiers.token_hash(token), member_id),
             present=member_id,
         )
         if launched and session is not None:
@@ -175,7 +179,7 @@ class Seating:
     def _served(self, text: str) -> RoomSession | None:
         """The session of the room ``text`` names, if this process serves it."""
         try:
-            return self.rooms.get(rules.normalize_room_code(text))
+            return self.rooms.get(identifiers.normalize_room_code(text))
         except ProtocolError:
             return None
 
@@ -191,8 +195,8 @@ class Seating:
 
     async def resume(self, peer: Peer, msg: Resume) -> None:
         self._not_in_room(peer)
-        code = rules.normalize_room_code(msg.room)
-        member_id = await self.store.member_for_token(code, rules.token_hash(msg.token))
+        code = identifiers.normalize_room_code(msg.room)
+        member_id = await self.store.member_for_token(code, identifiers.token_hash(msg.token))
         record = await self.rooms.load(code) if member_id else None
         if member_id is None or record is None or rules.member(record.state, member_id) is None:
             raise ProtocolError(E.BAD_TOKEN, "that token does not open a seat in this room")
@@ -333,7 +337,7 @@ class Seating:
             await asyncio.sleep(0)  # let the other departures of this turn join in
             batch, session.departing = session.departing, set()
             away_until = self.clock.now_ms() + self.grace_ms
-            change = partial(rules.depart, member_ids=batch, away_until=away_until)
+            change = partial(departures.depart, member_ids=batch, away_until=away_until)
             await self.rooms.mutate(session.code, change)
             event(log, "members.departed", room=session.code, count=len(batch))
         await self._bots_follow(session)
@@ -345,7 +349,7 @@ class Seating:
         if session is None:
             return
         try:
-            for m in rules.away_too_long(session.state, self.clock.now_ms()):
+            for m in departures.away_too_long(session.state, self.clock.now_ms()):
                 event(log, "member.away_too_long", room=code, player=m.id)
                 await self._remove(
                     session, m.id, partial(_without, member_id=m.id), quit_as=MemberStatus.LEFT
@@ -406,7 +410,7 @@ class Seating:
 
     async def _bots_follow(self, session: RoomSession) -> None:
         """With no person left to race, the bots are removed too."""
-        for bot in rules.bots_alone(session.state):
+        for bot in departures.bots_alone(session.state):
             await self._remove(session, bot.id, partial(_without, member_id=bot.id), kicked=True)
 
 

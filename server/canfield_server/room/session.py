@@ -28,7 +28,7 @@ from canfield_protocol import (
 from canfield_server.ops import metrics
 from canfield_server.ops.clock import Clock, Timer
 from canfield_server.ops.logs import event
-from canfield_server.room import frames, rules
+from canfield_server.room import departures, frames, rules
 from canfield_server.room.leaderboard import Pace, ranked
 from canfield_server.room.ports import Peer, RoomRecord, StoredRow
 from canfield_server.room.race import PlayerRace
@@ -264,7 +264,7 @@ class RoomSession:
 
         ``again``: the timer fired and left someone away (another process's
         clock runs a little behind): look again shortly."""
-        due = rules.next_grace_end(self.state)
+        due = departures.next_grace_end(self.state)
         if self._grace and self._grace[0] == due and not again:
             return
         if self._grace:

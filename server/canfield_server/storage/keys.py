@@ -209,7 +209,7 @@ def room_keys(code: str) -> list[str]:
 #                                             ``seq``, ``snap``, ``done``
 # ``cf:{dly:DATE:DRAW}:log:{PID}``    list    its actions (as a room's player log)
 # ``cf:{dly:DATE:DRAW}:rows``         hash    PID -> leaderboard row JSON
-# ``cf:{dly:DATE:DRAW}:rank``         zset    PID by ``room.daily.standing_score``
+# ``cf:{dly:DATE:DRAW}:rank``         zset    PID by ``room.daily_standing.standing_score``
 # ``cf:id:{HASH}:rating:dDRAW``        hash    public races' rating: ``mu``, ``sigma``,
 #                                             ``races``, ``name`` (the last name raced under)
 # ``cf:id:{HASH}:ratings:dDRAW``       list    its rating after each public race, newest
@@ -246,7 +246,7 @@ def identity_races(token_hash: str) -> str:
 
 
 def identity_budget(network: str) -> str:
-    """A network's (``rules.address_prefix``) bucket of new identities."""
+    """A network's (``identifiers.address_prefix``) bucket of new identities."""
     return f"cf:{{idn:{network}}}"
 
 

@@ -150,7 +150,7 @@ class AdminConsole:
         )
 
     async def identities(self, request: Request) -> Response:
-        """New identities per network (``rules.address_prefix``): issued and refused
+        """New identities per network (``identifiers.address_prefix``): issued and refused
         in the last hour and day, each budget's state; the most issued first."""
         return JSONResponse(
             {

@@ -27,7 +27,7 @@ class DailyMove(NamedTuple):
     entry: str
     snapshot: bytes
     row: StoredRow
-    #: the standing's sort score (``room.daily.standing_score``)
+    #: the standing's sort score (``room.daily_standing.standing_score``)
     score: float
     done: bool
 

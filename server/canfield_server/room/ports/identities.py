@@ -12,7 +12,7 @@ __all__ = [
 
 
 class IdentityBudget(NamedTuple):
-    """New identities one network (``rules.address_prefix``) may have: a token
+    """New identities one network (``identifiers.address_prefix``) may have: a token
     bucket of ``burst``, refilled at ``per_hour`` (``Settings``)."""
 
     burst: int
@@ -65,7 +65,7 @@ class IdentityStore(Protocol):
         ...
 
     async def identity_network(self, token_hash: str) -> str | None:
-        """The network (``rules.address_prefix``) the identity was issued to; None
+        """The network (``identifiers.address_prefix``) the identity was issued to; None
         when unknown (no address, an identity older than this field, or none)."""
         ...
 

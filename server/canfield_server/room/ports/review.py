@@ -70,7 +70,7 @@ class ReviewCase(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     #: the replay's link (``/replay/ID``), if the race kept one
     replay: str | None = None
-    #: the network the racer's address belongs to (``rules.address_prefix``) and
+    #: the network the racer's address belongs to (``identifiers.address_prefix``) and
     #: the public ids of the other identities seen on that network
     network: str | None = None
     shares: list[str] = []

@@ -1,0 +1,68 @@
+"""Public races, sans I/O: rooms the server opens and hosts itself ("Race now").
+
+A public race has no host (``rules.NO_HOST``, ``rules.check_public_host``):
+it is opened empty for a draw mode, and the quick-race queue seats racers in
+it while it gathers or counts down. Like ``rules``, each function takes a
+``RoomState`` and returns a new one or raises ``ProtocolError``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from canfield_protocol import (
+    Cap,
+    ErrorCode,
+    Member,
+    Phase,
+    ProtocolError,
+    Role,
+    RoomSettings,
+    RoomState,
+)
+
+from canfield_server.room.names import NAME_MAX, clean_name, name_key
+from canfield_server.room.rules import NO_HOST, players
+
+__all__ = ["create_public_room", "public_counting", "seat_public"]
+
+
+def create_public_room(code: str, draw: int) -> RoomState:
+    """An empty public race of a draw mode: proven-winnable random deals, no host."""
+    return RoomState(
+        room=code,
+        phase=Phase.LOBBY,
+        host_id=NO_HOST,
+        settings=RoomSettings(draw=1 if draw == 1 else 3),
+        members=[],
+        public=True,
+    )
+
+
+def public_counting(state: RoomState, now_ms: int) -> bool:
+    """A public race's countdown is on: a newcomer still races in it."""
+    return state.phase == Phase.RACING and now_ms < (state.starts_at or 0)
+
+
+def seat_public(
+    state: RoomState, member_id: str, name: str, now_ms: int, max_racers: int
+) -> RoomState:
+    """A racer takes a seat in a public race while it gathers or counts down.
+    A name taken there gets a number (``Ana 2``): a stranger cannot refuse it."""
+    if not state.public:
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, "not a public race")
+    if state.phase != Phase.LOBBY and not public_counting(state, now_ms):
+        raise ProtocolError(ErrorCode.WRONG_PHASE, "this public race has started")
+    if len(players(state)) >= max_racers:
+        raise ProtocolError(
+            ErrorCode.ROOM_FULL,
+            f"this public race has {max_racers} racers, the most it takes",
+            params={"cap": Cap.PLAYERS, "limit": max_racers},
+        )
+    base = clean_name(name)
+    taken = {name_key(m.name) for m in state.members}
+    text, n = base, 1
+    while name_key(text) in taken:
+        n += 1
+        text = clean_name(f"{base[: NAME_MAX - 4]} {n}")
+    new = Member(id=member_id, name=text, role=Role.PLAYER, ready=True)
+    return msgspec.structs.replace(state, members=[*state.members, new])
