@@ -35,10 +35,18 @@ FIELDS = "canfield_fields"
 _TOKEN_TEXT = re.compile(r"""(["']?\w*token\w*["']?\s*[:=]\s*["']?)[^"'\s,}&]+""", re.IGNORECASE)
 
 
-def event(logger: logging.Logger, name: str, level: int = logging.INFO, **fields: Any) -> None:
-    """Log event ``name`` with structured ``fields`` (room=, player=, ...)."""
+def event(
+    logger: logging.Logger,
+    name: str,
+    level: int = logging.INFO,
+    *,
+    exc_info: BaseException | None = None,
+    **fields: Any,
+) -> None:
+    """Log event ``name`` with structured ``fields`` (room=, player=, ...);
+    ``exc_info``: the exception whose traceback goes with it."""
     if logger.isEnabledFor(level):
-        logger.log(level, name, extra={FIELDS: fields}, stacklevel=2)
+        logger.log(level, name, exc_info=exc_info, extra={FIELDS: fields}, stacklevel=2)
 
 
 def scrub(text: str) -> str:

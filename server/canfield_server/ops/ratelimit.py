@@ -6,9 +6,10 @@ method can replace the default (``create_app(rate_limiter=...)``).
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from typing import Protocol
+
+from canfield_server.ops.clock import Clock
 
 __all__ = ["RateLimiter", "TokenBucket", "PerAddress"]
 
@@ -19,18 +20,20 @@ class RateLimiter(Protocol):
 
 
 class TokenBucket:
-    """``rate`` messages a second sustained, bursts up to ``burst``."""
+    """``rate`` messages a second sustained, bursts up to ``burst`` (time read
+    from ``clock``)."""
 
-    __slots__ = ("rate", "burst", "tokens", "stamp")
+    __slots__ = ("rate", "burst", "tokens", "stamp", "clock")
 
-    def __init__(self, rate: float, burst: int) -> None:
+    def __init__(self, rate: float, burst: int, clock: Clock) -> None:
         self.rate = rate
         self.burst = float(burst)
         self.tokens = float(burst)
-        self.stamp = time.monotonic()
+        self.clock = clock
+        self.stamp = clock.monotonic()
 
     def allow(self) -> bool:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens >= 1.0:
@@ -43,12 +46,13 @@ class PerAddress:
     """A token bucket per client address, for what one address may try across
     connections (the newest ``max_addresses`` are remembered, in this process)."""
 
-    def __init__(self, rate: float, burst: int, max_addresses: int = 10_000) -> None:
+    def __init__(self, rate: float, burst: int, clock: Clock, max_addresses: int = 10_000) -> None:
         self.rate, self.burst, self.max_addresses = rate, burst, max_addresses
+        self.clock = clock
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
     def _bucket(self, address: str) -> TokenBucket:
-        bucket = self._buckets.pop(address, None) or TokenBucket(self.rate, self.burst)
+        bucket = self._buckets.pop(address, None) or TokenBucket(self.rate, self.burst, self.clock)
         self._buckets[address] = bucket
         if len(self._buckets) > self.max_addresses:
             self._buckets.popitem(last=False)

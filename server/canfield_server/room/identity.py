@@ -310,4 +310,11 @@ class Identities:
             if entries:
                 await self.store.add_races(entries)
         except Exception as exc:  # noqa: BLE001 - history is never worth a race's end
-            event(log, "history.not_recorded", logging.WARNING, room=code, error=str(exc))
+            event(
+                log,
+                "history.not_recorded",
+                logging.WARNING,
+                exc_info=exc,
+                room=code,
+                error=str(exc),
+            )

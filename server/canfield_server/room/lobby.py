@@ -190,7 +190,15 @@ class Lobby:
         try:
             await run
         except Exception as exc:  # noqa: BLE001 - a bot's failure is its own
-            event(log, "bot.ended", logging.WARNING, room=session.code, bot=name, error=str(exc))
+            event(
+                log,
+                "bot.ended",
+                logging.WARNING,
+                exc_info=exc,
+                room=session.code,
+                bot=name,
+                error=str(exc),
+            )
             if name in session.bot_names:  # it never took its seat: the host hears why
                 code = str(getattr(exc, "code", "") or E.UNAVAILABLE)  # a refusal's code
                 told = BotFailed(

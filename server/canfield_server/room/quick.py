@@ -114,8 +114,8 @@ class QuickRaces:
         self.look_again_s = settings.quick_band_widen_s
         self.ttl_s = settings.room_ttl_s
         self.live_max = settings.live_max
-        self.by_address = PerAddress(settings.quick_per_s, settings.quick_burst)
-        self.by_identity = PerAddress(settings.quick_per_s, settings.quick_burst)
+        self.by_address = PerAddress(settings.quick_per_s, settings.quick_burst, self.clock)
+        self.by_identity = PerAddress(settings.quick_per_s, settings.quick_burst, self.clock)
 
     def _queue(self) -> MatchQueue:
         if self.queue is None:

@@ -39,11 +39,12 @@ log = logging.getLogger(__name__)
 MUTATE_ATTEMPTS = 32
 
 
-async def retry_pause(attempt: int) -> None:
+async def retry_pause(attempt: int, clock: Clock) -> None:
     """Before compare-and-set attempt ``attempt`` (0, 1, ...): from the fourth on,
-    a random moment, longer each time, so a crowd changing one room spreads out."""
+    a random moment on ``clock``, longer each time, so a crowd changing one room
+    spreads out."""
     if attempt >= 3:
-        await asyncio.sleep(random.uniform(0, 0.002 * attempt))
+        await clock.sleep(random.uniform(0, 0.002 * attempt))
 
 
 T = TypeVar("T")
@@ -235,7 +236,7 @@ class Rooms:
                 nonlocal held
                 record, held = held, None  # the state held here serves the first try only
                 if record is None:
-                    await retry_pause(n)
+                    await retry_pause(n, self.clock)
                     record = await self.load(code)
                 result = change(record.state)
                 state, deal = result if isinstance(result, tuple) else (result, None)

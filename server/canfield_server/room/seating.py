@@ -76,9 +76,11 @@ class Seating:
             self.settings.max_players_per_room, self.settings.max_spectators_per_room
         )
         self.room_misses = PerAddress(
-            self.settings.room_misses_per_s, self.settings.room_misses_burst
+            self.settings.room_misses_per_s, self.settings.room_misses_burst, self.clock
         )
-        self.joins = PerAddress(self.settings.joins_per_ip_per_s, self.settings.joins_per_ip_burst)
+        self.joins = PerAddress(
+            self.settings.joins_per_ip_per_s, self.settings.joins_per_ip_burst, self.clock
+        )
         #: where the bots this process launches connect from (its own host)
         self.bot_addresses = self.settings.own_addresses()
         self.grace_ms = int(self.settings.away_grace_s * 1000)

@@ -118,7 +118,9 @@ class DailyDealer:
                     except asyncio.CancelledError:
                         raise
                     except Exception as exc:  # noqa: BLE001 - a player's request proves it then
-                        log.warning("daily deal %s D%d not ready ahead: %s", date, draw, exc)
+                        log.warning(
+                            "daily deal %s D%d not ready ahead: %s", date, draw, exc, exc_info=exc
+                        )
             await asyncio.sleep(self.ahead_every_s)
 
     async def _prove(self, date: str, draw: int) -> str:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import time
 from typing import Any
+
+from canfield_server.ops.clock import Clock
 
 __all__ = ["BlockRanges", "RANGES", "RANGES_WHY", "Network"]
 
@@ -29,22 +30,19 @@ CACHE_S = 1.0
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
 class BlockRanges:
-    def __init__(self, redis: Any) -> None:
+    def __init__(self, redis: Any, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         #: (read at, monotonic seconds; [(network, blocked until, epoch ms)])
         self._cached: tuple[float, list[tuple[Network, int]]] | None = None
 
     async def add(self, network: Network, seconds: int, by: str) -> None:
-        now = _now_ms()
+        now = self.clock.now_ms()
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zadd(RANGES, {str(network): now + seconds * 1000})
             pipe.hset(RANGES_WHY, str(network), json.dumps({"by": by, "at": now}))
@@ -62,7 +60,7 @@ class BlockRanges:
 
     async def prune(self) -> None:
         """Ranges whose block has ended leave the set and the hash."""
-        lapsed = await self.redis.zrangebyscore(RANGES, "-inf", _now_ms())
+        lapsed = await self.redis.zrangebyscore(RANGES, "-inf", self.clock.now_ms())
         if lapsed:
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.zrem(RANGES, *lapsed)
@@ -73,7 +71,7 @@ class BlockRanges:
         """The ranges blocked now, for the console: ``address`` (the network),
         ``left_s``, ``by``, ``at``, ``range: true``."""
         await self.prune()
-        now = _now_ms()
+        now = self.clock.now_ms()
         entries = await self.redis.zrangebyscore(RANGES, now, "+inf", withscores=True)
         names = [_text(name) for name, _ in entries]
         whys = await self.redis.hmget(RANGES_WHY, names) if names else []
@@ -92,12 +90,14 @@ class BlockRanges:
         ip = ipaddress.ip_address(address)
         if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
             ip = ip.ipv4_mapped  # a dual-stack listener's view of an IPv4 client
-        now = _now_ms()
+        now = self.clock.now_ms()
         return any(ip in network and until > now for network, until in await self._ranges())
 
     async def _ranges(self) -> list[tuple[Network, int]]:
-        if self._cached is None or time.monotonic() - self._cached[0] > CACHE_S:
-            entries = await self.redis.zrangebyscore(RANGES, _now_ms(), "+inf", withscores=True)
+        if self._cached is None or self.clock.monotonic() - self._cached[0] > CACHE_S:
+            entries = await self.redis.zrangebyscore(
+                RANGES, self.clock.now_ms(), "+inf", withscores=True
+            )
             ranges = [(ipaddress.ip_network(_text(n)), int(until)) for n, until in entries]
-            self._cached = (time.monotonic(), ranges)
+            self._cached = (self.clock.monotonic(), ranges)
         return self._cached[1]

@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import time
 from typing import Any
 
 import msgspec
 from canfield_protocol import Role, RoomState
 
+from canfield_server.ops.clock import Clock
 from canfield_server.room.ports import IdentityBudget
 from canfield_server.storage import keys
 from canfield_server.storage.beat_table import live_entries
@@ -80,10 +80,6 @@ def drain_key(process: str) -> str:
     return f"{_DRAIN_PREFIX}{process}"
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 def _text(value: bytes | str | None) -> str:
     return value.decode() if isinstance(value, bytes) else (value or "")
 
@@ -99,11 +95,12 @@ def _seconds_until(missing: float, rate_per_ms: float) -> int | None:
 
 
 class ConsoleStore:
-    def __init__(self, redis: Any, stale_ms: int) -> None:
+    def __init__(self, redis: Any, stale_ms: int, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         #: a process (or a room's connections held by it) silent this long is gone
         self.stale_ms = stale_ms
-        self.ranges = BlockRanges(redis)
+        self.ranges = BlockRanges(redis, clock)
 
     # ------------------------------------------------------------ processes
 
@@ -111,7 +108,12 @@ class ConsoleStore:
         self, name: str, conns: int, rooms: int, draining_until: int | None = None
     ) -> None:
         entry = json.dumps(
-            {"conns": conns, "rooms": rooms, "beat": _now_ms(), "draining_until": draining_until}
+            {
+                "conns": conns,
+                "rooms": rooms,
+                "beat": self.clock.now_ms(),
+                "draining_until": draining_until,
+            }
         )
         await self.redis.hset(PROCS, name, entry)
 
@@ -119,7 +121,7 @@ class ConsoleStore:
         """Ask process ``name`` to drain; False when no live process has that name."""
         if name not in {p["name"] for p in await self.processes()}:
             return False
-        request = json.dumps({"seconds": seconds, "by": by, "at": _now_ms()})
+        request = json.dumps({"seconds": seconds, "by": by, "at": self.clock.now_ms()})
         await self.redis.set(drain_key(name), request, ex=DRAIN_REQUEST_TTL_S)
         return True
 
@@ -133,7 +135,7 @@ class ConsoleStore:
 
     async def processes(self) -> list[dict[str, Any]]:
         """Processes with a fresh beat (stale ones are removed on the way)."""
-        return await live_entries(self.redis, PROCS, _now_ms() - self.stale_ms)
+        return await live_entries(self.redis, PROCS, self.clock.now_ms() - self.stale_ms)
 
     # ------------------------------------------------------------ rooms
 
@@ -153,7 +155,7 @@ class ConsoleStore:
                 pipe.hmget(keys.room(code), "state", "phase", "ip", "created")
                 pipe.hgetall(keys.presence(code))
             replies = await pipe.execute()
-        now, oldest = _now_ms(), _now_ms() - self.stale_ms
+        now, oldest = self.clock.now_ms(), self.clock.now_ms() - self.stale_ms
         listed = []
         for code, (state_raw, phase, ip, created), table in zip(
             codes, replies[::2], replies[1::2], strict=True
@@ -205,7 +207,7 @@ class ConsoleStore:
         if isinstance(target, Network):
             await self.ranges.add(target, seconds, by)
             return
-        why = json.dumps({"by": by, "at": _now_ms()})
+        why = json.dumps({"by": by, "at": self.clock.now_ms()})
         await self.redis.set(block_key(str(target)), why, ex=seconds)
 
     async def unblock(self, target: Blockable) -> bool:
@@ -244,7 +246,7 @@ class ConsoleStore:
         refused in the last hour (ten-minute steps) and day, and its bucket now
         (identities left, when the next is back and when it is full), the most
         issued first."""
-        now = _now_ms()
+        now = self.clock.now_ms()
         found = await self.redis.zrevrangebyscore(
             keys.IDENTITY_NETWORKS, "+inf", now - SLOTS_KEPT * SLOT_MS, start=0, num=MAX_NETWORKS
         )
@@ -292,7 +294,7 @@ class ConsoleStore:
     # ------------------------------------------------------------ the notice
 
     async def post_notice(self, text: str, seconds: int) -> dict[str, Any]:
-        notice = {"id": f"{_now_ms():x}", "text": text, "at": _now_ms()}
+        notice = {"id": f"{self.clock.now_ms():x}", "text": text, "at": self.clock.now_ms()}
         await self.redis.set(NOTICE, json.dumps(notice), ex=seconds)
         return notice
 

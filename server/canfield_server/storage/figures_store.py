@@ -18,11 +18,11 @@ daily ranking (players who started today's daily race).
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from canfield.dealcode import DRAW_MODES
 
+from canfield_server.ops.clock import Clock
 from canfield_server.storage import keys
 from canfield_server.storage.beat_table import live_entries
 
@@ -33,25 +33,22 @@ FIGURES = "cf:figures"
 MAX_OWNERS = 10
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class FiguresStore:
-    def __init__(self, redis: Any, stale_ms: int) -> None:
+    def __init__(self, redis: Any, stale_ms: int, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         #: a process silent this long is gone (its figures go with it)
         self.stale_ms = stale_ms
 
     async def publish(self, name: str, figures: dict[str, Any]) -> None:
-        await self.redis.hset(FIGURES, name, json.dumps({**figures, "beat": _now_ms()}))
+        await self.redis.hset(FIGURES, name, json.dumps({**figures, "beat": self.clock.now_ms()}))
 
     async def forget(self, name: str) -> None:
         await self.redis.hdel(FIGURES, name)
 
     async def figures(self) -> list[dict[str, Any]]:
         """Every live process's figures, by name (stale ones removed on the way)."""
-        return await live_entries(self.redis, FIGURES, _now_ms() - self.stale_ms)
+        return await live_entries(self.redis, FIGURES, self.clock.now_ms() - self.stale_ms)
 
     async def activity(self, date: str) -> dict[str, Any]:
         """Public races running, quick races open, and today's daily players per draw."""

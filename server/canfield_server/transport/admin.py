@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from canfield_server.ops.clock import today
+from canfield_server.ops.clock import Clock, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
@@ -68,12 +68,12 @@ class BadInput(ValueError):
 
 
 class AdminConsole:
-    def __init__(self, token: str, page: Endpoint) -> None:
+    def __init__(self, token: str, page: Endpoint, clock: Clock) -> None:
         self.token = token.encode()
         #: who the audit lines name: the token's hash, never the token
         self.token_id = hashlib.sha256(self.token).hexdigest()[:8]
         self.page_endpoint = page
-        self.budget = PerAddress(REQUESTS_PER_S, REQUESTS_BURST)
+        self.budget = PerAddress(REQUESTS_PER_S, REQUESTS_BURST, clock)
         #: the date the daily race is on (``CANFIELD_DAILY_DATE`` fixes it in tests)
         self.daily_date: str | None = None
         #: each network's budget of new identities (``Settings``)
@@ -312,11 +312,11 @@ def _seconds_of(body: dict[str, Any], most: int = MAX_SECONDS, default: int | No
     return seconds
 
 
-def admin_routes(settings: Settings, page: Endpoint) -> list[BaseRoute]:
+def admin_routes(settings: Settings, page: Endpoint, clock: Clock) -> list[BaseRoute]:
     """The console's routes; none when no token is set (every path is then a 404)."""
     if not settings.admin_token:
         return []
-    console = AdminConsole(settings.admin_token, page)
+    console = AdminConsole(settings.admin_token, page, clock)
     console.daily_date = settings.daily_date
     console.identity_budget = IdentityBudget(settings.identity_burst, settings.identity_per_hour)
     guarded = console.guarded

@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from canfield_server.ops import metrics
-from canfield_server.ops.clock import SystemClock
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
@@ -119,9 +119,10 @@ def create_app(
     *,
     extra_routes: Sequence[BaseRoute] = (),
     rate_limiter: Callable[[], RateLimiter] | None = None,
+    clock: Clock = SYSTEM,
 ) -> WebSocketFirst:
     limiter_factory = rate_limiter or (
-        lambda: TokenBucket(settings.rate_per_s, settings.rate_burst)
+        lambda: TokenBucket(settings.rate_per_s, settings.rate_burst, clock)
     )
     origin = os.urandom(6).hex().encode()
     bot_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
@@ -165,6 +166,7 @@ def create_app(
         hub = Hub(
             store,
             settings,
+            clock=clock,
             bus=bus,
             solver=pool,
             bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
@@ -178,7 +180,7 @@ def create_app(
                 identities,
                 min_races=settings.rating_min_races,
                 min_opponents=settings.rating_min_opponents,
-                clock=SystemClock(),
+                clock=clock,
                 integrity=integrity,
                 fair_play=FairPlay.of(settings),
             ),
@@ -195,13 +197,15 @@ def create_app(
         app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
         app.state.reviews, app.state.ratings = reviews, ratings
         app.state.integrity = integrity
-        app.state.console = console = ConsoleStore(redis, settings.presence_stale_ms)
+        app.state.console = console = ConsoleStore(redis, settings.presence_stale_ms, clock)
         app.state.drain = drain = Drain(ws)
-        process_beat = ProcessBeat(settings.instance, console, ws, hub, drain, settings.presence_s)
+        process_beat = ProcessBeat(
+            settings.instance, console, ws, hub, drain, settings.presence_s, clock
+        )
         process_beat.start()
-        app.state.figures = figures = FiguresStore(redis, settings.presence_stale_ms)
+        app.state.figures = figures = FiguresStore(redis, settings.presence_stale_ms, clock)
         figures_beat = FiguresBeat(
-            settings.instance, figures, hub, pool.scheduler, redis, settings.presence_s
+            settings.instance, figures, hub, pool.scheduler, redis, settings.presence_s, clock
         )
         figures_beat.start()
         try:
@@ -232,10 +236,13 @@ def create_app(
         max_queued_frames=settings.max_queued_frames,
         abuse_refusals=settings.abuse_refusals,
         accept_headers=(instance_header(settings.instance),),
-        handshakes=PerAddress(settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst)
+        handshakes=PerAddress(
+            settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst, clock
+        )
         if settings.handshakes_per_ip_per_s > 0
         else None,
         handshakes_exempt=settings.own_addresses(),
+        clock=clock,
     )
 
     root = web_root()
@@ -255,7 +262,7 @@ def create_app(
         Route("/me", pages.page("me.html")),
         # the console's page is served at /admin only, and only when it is on
         Route("/admin.html", endpoints.hidden_page),
-        *admin_routes(settings, pages.page("admin.html")),
+        *admin_routes(settings, pages.page("admin.html"), clock),
         Route("/ladder", pages.page("ladder.html")),
         Route("/api/ladder", ladder.ladder, methods=["GET"]),
         Route("/api/rating", ladder.my_rating, methods=["GET"]),

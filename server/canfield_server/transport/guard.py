@@ -50,6 +50,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import Tally
 from canfield_server.ops.ratelimit import PerAddress
@@ -309,14 +310,16 @@ def _httptools_class() -> type[_Guarded] | None:
     return GuardedHttpTools
 
 
-def uvicorn_protocols(settings: Settings, http: str = "httptools") -> dict[str, Any]:
+def uvicorn_protocols(
+    settings: Settings, http: str = "httptools", clock: Clock = SYSTEM
+) -> dict[str, Any]:
     """``uvicorn.Config`` options: guarded ``http`` and ``ws`` protocol classes
     sharing one ``ConnectionGuard`` (``http``: "httptools" when installed, or "h11")."""
     rate, burst = settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst
     guard = ConnectionGuard(
         settings.header_timeout_s,
         settings.max_conns_per_ip,
-        PerAddress(rate, burst) if rate > 0 else None,
+        PerAddress(rate, burst, clock) if rate > 0 else None,
         settings.own_addresses(),
         settings.refusal_delay_s,
     )

@@ -23,6 +23,7 @@ from canfield_protocol import ErrorCode as E
 from starlette.types import Receive, Scope, Send
 
 from canfield_server.ops import metrics
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.logs import Tally
 from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
@@ -213,7 +214,9 @@ class WebSocketEndpoint:
         idle_member_s: float | None = None,
         handshakes: PerAddress | None = None,
         handshakes_exempt: frozenset[str] = frozenset(),
+        clock: Clock = SYSTEM,
     ) -> None:
+        self.clock = clock
         self.max_frame_bytes = max_frame_bytes
         self.max_queued_frames = max_queued_frames
         self.abuse_refusals = abuse_refusals
@@ -284,7 +287,7 @@ class WebSocketEndpoint:
         if self.notice is not None:
             peer.send(self.notice)
         limiter = self.limiter_factory()
-        abuse = TokenBucket(1.0, self.abuse_refusals)
+        abuse = TokenBucket(1.0, self.abuse_refusals, self.clock)
         cap = self.max_frame_bytes
         idle = _IdleWatch(
             peer,
