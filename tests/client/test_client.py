@@ -144,12 +144,19 @@ async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(
 
 
 class _SlowResume(RaceClient):
-    """Its revival connects again, then waits for ``gate`` before it resumes."""
+    """Its revival connects again, then waits for ``gate`` before it resumes; it
+    notes each move sent between the two."""
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self.reconnected = asyncio.Event()
         self.gate = asyncio.Event()
+        self.sent_before_resume: list[MoveMsg] = []
+
+    async def _send(self, message: object) -> None:
+        if isinstance(message, MoveMsg) and self.reconnected.is_set() and not self.gate.is_set():
+            self.sent_before_resume.append(message)
+        await super()._send(message)  # type: ignore[arg-type]
 
     async def resume(self, room: str | None = None, token: str | None = None) -> Joined:
         self.reconnected.set()
@@ -175,7 +182,9 @@ async def test_a_move_made_while_the_link_comes_back_waits_for_the_resume(
         player.drop()
         await asyncio.wait_for(player.reconnected.wait(), 30)  # connected, not resumed
         move = asyncio.create_task(player.move("S"))
-        await asyncio.sleep(0.1)  # time enough for it to go out, were it not held
+        for _ in range(50):  # every step that is ready runs: a move not held goes out
+            await asyncio.sleep(0)
+        assert player.sent_before_resume == []  # held for the resume
         player.gate.set()
         ack = await asyncio.wait_for(move, 30)
         assert (ack.seq, player.seq, ack.board.waste.count) == (2, 2, 6)

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 import msgspec
 import pytest
 from canfield_protocol import Create, Join, Leave, Role, Start
-from canfield_server.ops.clock import ManualClock, now_ms
+from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.config import Settings
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import RoomRecord, RoomSave
@@ -92,55 +92,64 @@ async def test_a_heartbeat_never_finds_a_new_member_away(
     assert [m.name for m in state.members if not m.connected] == []
 
 
-async def start_race(hub: Hub) -> tuple[str, MemoryPeer, MemoryPeer]:
+async def start_race(clock: ManualClock, hub: Hub) -> tuple[str, MemoryPeer, MemoryPeer]:
     host, guest = MemoryPeer(), MemoryPeer()
     await hub.handle(host, Create(name="Ann"))
     room = (await host.expect("joined"))["room"]
     await hub.handle(guest, Join(room=room, name="Bob"))
     await guest.expect("joined")
     await hub.handle(host, Start(force=True))
+    await clock.advance(hub.settings.countdown_s)  # the countdown runs out
     await host.expect("started")
     return room, host, guest
 
 
-async def sweep_until_finished(hub: Hub, room: str) -> None:
+async def sweep_until_finished(clock: ManualClock, hub: Hub, room: str) -> None:
     async with asyncio.timeout(TIMEOUT):
         while True:
             await hub.presence.sweep()
             record = await stored(hub, room)
             if record.final:
                 return
-            await asyncio.sleep(0.05)  # the sweep is a clock: run it again
+            await clock.advance(0.05)  # the sweep is a clock: run it again, later
 
 
-async def test_a_race_nobody_is_connected_to_ends_after_the_grace(two_hubs: list[Hub]) -> None:
-    one, two = two_hubs
-    room, host, guest = await start_race(one)
+async def test_a_race_nobody_is_connected_to_ends_after_the_grace(
+    held_hubs: tuple[ManualClock, list[Hub]],
+) -> None:
+    clock, (one, two) = held_hubs
+    room, host, guest = await start_race(clock, one)
     for peer in (host, guest):  # every connection goes: the room is served nowhere
         await one.detach(peer)
     assert room not in one.sessions and room not in two.sessions
     gone = (await stored(one, room)).state
     assert {m.connected for m in gone.members} == {False}
     # the other process, which never served the room, settles it from Redis
-    await sweep_until_finished(two, room)
+    # nothing ends while the grace lasts
+    await two.presence.sweep()
+    assert (await stored(two, room)).final is None
+    await clock.advance(two.settings.away_grace_s)
+    await sweep_until_finished(clock, two, room)
     record = await stored(two, room)
     assert record.final is not None
     standings = msgspec.json.decode(record.final)["standings"]
     assert {r["status"] for r in standings} == {"left"}
     assert record.state.members == []  # no ghost keeps a seat
-    assert await two.store.due_rooms(now_ms() + 3_600_000, 10) == []  # nothing left to time
+    assert await two.store.due_rooms(clock.now_ms() + 3_600_000, 10) == []  # nothing to time
     assert room not in two.sessions  # settled, then let go
 
 
-async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(two_hubs: list[Hub]) -> None:
-    one, two = two_hubs
-    room, host, guest = await start_race(one)
+async def test_a_race_whose_time_ran_out_ends_at_the_next_sweep(
+    held_hubs: tuple[ManualClock, list[Hub]],
+) -> None:
+    clock, (one, two) = held_hubs
+    room, host, guest = await start_race(clock, one)
     # the clock of the race runs out while both are still connected to process one
     record = await stored(one, room)
-    ended = msgspec.structs.replace(record.state, ends_at=now_ms() - 1)
+    ended = msgspec.structs.replace(record.state, ends_at=clock.now_ms() - 1)
     assert await one.store.save_room(RoomSave(record.ver, ended)) is not None
     await one.store.schedule(room, ended.ends_at)
-    await sweep_until_finished(two, room)
+    await sweep_until_finished(clock, two, room)
     finished_record = await stored(two, room)
     assert finished_record.final is not None
     final = msgspec.json.decode(finished_record.final)
