@@ -30,7 +30,7 @@ from canfield_server.room.ports import RatingPoint, ReviewCase, StoredRating
 from canfield_server.storage import keys
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.integrity_store import RedisIntegrityStore
-from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.pubsub import RedisBus
 from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
@@ -183,7 +183,7 @@ async def hubs_on(url: str, settings: Settings, clock: Clock = SYSTEM) -> AsyncI
     made = []
     for _ in range(2):
         redis = Redis.from_url(url)
-        bus = RoomBus(redis)
+        bus = RedisBus(redis)
         hub = Hub(
             RedisStore(
                 redis,

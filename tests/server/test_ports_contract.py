@@ -71,7 +71,7 @@ from canfield_server.storage.memory import (
     MemoryRatingStore,
     MemoryRoomStore,
 )
-from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.pubsub import RedisBus
 from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
@@ -111,8 +111,8 @@ class World:
             return MemoryRoomStore(self.backend, TTL_S, origin, self.clock)
         return RedisStore(self.backend, self.url, TTL_S, origin, self.clock)
 
-    def bus(self) -> MemoryBus | RoomBus:
-        return MemoryBus(self.backend) if self.kind == "memory" else RoomBus(self.backend)
+    def bus(self) -> MemoryBus | RedisBus:
+        return MemoryBus(self.backend) if self.kind == "memory" else RedisBus(self.backend)
 
     async def listening(self, code: str) -> None:
         """Until a subscription to ``code`` is live (Redis confirms a SUBSCRIBE

@@ -25,7 +25,7 @@ from canfield_server.room.presence import Presence
 from canfield_server.solving import daily_deal
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
-from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.pubsub import RedisBus
 
 TIMEOUT = 10.0
 FAST = {"first_backoff_s": 0.01, "max_backoff_s": 0.05}
@@ -211,7 +211,7 @@ async def test_the_room_bus_comes_back_resyncs_and_delivers() -> None:
     async def resync() -> None:
         resynced.set()
 
-    bus = RoomBus(redis)  # type: ignore[arg-type]
+    bus = RedisBus(redis)  # type: ignore[arg-type]
     bus.loop.first_backoff_s = 0.01
     bus.start(lambda code, data: events.append((code, data)), resync)
     await bus.subscribe("ROOM42")

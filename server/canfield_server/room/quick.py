@@ -214,11 +214,11 @@ class QuickRaces:
                 raise ProtocolError(E.ALREADY_IN_ROOM, "you race in this public race already")
             return public.seat_public(state, member_id, name, now, self.max_racers)
 
-        record = await self.rooms.change(
+        record = await self.rooms.take_seat(
             code,
             seat,
-            token=(identifiers.token_hash(token), member_id),
-            present=member_id,
+            member_id,
+            identifiers.token_hash(token),
             new_race=True,  # the racers of the coming race, this one included
         )
         await self.seating.enter(peer, record, member_id, token, counted=True)

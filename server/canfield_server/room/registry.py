@@ -204,10 +204,26 @@ class Rooms:
 
         ``revoke``: a member whose seat the change removes (their tokens go
         with it, in the same script); ``kicked``: the host removed them."""
-        record = await self.change(code, change, new_race=new_race, revoke=revoke, kicked=kicked)
+        record = await self._save(code, change, new_race=new_race, revoke=revoke, kicked=kicked)
         return record.state
 
-    async def change(
+    async def take_seat(
+        self,
+        code: str,
+        change: RoomChange,
+        member_id: str,
+        token_hash: str,
+        *,
+        new_race: bool = False,
+    ) -> RoomRecord:
+        """``mutate`` for a change that seats ``member_id`` (``change`` adds it): its
+        token (by hash) is kept and its connection here counted in the same save (no
+        heartbeat can see the seat without its connection); the whole record saved."""
+        return await self._save(
+            code, change, new_race=new_race, token=(token_hash, member_id), present=member_id
+        )
+
+    async def _save(
         self,
         code: str,
         change: RoomChange,
@@ -218,8 +234,7 @@ class Rooms:
         token: tuple[str, str] | None = None,
         present: str | None = None,
     ) -> RoomRecord:
-        """``mutate``, returning the whole record saved; ``token`` and ``present``:
-        a new seat's token, and its connection here counted in the same save.
+        """Apply ``change`` and save it (``RoomSave``), retrying on conflict; the record saved.
 
         Changes made in this process go one at a time, each from the state the
         process holds (the save checks it is current), so a crowd changing a

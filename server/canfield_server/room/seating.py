@@ -168,11 +168,11 @@ class Seating:
         member_id, token = identifiers.new_member_id(), identifiers.new_token()
         bot = msg.bot or launched
         # the new seat's connection is counted in the same save (see room/presence.py)
-        record = await self.rooms.change(
+        record = await self.rooms.take_seat(
             code,
             lambda state: rules.add_member(state, member_id, msg.name, msg.role, self.limits, bot),
-            token=(identifiers.token_hash(token), member_id),
-            present=member_id,
+            member_id,
+            identifiers.token_hash(token),
         )
         if launched and session is not None:
             session.bot_names.discard(msg.name.strip())

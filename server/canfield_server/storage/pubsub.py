@@ -18,7 +18,7 @@ from canfield_server.ops import metrics
 from canfield_server.ops.supervise import Supervised
 from canfield_server.storage import keys
 
-__all__ = ["RoomBus"]
+__all__ = ["RedisBus"]
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ async def _nothing() -> None:
     pass
 
 
-class RoomBus:
+class RedisBus:
     """Built before the hub (which subscribes rooms through it); ``start`` hands
     it the hub's handlers."""
 

@@ -44,7 +44,7 @@ from canfield_server.storage.figures_store import FiguresStore
 from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.integrity_store import RedisIntegrityStore
 from canfield_server.storage.matchmaking import RedisMatchQueue
-from canfield_server.storage.pubsub import RoomBus
+from canfield_server.storage.pubsub import RedisBus
 from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport import endpoints, ladder
@@ -161,7 +161,7 @@ def create_app(
         dealer = DailyDealer(redis, pool, settings)
         reviews = LineReviews(redis, pool, settings)
         line_signals = LineSignals(pool, settings)
-        bus = RoomBus(redis)
+        bus = RedisBus(redis)
         queue = RedisMatchQueue(redis, url)
         hub = Hub(
             store,

@@ -2,7 +2,7 @@
 
 The room package never imports Redis, Starlette or websockets: it talks
 to a ``RoomStore`` (``storage.store.RedisStore`` in production), a
-``RoomBus`` (``storage.pubsub``), a ``SolverService``
+``RoomBus`` (``storage.pubsub.RedisBus``), a ``SolverService``
 (``solving.deal_pool``), a ``BotLauncher`` and ``Peer`` connections
 (``transport.ws``), all wired together at start-up by ``transport.app``.
 Tests wire in-memory peers the same way.
