@@ -26,10 +26,14 @@ from canfield_server.ops.config import Settings
 from canfield_server.room import identifiers
 from canfield_server.room.hub import Hub
 from canfield_server.room.integrity import Signals
-from canfield_server.room.ports import RatingPoint, ReviewCase, StoredRating
+from canfield_server.room.ports import BotLauncher, RatingPoint, ReviewCase, StoredRating
 from canfield_server.storage import keys
+from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
+from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.integrity_store import RedisIntegrityStore
+from canfield_server.storage.matchmaking import RedisMatchQueue
+from canfield_server.storage.memory import MemoryBackend, MemoryDailyDeals
 from canfield_server.storage.pubsub import RedisBus
 from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
@@ -177,6 +181,52 @@ async def overview_until(
         await asyncio.sleep(0.2)
 
 
+def redis_hub(
+    redis: Redis,
+    url: str,
+    settings: Settings,
+    clock: Clock = SYSTEM,
+    *,
+    bus: RedisBus | None = None,
+    bots: BotLauncher | None = None,
+) -> Hub:
+    """A hub on a real redis-server: every store the Redis one, as a server has
+    them (the daily deals excepted: each day's deal is ``DEAL``, no solver proves it)."""
+    return Hub(
+        RedisStore(
+            redis,
+            url,
+            600,
+            os.urandom(4).hex().encode(),
+            clock,
+            presence_stale_ms=settings.presence_stale_ms,
+        ),
+        settings,
+        clock=clock,
+        bus=bus,
+        bots=bots,
+        storage_errors=STORAGE_ERRORS,
+        identities=RedisIdentityStore(
+            redis,
+            retention_days=settings.history_retention_days,
+            max_races=settings.history_max_races,
+            room_ttl_s=600,
+            url=url,
+            clock=clock,
+            new_ttl_s=settings.new_identity_ttl_s,
+        ),
+        daily=RedisDailyStore(redis, url, settings.daily_retention_days),
+        daily_deals=MemoryDailyDeals(MemoryBackend(), lambda date, draw: DEAL),
+        queue=RedisMatchQueue(redis, url),
+        integrity=RedisIntegrityStore(redis, retention_days=settings.history_retention_days),
+        rating_store=RedisRatingStore(
+            redis,
+            retention_days=settings.history_retention_days,
+            max_points=settings.rating_history_max,
+        ),
+    )
+
+
 @contextlib.asynccontextmanager
 async def hubs_on(url: str, settings: Settings, clock: Clock = SYSTEM) -> AsyncIterator[list[Hub]]:
     """Two hubs sharing one redis-server, each with its own client and room bus."""
@@ -184,20 +234,7 @@ async def hubs_on(url: str, settings: Settings, clock: Clock = SYSTEM) -> AsyncI
     for _ in range(2):
         redis = Redis.from_url(url)
         bus = RedisBus(redis)
-        hub = Hub(
-            RedisStore(
-                redis,
-                url,
-                600,
-                os.urandom(4).hex().encode(),
-                clock,
-                presence_stale_ms=settings.presence_stale_ms,
-            ),
-            settings,
-            clock=clock,
-            bus=bus,
-            storage_errors=STORAGE_ERRORS,
-        )
+        hub = redis_hub(redis, url, settings, clock, bus=bus)
         bus.start(hub.on_event, hub.resync)
         made.append((hub, bus, redis))
     try:

@@ -10,20 +10,17 @@ the host (``bot_failed``), not only written to the log.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Coroutine
 from typing import Any
 
 from canfield_protocol import AddBot, Create
 from canfield_server.ops.config import Settings
-from canfield_server.room.hub import Hub
 from canfield_server.storage.embedded_redis import EmbeddedRedis
-from canfield_server.storage.errors import STORAGE_ERRORS
-from canfield_server.storage.store import RedisStore
 from redis.asyncio import Redis
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect
+from tests.server.helpers import redis_hub
 from tests.server.inprocess import MemoryPeer
 
 TIMEOUT = 30.0
@@ -80,12 +77,7 @@ async def test_a_host_is_told_when_a_bot_cannot_take_its_seat(redis_server: Embe
         return run()
 
     redis = Redis.from_url(redis_server.url)
-    hub = Hub(
-        RedisStore(redis, redis_server.url, 600, os.urandom(4).hex().encode()),
-        Settings(),
-        bots=bots,
-        storage_errors=STORAGE_ERRORS,
-    )
+    hub = redis_hub(redis, redis_server.url, Settings(), bots=bots)
     try:
         host = MemoryPeer()
         await hub.handle(host, Create(name="Ann"))

@@ -93,7 +93,7 @@ async def test_a_racer_moved_by_the_band_re_look_is_rated_and_keeps_the_race(
     assert own != first
     moved = await far.expect("joined")  # Far's look again, 3 s on
     assert moved["room"] == first and far.peer.room == first
-    assert moved["player_id"] in await world.hubs[1].identities._store().room_identities(first)
+    assert moved["player_id"] in await world.hubs[1].identities.store.room_identities(first)
 
     tab = await world.open(1)
     await tab.request("identity", type="identify", token=token)

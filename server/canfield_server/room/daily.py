@@ -98,8 +98,8 @@ class DailyRaces(DailyStandings):
 
     def __init__(
         self,
-        store: DailyStore | None,
-        deals: DailyDeals | None,
+        store: DailyStore,
+        deals: DailyDeals,
         identities: Identities,
         settings: Settings,
         clock: Clock,

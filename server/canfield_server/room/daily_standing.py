@@ -67,8 +67,8 @@ class DailyStandings:
 
     def __init__(
         self,
-        store: DailyStore | None,
-        deals: DailyDeals | None,
+        store: DailyStore,
+        deals: DailyDeals,
         identities: Identities,
         settings: Settings,
         clock: Clock,
@@ -87,8 +87,6 @@ class DailyStandings:
         return today(self.settings.daily_date, self.clock.now_ms())
 
     def _parts(self) -> tuple[DailyStore, DailyDeals]:
-        if self.store is None or self.deals is None:
-            raise ProtocolError(E.UNAVAILABLE, "this server runs no daily race")
         return self.store, self.deals
 
     async def standing(self, peer: Peer, msg: DailyStandingQuery) -> None:

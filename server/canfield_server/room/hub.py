@@ -123,25 +123,23 @@ class Hub:
         solver: SolverService | None = None,
         bots: BotLauncher | None = None,
         storage_errors: StorageErrors = (OSError,),
-        identities: IdentityStore | None = None,
-        daily: DailyStore | None = None,
-        daily_deals: DailyDeals | None = None,
-        queue: MatchQueue | None = None,
+        identities: IdentityStore,
+        daily: DailyStore,
+        daily_deals: DailyDeals,
+        queue: MatchQueue,
+        integrity: IntegrityStore,
+        rating_store: RatingStore,
         ratings: RatePublicRace | None = None,
         match_rating: MatchRating | None = None,
-        integrity: IntegrityStore | None = None,
-        rating_store: RatingStore | None = None,
         signals: SignalService | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
-        #: each finished result's integrity assessment and the review queue (None: no review)
+        #: each finished result's integrity assessment and the review queue
         self.integrity = integrity
         #: the review as others see it, and the operator's decisions (``room.review``)
-        self.reviews = (
-            Reviews(integrity, rating_store, min_races=self.settings.rating_min_races, clock=clock)
-            if integrity is not None
-            else None
+        self.reviews = Reviews(
+            integrity, rating_store, min_races=self.settings.rating_min_races, clock=clock
         )
         self.clock = clock
         self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
@@ -153,8 +151,7 @@ class Hub:
         self.results = Results(
             self.rooms,
             solver,
-            # replays and history are kept only with an identity store
-            on_finished=self.identities.room_finished if identities is not None else None,
+            on_finished=self.identities.room_finished,
             on_public_finished=self._public_race_over,
             # rates each public race into its ``finished`` standings (None: unrated)
             rate_public=ratings,

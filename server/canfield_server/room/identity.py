@@ -104,7 +104,7 @@ class Identities:
     """The ``identify``, ``history`` and ``delete_history`` messages, and the
     history entries of finished room races."""
 
-    def __init__(self, store: IdentityStore | None, settings: Settings, clock: Clock) -> None:
+    def __init__(self, store: IdentityStore, settings: Settings, clock: Clock) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
@@ -115,11 +115,6 @@ class Identities:
         self.budget = IdentityBudget(settings.identity_burst, settings.identity_per_hour)
         #: this host's own addresses (its bots, local tools): not budgeted
         self.exempt = settings.own_addresses()
-
-    def _store(self) -> IdentityStore:
-        if self.store is None:
-            raise ProtocolError(E.UNAVAILABLE, "this server keeps no identities")
-        return self.store
 
     def of(self, peer: Peer) -> Identity | None:
         return self.by_peer.get(peer)
@@ -139,7 +134,7 @@ class Identities:
         if not _TOKEN.match(token):
             raise ProtocolError(E.BAD_IDENTITY, "that is not an identity token")
         token_hash = identifiers.token_hash(token)
-        found = await self._store().identity(token_hash)
+        found = await self.store.identity(token_hash)
         if found is None:
             raise ProtocolError(
                 E.BAD_IDENTITY, "unknown identity token (expired or never issued); identify anew"
@@ -154,7 +149,7 @@ class Identities:
         )
 
     async def identify(self, peer: Peer, msg: Identify) -> None:
-        store = self._store()
+        store = self.store
         if msg.token is None:
             network = self.network(peer)
             if network and self.budget.burst > 0 and peer.ip not in self.exempt:
@@ -201,7 +196,7 @@ class Identities:
 
     async def entries(self, identity: Identity) -> list[HistoryEntry]:
         """Every kept race, newest first; today's daily deal and replay hidden."""
-        raw = await self._store().races(identity.token_hash, self.max_races)
+        raw = await self.store.races(identity.token_hash, self.max_races)
         oldest = self.clock.now_ms() - self.retention_ms
         day = today(self.settings.daily_date, self.clock.now_ms())
         out = []
@@ -217,7 +212,7 @@ class Identities:
     async def history(self, peer: Peer, msg: HistoryQuery) -> None:
         identity = self.require(peer)
         entries = await self.entries(identity)
-        found = await self._store().identity(identity.token_hash)
+        found = await self.store.identity(identity.token_hash)
         streak = self.live_streak(found[1], found[2]) if found else 0
         reply = HistoryMsg(
             id=identity.id, races=entries[: msg.limit], stats=draw_stats(entries), streak=streak
@@ -237,19 +232,19 @@ class Identities:
 
     async def delete_history(self, peer: Peer, msg: DeleteHistory) -> None:
         identity = self.require(peer)
-        removed = await self._store().delete_races(identity.token_hash)
+        removed = await self.store.delete_races(identity.token_hash)
         event(log, "history.deleted", player=identity.id, races=removed)
         peer.send(frames.text(HistoryDeleted(removed=removed)))
 
     async def record(self, identity: Identity, entry: HistoryEntry) -> None:
-        await self._store().add_races([(identity.token_hash, encode(entry))])
+        await self.store.add_races([(identity.token_hash, encode(entry))])
 
     # ------------------------------------------------------------ rooms
 
     async def link(self, peer: Peer) -> None:
         """A connection with an identity took a seat: its races there are its own."""
         identity = self.by_peer.get(peer)
-        if identity is None or self.store is None or not peer.room or not peer.member_id:
+        if identity is None or not peer.room or not peer.member_id:
             return
         # the seat's network, for the fair-play rules (none for in-process peers)
         network = self.network(peer) or ""
@@ -258,8 +253,6 @@ class Identities:
     async def room_finished(self, code: str, finished: Finished) -> None:
         """A room race's results were written (once): keep its replay, and one
         history entry per identified racer."""
-        if self.store is None:
-            return
         try:
             owners = await self.store.room_identities(code)
             replay_id = (finished.replay or new_replay_id()).rsplit("/", 1)[-1]

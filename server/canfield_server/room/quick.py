@@ -92,7 +92,7 @@ class QuickRaces:
         seating: Seating,
         lobby: Lobby,
         identities: Identities,
-        queue: MatchQueue | None,
+        queue: MatchQueue,
         match_rating: MatchRating | None = None,
     ) -> None:
         self.rooms = rooms
@@ -117,18 +117,12 @@ class QuickRaces:
         self.by_address = PerAddress(settings.quick_per_s, settings.quick_burst, self.clock)
         self.by_identity = PerAddress(settings.quick_per_s, settings.quick_burst, self.clock)
 
-    def _queue(self) -> MatchQueue:
-        if self.queue is None:
-            raise ProtocolError(E.UNAVAILABLE, "this server runs no public races")
-        return self.queue
-
     # ------------------------------------------------------------ a seat
 
     async def quick(self, peer: Peer, msg: Quick) -> None:
         """A seat in the next public race of ``msg.draw``; answered with ``joined``.
         From a finished public race, this is "race again": it leaves that one first."""
         identity = self.identities.require(peer)
-        self._queue()  # refused at once where the server runs no public races
         self._limit(peer, identity)
         await self._leave_finished(peer)
         if peer.room is not None:
@@ -140,7 +134,7 @@ class QuickRaces:
         """A seat in ``first`` (a race found already), else in the closest race whose
         band holds the racer, else in a new one; a race that refuses (full,
         started, gone) leaves the pool and the next is tried."""
-        queue = self._queue()
+        queue = self.queue
         for _ in range(QUICK_ATTEMPTS):
             now = self.clock.now_ms()
             found = first or await queue.find_race(
@@ -184,7 +178,7 @@ class QuickRaces:
         """A new empty public race, offered to the pool; if another process
         opened one that takes this racer meanwhile, that one (ours, never seen,
         expires unused)."""
-        queue = self._queue()
+        queue = self.queue
         for _ in range(QUICK_ATTEMPTS):
             code = identifiers.new_room_code()
             ver = await self.rooms.store.save_room(
@@ -272,7 +266,7 @@ class QuickRaces:
     async def _look_again(self, peer: Peer, code: str, ask: Ask) -> None:
         """Alone still, and the bands have widened since: a race that takes the
         racer now (theirs, or the other's, has widened) is where they go."""
-        queue = self._queue()
+        queue = self.queue
         for _ in range(QUICK_ATTEMPTS):
             now = self.clock.now_ms()
             found = await queue.find_race(
@@ -318,7 +312,7 @@ class QuickRaces:
             session.peers.add(peer)
             log.info("public race %s: %s", code, exc.message)
             now = self.clock.now_ms()
-            await self._queue().reopen_race(ask.pool, code, ask.rating, now, self.ttl_s)
+            await self.queue.reopen_race(ask.pool, code, ask.rating, now, self.ttl_s)
             return
         except BaseException:
             session.peers.add(peer)
@@ -349,7 +343,7 @@ class QuickRaces:
         except ProtocolError as exc:  # another racer's process started it first
             log.info("public race %s: %s", code, exc.message)
             return
-        await self._queue().live_add(code, session.state.starts_at or self.clock.now_ms())
+        await self.queue.live_add(code, session.state.starts_at or self.clock.now_ms())
 
     def _offer_bot(self, peer: Peer, code: str) -> None:
         """Still alone in the gathering race: the page may offer a bot race."""
@@ -363,11 +357,11 @@ class QuickRaces:
     async def race_over(self, state: RoomState, standings: Sequence[Row]) -> None:
         """A public race's results were written (once, by one process): it is no
         longer live. THE place for ratings: the full finishing order is here."""
-        await self._queue().live_drop(state.room)
+        await self.queue.live_drop(state.room)
 
     async def live(self) -> list[LiveRace]:
         """Public races in progress, newest first: never a private room, no card."""
-        queue, store = self._queue(), self.rooms.store
+        queue, store = self.queue, self.rooms.store
         now = self.clock.now_ms()
         out = []
         for code in await queue.live(self.live_max):
