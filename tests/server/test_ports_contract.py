@@ -470,6 +470,30 @@ async def test_room_changes_reach_the_other_processes_and_rows_only_when_shared(
         await close(one, two)
 
 
+async def test_a_room_unsubscribed_is_heard_no_more(world: World) -> None:
+    store = world.store(b"one")
+    heard: asyncio.Queue[str] = asyncio.Queue()
+
+    async def nothing() -> None:
+        pass
+
+    bus = world.bus()
+    bus.start(lambda code, payload: heard.put_nowait(code), nothing)
+    try:
+        for code in ("ROOM", "ROOMB"):
+            await bus.subscribe(code)
+            await world.listening(code)
+        await bus.unsubscribe("ROOM")
+        # published in this order on one connection: ROOM's would come first
+        await store.save_room(RoomSave(0, lobby("ROOM")))
+        await store.save_room(RoomSave(0, lobby("ROOMB")))
+        assert await asyncio.wait_for(heard.get(), TIMEOUT) == "ROOMB"
+        assert heard.empty()
+    finally:
+        await bus.stop()
+        await close(store)
+
+
 # ---------------------------------------------------------------- identities
 
 
