@@ -436,14 +436,15 @@ async def test_due_times_move_only_the_way_asked_and_are_claimed_once(world: Wor
 # ---------------------------------------------------------------- events
 
 
+async def nothing() -> None:
+    """A bus's resync handler where nothing is to be resynced."""
+
+
 async def test_room_changes_reach_the_other_processes_and_rows_only_when_shared(
     world: World,
 ) -> None:
     one, two = world.store(b"one"), world.store(b"two")
     heard: asyncio.Queue[bytes] = asyncio.Queue()
-
-    async def nothing() -> None:
-        pass
 
     bus = world.bus()
     bus.start(lambda code, payload: heard.put_nowait(payload), nothing)
@@ -473,9 +474,6 @@ async def test_room_changes_reach_the_other_processes_and_rows_only_when_shared(
 async def test_a_room_unsubscribed_is_heard_no_more(world: World) -> None:
     store = world.store(b"one")
     heard: asyncio.Queue[str] = asyncio.Queue()
-
-    async def nothing() -> None:
-        pass
 
     bus = world.bus()
     bus.start(lambda code, payload: heard.put_nowait(code), nothing)
