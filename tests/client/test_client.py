@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
+import uvicorn
 from canfield import Game, Move
-from canfield_bench.processes import ServerProcess
+from canfield_bench.processes import ServerProcess, free_port
 from canfield_client.bot import run_bot
 from canfield_client.client import (
     RaceClient,
@@ -17,6 +19,11 @@ from canfield_client.client import (
     ws_url_from_link,
 )
 from canfield_protocol import Joined, Leaderboard, MoveMsg, RoomSettings
+from canfield_server.ops.clock import ManualClock
+from canfield_server.ops.config import Settings
+from canfield_server.ops.ratelimit import RateLimiter, TokenBucket
+from canfield_server.storage.embedded_redis import EmbeddedRedis
+from canfield_server.transport.app import create_app
 
 from tests.conftest import ServerFactory
 
@@ -286,30 +293,60 @@ async def test_a_bot_resumes_when_its_server_restarts(server: ServerProcess) -> 
     assert game.is_won
 
 
-async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(
-    server_factory: ServerFactory,
-) -> None:
-    server = server_factory(env={"CANFIELD_RATE_PER_S": "2", "CANFIELD_RATE_BURST": "6"})
-    host, player = await _room_with_player(server.ws_url)
+@contextlib.asynccontextmanager
+async def server_in_process(
+    redis_server: EmbeddedRedis, limiter: Callable[[], RateLimiter]
+) -> AsyncIterator[str]:
+    """The server's app on uvicorn in this process (its WebSocket URL), with the
+    rate limiter given: one on a manual clock moves only when the test says."""
+    port = free_port()
+    settings = Settings(
+        host="127.0.0.1",
+        port=port,
+        redis_url=redis_server.url,
+        countdown_s=0.3,
+        pool_target=0,
+        daily_ahead_every_s=0,
+    )
+    app = create_app(settings, rate_limiter=limiter)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, lifespan="on", log_level="warning", log_config=None
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.ensure_future(server.serve())
+    async with asyncio.timeout(30):
+        while not server.started:  # uvicorn offers no event for "listening"
+            await asyncio.sleep(0.01)
     try:
-        acked = 0
-        with pytest.raises(ServerError) as info:
-            for _ in range(10):  # the burst runs out within these
-                await asyncio.wait_for(player.move("S"), 5)  # an answer, not a timeout
-                acked += 1
-        assert info.value.code == "rate-limited"
-        assert player.seq == acked  # the refused move took no sequence number
-        for _ in range(40):  # tokens come back at 2 a second
-            try:
-                ack = await player.move("S")
-                break
-            except ServerError as exc:
-                assert exc.code == "rate-limited"
-                await asyncio.sleep(0.1)
-        assert ack.seq == acked + 1 and not ack.duplicate
+        yield f"ws://127.0.0.1:{port}/ws"
     finally:
-        await host.close()
-        await player.close()
+        server.should_exit = True
+        await task
+
+
+async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(
+    redis_server: EmbeddedRedis,
+) -> None:
+    """On a manual clock for the connection's rate limit (2 a second, bursts of
+    6): the burst runs out, the refused move takes no sequence number, and once
+    the clock has given a token back the next move is the next in sequence."""
+    clock = ManualClock()
+    async with server_in_process(redis_server, lambda: TokenBucket(2.0, 6, clock)) as url:
+        host, player = await _room_with_player(url)
+        try:
+            acked = 0
+            with pytest.raises(ServerError) as info:
+                for _ in range(10):  # the burst runs out within these
+                    await asyncio.wait_for(player.move("S"), 5)  # an answer, not a timeout
+                    acked += 1
+            assert info.value.code == "rate-limited"
+            assert player.seq == acked  # the refused move took no sequence number
+            await clock.advance(0.5)  # one token back
+            ack = await asyncio.wait_for(player.move("S"), 5)
+            assert ack.seq == acked + 1 and not ack.duplicate
+        finally:
+            await host.close()
+            await player.close()
 
 
 async def test_a_host_adds_a_bot_that_races(server: ServerProcess) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import MutableMapping
-from types import SimpleNamespace
 from typing import Any
 
 from canfield_server.ops.clock import ManualClock
@@ -47,6 +46,7 @@ async def test_a_flooding_socket_is_refused_then_served_again_as_the_clock_moves
     made = await rooms()
     clock = made.clock
     endpoint = WebSocketEndpoint(
+        made.hubs[0],
         max_frame_bytes=4096,
         allowed_origins=(),
         limiter_factory=lambda: TokenBucket(5.0, 10, clock),
@@ -57,7 +57,7 @@ async def test_a_flooding_socket_is_refused_then_served_again_as_the_clock_moves
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     outbox: asyncio.Queue[MutableMapping[str, Any]] = asyncio.Queue()
     await inbox.put({"type": "websocket.connect"})
-    scope = {"type": "websocket", "app": SimpleNamespace(state=SimpleNamespace(hub=made.hubs[0]))}
+    scope = {"type": "websocket"}
     served = asyncio.create_task(endpoint(scope, inbox.get, outbox.put))
 
     async def reply() -> dict[str, Any]:

@@ -96,8 +96,8 @@ def run(args: argparse.Namespace) -> int:
         embedded = EmbeddedRedis(settings.data_dir / "redis").start().supervise()
         settings.redis_url = embedded.url
         log.info("embedded redis-server at %s (data in %s)", embedded.url, embedded.data_dir)
-    app = create_app(settings)
-    app.state.embedded_redis = embedded  # /healthz says "restarting" while it is down
+    # /healthz says "restarting" while the embedded redis-server is down
+    app = create_app(settings, embedded_redis=embedded)
 
     class Server(uvicorn.Server):
         """On SIGTERM/SIGINT, tell every client to reconnect before closing."""
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             # SIGUSR1: drain (transport.drain) - no new connections, every client
             # told to reconnect elsewhere, exit when empty or after DEFAULT_DRAIN_S
             asyncio.get_running_loop().add_signal_handler(
-                signal.SIGUSR1, lambda: app.state.drain.start(DEFAULT_DRAIN_S, "SIGUSR1")
+                signal.SIGUSR1, lambda: app.drain.start(DEFAULT_DRAIN_S, "SIGUSR1")
             )
             if self.started:  # say where to go, once the port is really open
                 shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
@@ -123,11 +123,10 @@ def run(args: argparse.Namespace) -> int:
                     print(f"Canfield Race is running: open {url} (Ctrl-C stops it)", flush=True)
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-            hub = getattr(app.state, "hub", None)
-            if hub is not None and not self.should_exit:
+            if not self.should_exit:
                 for listener in self.servers:  # stop accepting first, so clients
                     listener.close()  # told to reconnect land on another process
-                asyncio.get_running_loop().create_task(hub.shutdown())
+                asyncio.get_running_loop().create_task(app.hub.shutdown())
             super().handle_exit(sig, frame)
 
     config = uvicorn.Config(

@@ -35,11 +35,13 @@ from canfield_protocol import (
     GiveUp,
     Hello,
     Hint,
+    HistoryMsg,
     HistoryQuery,
     Identify,
     Join,
     Kick,
     Leave,
+    LiveRace,
     MoveMsg,
     Ping,
     Pong,
@@ -71,7 +73,7 @@ from canfield_server.room.actions import BoardActions
 from canfield_server.room.assess import Assessments
 from canfield_server.room.closing import close_room, remove_member
 from canfield_server.room.daily import DailyRaces
-from canfield_server.room.identity import REPLAY_ID, Identities
+from canfield_server.room.identity import REPLAY_ID, Identities, Identity
 from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import (
     BotLauncher,
@@ -291,6 +293,19 @@ class Hub:
             body = await self.reviews.mark_replay(_room_replay.decode(found))
             return 200, encode(body)
         return 200, found
+
+    async def live_races(self) -> list[LiveRace]:
+        """``/api/live``: the public races in progress (``room.quick``)."""
+        return await self.quick.live()
+
+    async def export_history(self, token: str) -> HistoryMsg:
+        """``/history``: the whole history of an identity's token, else ``bad-identity``."""
+        return await self.identities.export(token)
+
+    async def identity_of(self, token: str) -> Identity:
+        """The identity a token the server issued stands for, else ``bad-identity``."""
+        identity, _, _ = await self.identities.lookup(token)
+        return identity
 
     async def handle(self, peer: Peer, msg: ClientMessage) -> None:
         """Answer one decoded client message; errors go back to this peer only."""

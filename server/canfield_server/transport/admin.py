@@ -32,7 +32,9 @@ from canfield_server.ops.clock import Clock, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.ops.ratelimit import PerAddress
-from canfield_server.room.ports import IdentityBudget
+from canfield_server.room.hub import Hub
+from canfield_server.room.ports import IdentityBudget, IntegrityStore
+from canfield_server.room.review import Reviews
 from canfield_server.storage.console_store import Blockable, ConsoleStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.figures_store import FiguresStore
@@ -68,20 +70,38 @@ class BadInput(ValueError):
 
 
 class AdminConsole:
-    def __init__(self, token: str, page: Endpoint, clock: Clock) -> None:
+    """The console's endpoints, built by ``create_app`` with what they read and
+    change: the console's and the figures' stores, the hub (rooms and members),
+    and the integrity review (None: this server keeps none)."""
+
+    def __init__(
+        self,
+        token: str,
+        page: Endpoint,
+        clock: Clock,
+        *,
+        console: ConsoleStore,
+        figures: FiguresStore,
+        hub: Hub,
+        review: Reviews | None,
+        integrity: IntegrityStore | None,
+        daily_date: str | None = None,
+        identity_budget: IdentityBudget | None = None,
+    ) -> None:
         self.token = token.encode()
+        self.console = console
+        self.figures_store = figures
+        self.hub = hub
+        self.review = review
+        self.integrity = integrity
         #: who the audit lines name: the token's hash, never the token
         self.token_id = hashlib.sha256(self.token).hexdigest()[:8]
         self.page_endpoint = page
         self.budget = PerAddress(REQUESTS_PER_S, REQUESTS_BURST, clock)
         #: the date the daily race is on (``CANFIELD_DAILY_DATE`` fixes it in tests)
-        self.daily_date: str | None = None
+        self.daily_date = daily_date
         #: each network's budget of new identities (``Settings``)
-        self.identity_budget = IdentityBudget(40, 30.0)
-
-    def _console(self, request: Request) -> ConsoleStore:
-        console: ConsoleStore = request.app.state.console
-        return console
+        self.identity_budget = identity_budget or IdentityBudget(40, 30.0)
 
     def _address(self, request: Request) -> str:
         return request.client.host if request.client else "-"
@@ -127,7 +147,7 @@ class AdminConsole:
         return await self.page_endpoint(request)
 
     async def overview(self, request: Request) -> Response:
-        console = self._console(request)
+        console = self.console
         return JSONResponse(
             {
                 "processes": await console.processes(),
@@ -141,7 +161,7 @@ class AdminConsole:
     async def figures(self, request: Request) -> Response:
         """Each process's moves/s, ack and leaderboard p50/p99 and solver queue,
         and the server's public and daily activity (``storage.figures_store``)."""
-        store: FiguresStore = request.app.state.figures
+        store = self.figures_store
         return JSONResponse(
             {
                 "processes": await store.figures(),
@@ -156,7 +176,7 @@ class AdminConsole:
             {
                 "burst": self.identity_budget.burst,
                 "per_hour": self.identity_budget.per_hour,
-                "networks": await self._console(request).identity_issuance(self.identity_budget),
+                "networks": await self.console.identity_issuance(self.identity_budget),
             }
         )
 
@@ -165,24 +185,22 @@ class AdminConsole:
     async def block(self, request: Request) -> Response:
         body = await _json(request)
         target, seconds = _blockable_of(body), _seconds_of(body)
-        await self._console(request).block(
-            target, seconds, f"{self.token_id}@{self._address(request)}"
-        )
+        await self.console.block(target, seconds, f"{self.token_id}@{self._address(request)}")
         self.audit(request, "block", address=str(target), seconds=seconds)
         return JSONResponse({"blocked": str(target), "seconds": seconds})
 
     async def unblock(self, request: Request) -> Response:
         target = _blockable_of(await _json(request))
-        removed = await self._console(request).unblock(target)
+        removed = await self.console.unblock(target)
         self.audit(request, "unblock", address=str(target), was_blocked=removed)
         return JSONResponse({"unblocked": str(target), "was_blocked": removed})
 
     async def close_room(self, request: Request) -> Response:
         code = _code_of(request)
-        if not await request.app.state.hub.close_room(code):
+        if not await self.hub.close_room(code):
             return _refused(404, f"no room {code}")
         # nobody joins a closed room: its keys go (replays and histories stay)
-        await self._console(request).forget_room(code)
+        await self.console.forget_room(code)
         self.audit(request, "close room", room=code)
         return JSONResponse({"closed": code})
 
@@ -191,7 +209,7 @@ class AdminConsole:
         code, member_id = _code_of(request), str(request.path_params["member_id"])
         if not member_id.isalnum() or len(member_id) > 16:
             raise BadInput(f"not a member id: {member_id[:20]!r}")
-        removed = await request.app.state.hub.remove_member(code, member_id)
+        removed = await self.hub.remove_member(code, member_id)
         if removed is None:
             return _refused(404, f"no room {code}")
         if not removed:
@@ -205,7 +223,7 @@ class AdminConsole:
         body = await _json(request) if await request.body() else {}
         seconds = _seconds_of(body, most=MAX_DRAIN_S, default=DEFAULT_DRAIN_S)
         by = f"{self.token_id}@{self._address(request)}"
-        if not await self._console(request).request_drain(name, seconds, by):
+        if not await self.console.request_drain(name, seconds, by):
             return _refused(404, f"no live process {name[:60]!r}")
         self.audit(request, "drain", process=name, seconds=seconds)
         return JSONResponse({"draining": name, "seconds": seconds})
@@ -213,7 +231,7 @@ class AdminConsole:
     async def reviews(self, request: Request) -> Response:
         """The review queue: open flagged cases with their evidence (newest first),
         and the latest decisions."""
-        reviews = request.app.state.hub.reviews
+        reviews = self.review
         if reviews is None:
             return _refused(404, "this server keeps no integrity review")
         body = {
@@ -226,7 +244,7 @@ class AdminConsole:
         """Given results' integrity assessments, flagged or not (``?result=ID``, up
         to ``CASES_AT_ONCE`` times): ``{"cases": {ID: case or null}}``, null while
         a result's signals are not recorded yet (``room.assess``)."""
-        integrity = request.app.state.integrity
+        integrity = self.integrity
         if integrity is None:
             return _refused(404, "this server keeps no integrity review")
         wanted = request.query_params.getlist("result")
@@ -240,7 +258,7 @@ class AdminConsole:
 
     async def decide(self, request: Request) -> Response:
         """Clear or confirm one open case (``room.review``): once; audited."""
-        reviews = request.app.state.hub.reviews
+        reviews = self.review
         result = str(request.path_params["result"])
         if not _RESULT.fullmatch(result):
             raise BadInput(f"not a result id: {result[:40]!r}")
@@ -268,7 +286,7 @@ class AdminConsole:
         if not isinstance(text, str) or not 0 < len(text.strip()) <= MAX_NOTICE_CHARS:
             raise BadInput(f"text: 1 to {MAX_NOTICE_CHARS} characters")
         seconds = _seconds_of(body)
-        posted = await self._console(request).post_notice(text.strip(), seconds)
+        posted = await self.console.post_notice(text.strip(), seconds)
         self.audit(request, "notice", text=posted["text"], seconds=seconds)
         return JSONResponse(posted)
 
@@ -312,30 +330,49 @@ def _seconds_of(body: dict[str, Any], most: int = MAX_SECONDS, default: int | No
     return seconds
 
 
-def admin_routes(settings: Settings, page: Endpoint, clock: Clock) -> list[BaseRoute]:
+def admin_routes(
+    settings: Settings,
+    page: Endpoint,
+    clock: Clock,
+    *,
+    console: ConsoleStore,
+    figures: FiguresStore,
+    hub: Hub,
+    review: Reviews | None,
+    integrity: IntegrityStore | None,
+) -> list[BaseRoute]:
     """The console's routes; none when no token is set (every path is then a 404)."""
     if not settings.admin_token:
         return []
-    console = AdminConsole(settings.admin_token, page, clock)
-    console.daily_date = settings.daily_date
-    console.identity_budget = IdentityBudget(settings.identity_burst, settings.identity_per_hour)
-    guarded = console.guarded
+    admin = AdminConsole(
+        settings.admin_token,
+        page,
+        clock,
+        console=console,
+        figures=figures,
+        hub=hub,
+        review=review,
+        integrity=integrity,
+        daily_date=settings.daily_date,
+        identity_budget=IdentityBudget(settings.identity_burst, settings.identity_per_hour),
+    )
+    guarded = admin.guarded
     return [
-        Route("/admin", console.page, methods=["GET"]),
-        Route("/admin/api/overview", guarded(console.overview), methods=["GET"]),
-        Route("/admin/api/figures", guarded(console.figures), methods=["GET"]),
-        Route("/admin/api/identities", guarded(console.identities), methods=["GET"]),
-        Route("/admin/api/block", guarded(console.block), methods=["POST"]),
-        Route("/admin/api/unblock", guarded(console.unblock), methods=["POST"]),
-        Route("/admin/api/notice", guarded(console.notice), methods=["POST"]),
-        Route("/admin/api/rooms/{code}/close", guarded(console.close_room), methods=["POST"]),
+        Route("/admin", admin.page, methods=["GET"]),
+        Route("/admin/api/overview", guarded(admin.overview), methods=["GET"]),
+        Route("/admin/api/figures", guarded(admin.figures), methods=["GET"]),
+        Route("/admin/api/identities", guarded(admin.identities), methods=["GET"]),
+        Route("/admin/api/block", guarded(admin.block), methods=["POST"]),
+        Route("/admin/api/unblock", guarded(admin.unblock), methods=["POST"]),
+        Route("/admin/api/notice", guarded(admin.notice), methods=["POST"]),
+        Route("/admin/api/rooms/{code}/close", guarded(admin.close_room), methods=["POST"]),
         Route(
             "/admin/api/rooms/{code}/members/{member_id}/remove",
-            guarded(console.remove_member),
+            guarded(admin.remove_member),
             methods=["POST"],
         ),
-        Route("/admin/api/processes/{name}/drain", guarded(console.drain), methods=["POST"]),
-        Route("/admin/api/reviews", guarded(console.reviews), methods=["GET"]),
-        Route("/admin/api/cases", guarded(console.cases), methods=["GET"]),
-        Route("/admin/api/reviews/{result}/decide", guarded(console.decide), methods=["POST"]),
+        Route("/admin/api/processes/{name}/drain", guarded(admin.drain), methods=["POST"]),
+        Route("/admin/api/reviews", guarded(admin.reviews), methods=["GET"]),
+        Route("/admin/api/cases", guarded(admin.cases), methods=["GET"]),
+        Route("/admin/api/reviews/{result}/decide", guarded(admin.decide), methods=["POST"]),
     ]

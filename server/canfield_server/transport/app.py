@@ -1,12 +1,14 @@
-"""The Starlette application: the wiring, and a lifespan that owns Redis.
+"""The Starlette application: the wiring, and a lifespan that starts and closes it.
 
-``create_app(settings)`` builds everything and wires the parts together:
-the Redis store, the solver's deal pool, the bots the client package
-offers (found through an entry point, never imported by name), the hub
-and its room bus, and the routes to the endpoints (``endpoints``: HTTP,
-``ws``: the WebSocket). ``extra_routes`` adds routes without touching
-this file's internals. ``/ws`` is served in front of Starlette
-(``WebSocketFirst``): the hot path.
+``create_app(settings)`` builds every part of a server process and hands
+each what it uses at construction: the Redis stores, the solver's deal
+pool, the bots the client package offers (found through an entry point,
+never imported by name), the hub and its room bus, the process's beat,
+and the HTTP handlers (``endpoints``, ``ladder``, ``share``, ``admin``:
+objects holding their typed services) behind the routes. The lifespan
+only starts the background parts and closes everything in turn.
+``extra_routes`` adds routes without touching this file's internals.
+``/ws`` is served in front of Starlette (``WebSocketFirst``): the hot path.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib.metadata import entry_points
 
 from starlette.applications import Starlette
-from starlette.datastructures import State
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import BaseRoute, Mount, Route
@@ -39,6 +40,7 @@ from canfield_server.solving.reviews import LineReviews
 from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.storage.daily_store import RedisDailyStore
+from canfield_server.storage.embedded_redis import EmbeddedRedis
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.figures_store import FiguresStore
 from canfield_server.storage.history import RedisIdentityStore
@@ -47,17 +49,25 @@ from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.pubsub import RedisBus
 from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
-from canfield_server.transport import endpoints, ladder
 from canfield_server.transport.admin import admin_routes
+from canfield_server.transport.beat import Beat
 from canfield_server.transport.drain import Drain
-from canfield_server.transport.endpoints import Pages, RevalidatedFiles, web_root
+from canfield_server.transport.endpoints import (
+    Endpoints,
+    Pages,
+    RevalidatedFiles,
+    hidden_page,
+    metrics_endpoint,
+    web_root,
+)
 from canfield_server.transport.figures_beat import FiguresBeat
 from canfield_server.transport.instance import InstanceHeader, instance_header
+from canfield_server.transport.ladder import Ladder
 from canfield_server.transport.process_beat import ProcessBeat
 from canfield_server.transport.share import ReplayShare
 from canfield_server.transport.ws import WebSocketEndpoint
 
-__all__ = ["WebSocketFirst", "create_app", "web_root"]
+__all__ = ["WebSocketFirst", "RaceApp", "create_app", "web_root"]
 
 log = logging.getLogger(__name__)
 
@@ -97,21 +107,26 @@ class WebSocketFirst:
     instance header to its handshake itself and catches its own errors).
     """
 
-    def __init__(self, app: Starlette, path: str, endpoint: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, path: str, endpoint: ASGIApp) -> None:
         self.app = app
         self.path = path
         self.endpoint = endpoint
 
-    @property
-    def state(self) -> State:
-        return self.app.state
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and scope["path"] == self.path:
-            scope["app"] = self.app  # where the endpoint finds the hub
             await self.endpoint(scope, receive, send)
         else:
             await self.app(scope, receive, send)
+
+
+class RaceApp(WebSocketFirst):
+    """The server's ASGI app, with the parts ``serve`` acts on at a signal: the
+    hub (told to shut down) and the drain (started on SIGUSR1)."""
+
+    def __init__(self, app: Starlette, ws: WebSocketEndpoint, hub: Hub, drain: Drain) -> None:
+        super().__init__(app, "/ws", ws)
+        self.hub = hub
+        self.drain = drain
 
 
 def create_app(
@@ -120,100 +135,119 @@ def create_app(
     extra_routes: Sequence[BaseRoute] = (),
     rate_limiter: Callable[[], RateLimiter] | None = None,
     clock: Clock = SYSTEM,
-) -> WebSocketFirst:
+    embedded_redis: EmbeddedRedis | None = None,
+) -> RaceApp:
+    """Every part of a server process, built and wired here, each given what it
+    uses; the lifespan only starts them and closes them in turn. ``embedded_redis``:
+    the redis-server ``serve`` runs (``/healthz`` says when it is restarting)."""
     limiter_factory = rate_limiter or (
         lambda: TokenBucket(settings.rate_per_s, settings.rate_burst, clock)
     )
     origin = os.urandom(6).hex().encode()
     bot_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+    url = settings.redis_url or "redis://127.0.0.1:6379/0"
+    redis = redis_client(
+        url,
+        socket_timeout=5,
+        socket_connect_timeout=5,
+        max_connections=256,
+        health_check_interval=30,
+        pool_wait_s=settings.redis_pool_wait_s,
+    )
+    store = RedisStore(
+        redis, url, settings.room_ttl_s, origin, presence_stale_ms=settings.presence_stale_ms
+    )
+    pool = DealPool(redis, settings)
+    daily = RedisDailyStore(redis, url, settings.daily_retention_days)
+    identities = RedisIdentityStore(
+        redis,
+        retention_days=settings.history_retention_days,
+        max_races=settings.history_max_races,
+        room_ttl_s=settings.room_ttl_s,
+        url=url,
+        new_ttl_s=settings.new_identity_ttl_s,
+    )
+    ratings = RedisRatingStore(
+        redis,
+        retention_days=settings.history_retention_days,
+        max_points=settings.rating_history_max,
+    )
+    integrity = RedisIntegrityStore(redis, retention_days=settings.history_retention_days)
+    dealer = DailyDealer(redis, pool, settings)
+    reviews = LineReviews(redis, pool, settings)
+    line_signals = LineSignals(pool, settings)
+    bus = RedisBus(redis)
+    queue = RedisMatchQueue(redis, url)
+    hub = Hub(
+        store,
+        settings,
+        clock=clock,
+        bus=bus,
+        solver=pool,
+        bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
+        storage_errors=STORAGE_ERRORS,
+        identities=identities,
+        daily=daily,
+        daily_deals=dealer,
+        queue=queue,
+        ratings=public_race_rater(
+            ratings,
+            identities,
+            min_races=settings.rating_min_races,
+            min_opponents=settings.rating_min_opponents,
+            clock=clock,
+            integrity=integrity,
+            fair_play=FairPlay.of(settings),
+        ),
+        match_rating=match_rating_of(ratings),
+        integrity=integrity,
+        rating_store=ratings,
+        signals=line_signals,
+    )
+    console = ConsoleStore(redis, settings.presence_stale_ms, clock)
+    figures = FiguresStore(redis, settings.presence_stale_ms, clock)
+    ws = WebSocketEndpoint(
+        hub,
+        max_frame_bytes=settings.max_frame_bytes,
+        allowed_origins=settings.allowed_origins,
+        limiter_factory=limiter_factory,
+        max_queued_frames=settings.max_queued_frames,
+        abuse_refusals=settings.abuse_refusals,
+        accept_headers=(instance_header(settings.instance),),
+        handshakes=PerAddress(
+            settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst, clock
+        )
+        if settings.handshakes_per_ip_per_s > 0
+        else None,
+        handshakes_exempt=settings.own_addresses(),
+        clock=clock,
+        blocks=console,
+    )
+    drain = Drain(ws)
+    beat = Beat(
+        [
+            ProcessBeat(settings.instance, console, ws, hub, drain, settings.presence_s),
+            FiguresBeat(
+                settings.instance, figures, hub, pool.scheduler, redis, settings.presence_s, clock
+            ),
+        ],
+        clock,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         metrics.set_instance(settings.instance)
-        url = settings.redis_url or "redis://127.0.0.1:6379/0"
-        redis = redis_client(
-            url,
-            socket_timeout=5,
-            socket_connect_timeout=5,
-            max_connections=256,
-            health_check_interval=30,
-            pool_wait_s=settings.redis_pool_wait_s,
-        )
-        store = RedisStore(
-            redis, url, settings.room_ttl_s, origin, presence_stale_ms=settings.presence_stale_ms
-        )
-        pool = DealPool(redis, settings)
-        daily = RedisDailyStore(redis, url, settings.daily_retention_days)
-        identities = RedisIdentityStore(
-            redis,
-            retention_days=settings.history_retention_days,
-            max_races=settings.history_max_races,
-            room_ttl_s=settings.room_ttl_s,
-            url=url,
-            new_ttl_s=settings.new_identity_ttl_s,
-        )
-        ratings = RedisRatingStore(
-            redis,
-            retention_days=settings.history_retention_days,
-            max_points=settings.rating_history_max,
-        )
-        integrity = RedisIntegrityStore(redis, retention_days=settings.history_retention_days)
-        dealer = DailyDealer(redis, pool, settings)
-        reviews = LineReviews(redis, pool, settings)
-        line_signals = LineSignals(pool, settings)
-        bus = RedisBus(redis)
-        queue = RedisMatchQueue(redis, url)
-        hub = Hub(
-            store,
-            settings,
-            clock=clock,
-            bus=bus,
-            solver=pool,
-            bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
-            storage_errors=STORAGE_ERRORS,
-            identities=identities,
-            daily=daily,
-            daily_deals=dealer,
-            queue=queue,
-            ratings=public_race_rater(
-                ratings,
-                identities,
-                min_races=settings.rating_min_races,
-                min_opponents=settings.rating_min_opponents,
-                clock=clock,
-                integrity=integrity,
-                fair_play=FairPlay.of(settings),
-            ),
-            match_rating=match_rating_of(ratings),
-            integrity=integrity,
-            rating_store=ratings,
-            signals=line_signals,
-        )
         bus.start(hub.on_event, hub.resync)
         hub.presence.start()
         if settings.pool_target > 0:
             pool.start()
         dealer.start()
-        app.state.redis, app.state.store, app.state.hub, app.state.bus = redis, store, hub, bus
-        app.state.reviews, app.state.ratings = reviews, ratings
-        app.state.integrity = integrity
-        app.state.console = console = ConsoleStore(redis, settings.presence_stale_ms, clock)
-        app.state.drain = drain = Drain(ws)
-        process_beat = ProcessBeat(
-            settings.instance, console, ws, hub, drain, settings.presence_s, clock
-        )
-        process_beat.start()
-        app.state.figures = figures = FiguresStore(redis, settings.presence_stale_ms, clock)
-        figures_beat = FiguresBeat(
-            settings.instance, figures, hub, pool.scheduler, redis, settings.presence_s, clock
-        )
-        figures_beat.start()
+        beat.start()
         try:
             yield
         finally:
             await close_in_turn(
-                ("the process beat", process_beat.stop),
-                ("the figures beat", figures_beat.stop),
+                ("the process beat", beat.stop),
                 ("the rooms", hub.shutdown),
                 ("the daily deals", dealer.close),
                 ("the reviews", reviews.close),
@@ -229,45 +263,41 @@ def create_app(
                 ("the Redis pool", redis.aclose),
             )
 
-    ws = WebSocketEndpoint(
-        max_frame_bytes=settings.max_frame_bytes,
-        allowed_origins=settings.allowed_origins,
-        limiter_factory=limiter_factory,
-        max_queued_frames=settings.max_queued_frames,
-        abuse_refusals=settings.abuse_refusals,
-        accept_headers=(instance_header(settings.instance),),
-        handshakes=PerAddress(
-            settings.handshakes_per_ip_per_s, settings.handshakes_per_ip_burst, clock
-        )
-        if settings.handshakes_per_ip_per_s > 0
-        else None,
-        handshakes_exempt=settings.own_addresses(),
-        clock=clock,
-    )
-
     root = web_root()
     pages = Pages(root)
-    share = ReplayShare(root)
+    share = ReplayShare(root, hub)
+    api = Endpoints(hub, store, reviews, drain, embedded_redis)
+    ladder = Ladder(hub, ratings, hub.reviews, settings.rating_min_races)
+    admin = admin_routes(
+        settings,
+        pages.page("admin.html"),
+        clock,
+        console=console,
+        figures=figures,
+        hub=hub,
+        review=hub.reviews,
+        integrity=integrity,
+    )
 
     routes: list[BaseRoute] = [
-        Route("/healthz", endpoints.healthz),
-        Route("/api/live", endpoints.live, methods=["GET"]),
+        Route("/healthz", api.healthz),
+        Route("/api/live", api.live, methods=["GET"]),
         Route("/r/{code}", pages.share_link),
-        Route("/replay/{replay_id}", endpoints.replay, methods=["GET"]),
-        Route("/replay/{replay_id}/review", endpoints.replay_review, methods=["GET"]),
+        Route("/replay/{replay_id}", api.replay, methods=["GET"]),
+        Route("/replay/{replay_id}/review", api.replay_review, methods=["GET"]),
         Route("/replays/{replay_id}.svg", share.image, methods=["GET"]),
         Route("/replays/{replay_id}", share.page, methods=["GET"]),
-        Route("/history", endpoints.history_download, methods=["GET"]),
+        Route("/history", api.history_download, methods=["GET"]),
         Route("/daily", pages.page("daily.html")),
         Route("/me", pages.page("me.html")),
         # the console's page is served at /admin only, and only when it is on
-        Route("/admin.html", endpoints.hidden_page),
-        *admin_routes(settings, pages.page("admin.html"), clock),
+        Route("/admin.html", hidden_page),
+        *admin,
         Route("/ladder", pages.page("ladder.html")),
         Route("/api/ladder", ladder.ladder, methods=["GET"]),
         Route("/api/rating", ladder.my_rating, methods=["GET"]),
         *extra_routes,
-        Route("/metrics", endpoints.metrics_endpoint, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
     if root:
         routes.append(Mount("/", RevalidatedFiles(directory=root, html=True), name="web"))
@@ -285,4 +315,4 @@ def create_app(
         middleware=middleware,
         exception_handlers={404: pages.not_found},
     )
-    return WebSocketFirst(app, "/ws", ws)
+    return RaceApp(app, ws, hub, drain)

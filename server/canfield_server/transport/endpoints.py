@@ -1,9 +1,8 @@
 """The HTTP endpoints (the WebSocket has its own module, ``ws``).
 
-Each endpoint reads what it needs from the app's state, which the lifespan
-in ``app`` sets (``hub``, ``store``; ``embedded_redis`` when ``serve``
-runs its own Redis). ``Pages`` serves the web client's files, found
-through the client package's entry point (``web_root``), never imported.
+``Endpoints`` is built in ``app.create_app`` with the services it answers
+from, each typed. ``Pages`` serves the web client's files, found through
+the client package's entry point (``web_root``), never imported.
 """
 
 from __future__ import annotations
@@ -23,17 +22,19 @@ from starlette.types import Scope
 
 from canfield_server.ops import metrics
 from canfield_server.ops.clock import now_ms
+from canfield_server.room.hub import Hub
+from canfield_server.solving.reviews import LineReviews
+from canfield_server.storage.embedded_redis import EmbeddedRedis
+from canfield_server.storage.store import RedisStore
+from canfield_server.transport.drain import Drain
 
 __all__ = [
     "web_root",
     "Pages",
     "RevalidatedFiles",
     "hidden_page",
-    "healthz",
     "metrics_endpoint",
-    "replay",
-    "replay_review",
-    "history_download",
+    "Endpoints",
 ]
 
 
@@ -114,83 +115,97 @@ async def hidden_page(request: Request) -> Response:
     raise HTTPException(404)
 
 
-async def healthz(request: Request) -> Response:
-    # the embedded redis-server (serve sets it) died and is being restarted:
-    # say so at once rather than wait out the client's reconnect retries
-    drain = getattr(request.app.state, "drain", None)
-    if drain is not None and drain.draining:  # the proxy sends new clients elsewhere
-        return JSONResponse({"ok": False, "draining": True}, status_code=503)
-    embedded = getattr(request.app.state, "embedded_redis", None)
-    if embedded is not None and embedded.restarting:
-        return JSONResponse({"ok": False, "redis": "restarting"}, status_code=503)
-    try:
-        ok = await request.app.state.store.ping()
-    except (RedisError, OSError):
-        ok = False
-    return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
+class Endpoints:
+    """The HTTP API, built by ``create_app`` with what it answers from: the hub,
+    the room store (for ``/healthz``'s ping), the line reviews, the drain, and
+    the embedded redis-server when ``serve`` runs one."""
 
+    def __init__(
+        self,
+        hub: Hub,
+        store: RedisStore,
+        reviews: LineReviews,
+        drain: Drain,
+        embedded_redis: EmbeddedRedis | None = None,
+    ) -> None:
+        self.hub = hub
+        self.store = store
+        self.reviews = reviews
+        self.drain = drain
+        self.embedded_redis = embedded_redis
 
-async def replay(request: Request) -> Response:
-    """A finished race's replay: deal, players, every move (JSON)."""
-    try:
-        status, body = await request.app.state.hub.replay(request.path_params["replay_id"])
-    except (RedisError, OSError):
-        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
-    except ProtocolError as exc:
-        return JSONResponse({"error": exc.message}, status_code=503)
-    if isinstance(body, bytes):
-        return Response(body, status_code=status, media_type="application/json")
-    return JSONResponse(body, status_code=status)
+    async def healthz(self, request: Request) -> Response:
+        if self.drain.draining:  # the proxy sends new clients elsewhere
+            return JSONResponse({"ok": False, "draining": True}, status_code=503)
+        # the embedded redis-server died and is being restarted: say so at once
+        # rather than wait out the client's reconnect retries
+        embedded = self.embedded_redis
+        if embedded is not None and embedded.restarting:
+            return JSONResponse({"ok": False, "redis": "restarting"}, status_code=503)
+        try:
+            ok = await self.store.ping()
+        except (RedisError, OSError):
+            ok = False
+        return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
 
-
-async def live(request: Request) -> Response:
-    """``GET /api/live``: public races in progress (racers, names, elapsed time,
-    leader); never a private room, never a card."""
-    try:
-        races = await request.app.state.hub.quick.live()
-    except (RedisError, OSError):
-        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
-    except ProtocolError as exc:
-        return JSONResponse({"error": exc.message}, status_code=503)
-    return Response(
-        encode({"races": races, "server_time": now_ms()}),
-        media_type="application/json",
-        headers={"Cache-Control": "no-store"},
-    )
-
-
-async def replay_review(request: Request) -> Response:
-    """Every racer's review of a finished race (``solving.reviews``): only for a
-    replay ``/replay/<id>`` serves, so never before the race is over for everyone
-    (a daily one: its day). An unknown id is a 404 and starts nothing."""
-    try:
-        found = await request.app.state.hub.replay(request.path_params["replay_id"])
-        status, body = await request.app.state.reviews.of_replay(*found)
-    except (RedisError, OSError):
-        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
-    except ProtocolError as exc:
-        return JSONResponse({"error": exc.message}, status_code=503)
-    if isinstance(body, dict):
+    async def replay(self, request: Request) -> Response:
+        """A finished race's replay: deal, players, every move (JSON)."""
+        try:
+            status, body = await self.hub.replay(request.path_params["replay_id"])
+        except (RedisError, OSError):
+            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+        except ProtocolError as exc:
+            return JSONResponse({"error": exc.message}, status_code=503)
+        if isinstance(body, bytes):
+            return Response(body, status_code=status, media_type="application/json")
         return JSONResponse(body, status_code=status)
-    headers = {"Cache-Control": "no-cache"}
-    return Response(encode(body), media_type="application/json", headers=headers)
 
+    async def live(self, request: Request) -> Response:
+        """``GET /api/live``: public races in progress (racers, names, elapsed time,
+        leader); never a private room, never a card."""
+        try:
+            races = await self.hub.live_races()
+        except (RedisError, OSError):
+            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+        except ProtocolError as exc:
+            return JSONResponse({"error": exc.message}, status_code=503)
+        return Response(
+            encode({"races": races, "server_time": now_ms()}),
+            media_type="application/json",
+            headers={"Cache-Control": "no-store"},
+        )
 
-async def history_download(request: Request) -> Response:
-    """An identity's whole history as JSON; the token in ``X-Canfield-Identity``."""
-    token = request.headers.get("x-canfield-identity", "")
-    try:
-        found = await request.app.state.hub.identities.export(token)
-    except ProtocolError as exc:
-        status = 401 if exc.code == ErrorCode.BAD_IDENTITY else 503
-        return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
-    except (RedisError, OSError):
-        return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
-    return Response(
-        encode(found),
-        media_type="application/json",
-        headers={
-            "Content-Disposition": 'attachment; filename="canfield-history.json"',
-            "Cache-Control": "no-store",
-        },
-    )
+    async def replay_review(self, request: Request) -> Response:
+        """Every racer's review of a finished race (``solving.reviews``): only for a
+        replay ``/replay/<id>`` serves, so never before the race is over for everyone
+        (a daily one: its day). An unknown id is a 404 and starts nothing."""
+        try:
+            found = await self.hub.replay(request.path_params["replay_id"])
+            status, body = await self.reviews.of_replay(*found)
+        except (RedisError, OSError):
+            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+        except ProtocolError as exc:
+            return JSONResponse({"error": exc.message}, status_code=503)
+        if isinstance(body, dict):
+            return JSONResponse(body, status_code=status)
+        headers = {"Cache-Control": "no-cache"}
+        return Response(encode(body), media_type="application/json", headers=headers)
+
+    async def history_download(self, request: Request) -> Response:
+        """An identity's whole history as JSON; the token in ``X-Canfield-Identity``."""
+        token = request.headers.get("x-canfield-identity", "")
+        try:
+            found = await self.hub.export_history(token)
+        except ProtocolError as exc:
+            status = 401 if exc.code == ErrorCode.BAD_IDENTITY else 503
+            return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
+        except (RedisError, OSError):
+            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+        return Response(
+            encode(found),
+            media_type="application/json",
+            headers={
+                "Content-Disposition": 'attachment; filename="canfield-history.json"',
+                "Cache-Control": "no-store",
+            },
+        )

@@ -10,23 +10,19 @@ counted: rooms by phase, the solver queue, and Redis's memory.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections import Counter, deque
 from typing import Any
 
 from canfield_server.ops import metrics
-from canfield_server.ops.clock import SYSTEM, Clock
+from canfield_server.ops.clock import Clock
 from canfield_server.ops.figures import Reading, figures_between, read
-from canfield_server.ops.supervise import Supervised
 from canfield_server.room.hub import Hub
 from canfield_server.solving.scheduler import FairScheduler
-from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.figures_store import MAX_OWNERS, FiguresStore
 
 __all__ = ["FiguresBeat", "solver_figures"]
 
-log = logging.getLogger(__name__)
 
 #: the span the console's figures cover (moves/s, p50/p99): the last minute
 WINDOW_S = 60.0
@@ -56,6 +52,10 @@ def solver_figures(scheduler: FairScheduler) -> dict[str, Any]:
 
 
 class FiguresBeat:
+    """A part of the process's ``Beat``: its figures every ``beat_s``."""
+
+    name = "figures beat"
+
     def __init__(
         self,
         name: str,
@@ -64,37 +64,25 @@ class FiguresBeat:
         scheduler: FairScheduler,
         redis: Any,
         beat_s: float,
-        clock: Clock = SYSTEM,
+        clock: Clock,
     ) -> None:
-        self.name = name
+        self.process = name
         self.store = store
         self.hub = hub
         self.scheduler = scheduler
         self.redis = redis
-        self.beat_s = beat_s
+        #: the first figures a beat after the first reading, the base
+        self.every_s = self.first_s = beat_s
         self.clock = clock
         #: the readings of the last minute: the figures cover that window, so a
         #: quiet beat does not blank the console (the oldest reading is the base)
         self.readings: deque[Reading] = deque([read(clock.monotonic())], maxlen=_window(beat_s))
-        self.loop = Supervised("figures-beat", self._run)
 
-    def start(self) -> None:
-        self.loop.start()
+    async def tick(self) -> None:
+        await self.beat()
 
-    async def stop(self) -> None:
-        await self.loop.stop()
-        try:
-            await self.store.forget(self.name)
-        except STORAGE_ERRORS as exc:
-            log.warning("figures not struck from the console's list: %s", exc)
-
-    async def _run(self) -> None:
-        while True:
-            await self.clock.sleep(self.beat_s)  # a beat is a clock, not an event
-            try:
-                await self.beat()
-            except STORAGE_ERRORS as exc:
-                log.warning("figures beat paused: %s", exc)
+    async def forget(self) -> None:
+        await self.store.forget(self.process)
 
     async def beat(self) -> None:
         now = read(self.clock.monotonic())
@@ -104,6 +92,6 @@ class FiguresBeat:
         metrics.set_solver(solver["waiting"], solver["running"], solver["owners_total"])
         phases = Counter(str(s.state.phase) for s in self.hub.sessions.values())
         metrics.set_rooms_by_phase({phase: phases.get(phase, 0) for phase in PHASES})
-        await self.store.publish(self.name, {**figures, "solver": solver})
+        await self.store.publish(self.process, {**figures, "solver": solver})
         memory = await self.redis.info("memory")
         metrics.set_redis_memory(int(memory.get("used_memory", 0)))

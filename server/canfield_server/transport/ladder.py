@@ -10,7 +10,8 @@ from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from canfield_server.room.ports import LadderRow, RatingPoint
+from canfield_server.room.hub import Hub
+from canfield_server.room.ports import LadderRow, RatingPoint, RatingStore
 from canfield_server.room.ratings import (
     Rating,
     deviation,
@@ -19,8 +20,9 @@ from canfield_server.room.ratings import (
     provisional,
     shown,
 )
+from canfield_server.room.review import Reviews
 
-__all__ = ["LADDER_SIZE", "MY_POINTS", "ladder", "my_rating"]
+__all__ = ["LADDER_SIZE", "MY_POINTS", "Ladder"]
 
 #: the rows a ladder lists, and the rating points ``/api/rating`` sends per draw mode
 LADDER_SIZE = 100
@@ -73,57 +75,69 @@ def _json(body: object) -> Response:
     )
 
 
-async def ladder(request: Request) -> Response:
-    """The top ``LADDER_SIZE`` of a draw mode by the cautious rating, only
-    identities with ``rating_min_races`` rated races, none under review or
-    barred from ranked play (``room.review``); each row shows its estimate."""
-    draw = _draw(request)
-    if draw is None:
-        return JSONResponse({"error": "draw must be 1 or 3"}, status_code=400)
-    hub = request.app.state.hub
-    settings = hub.settings
-    try:
-        if hub.reviews is not None:
-            rows = await hub.reviews.ladder(draw, LADDER_SIZE)
-        else:
-            rows = await request.app.state.ratings.ladder(draw, LADDER_SIZE)
-    except (RedisError, OSError):
-        return JSONResponse(_UNAVAILABLE, status_code=503)
-    # a row written under a lower minimum (the setting since raised) stays out
-    shown_rows = [_ladder_row(r) for r in rows if r.races >= settings.rating_min_races]
-    return _json({"draw": draw, "min_races": settings.rating_min_races, "rows": shown_rows})
+class Ladder:
+    """The ratings' endpoints, built by ``create_app``: the hub (for identities),
+    the rating store, and the integrity review (None: this server keeps none)
+    that keeps rows under review or barred off the ladder."""
 
+    def __init__(
+        self, hub: Hub, ratings: RatingStore, reviews: Reviews | None, min_races: int
+    ) -> None:
+        self.hub = hub
+        self.ratings = ratings
+        self.reviews = reviews
+        self.min_races = min_races
 
-async def my_rating(request: Request) -> Response:
-    """An identity's rating of each draw mode it raced in public, with its last
-    ``MY_POINTS`` points (newest first)."""
-    token = request.headers.get("x-canfield-identity", "")
-    hub, ratings = request.app.state.hub, request.app.state.ratings
-    try:
-        identity, _, _ = await hub.identities.lookup(token)
-        out = []
-        for draw in (3, 1):
-            found = (await ratings.ratings(draw, [identity.token_hash])).get(identity.token_hash)
-            if found is None:
-                continue
-            rating = Rating(mu=found.mu, sigma=found.sigma, races=found.races)
-            points = await ratings.rating_history(identity.token_hash, draw, MY_POINTS)
-            spread = deviation(rating)
-            out.append(
-                {
-                    "draw": draw,
-                    "rating": estimate(rating),
-                    "deviation": spread,
-                    "rating_provisional": provisional(spread),
-                    "cautious": shown(rating),
-                    "races": found.races,
-                    "provisional": found.races < hub.settings.rating_min_races,
-                    "history": [_point(point) for point in points],
-                }
-            )
-    except ProtocolError as exc:
-        status = 401 if exc.code == ErrorCode.BAD_IDENTITY else 503
-        return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
-    except (RedisError, OSError):
-        return JSONResponse(_UNAVAILABLE, status_code=503)
-    return _json({"min_races": hub.settings.rating_min_races, "ratings": out})
+    async def ladder(self, request: Request) -> Response:
+        """The top ``LADDER_SIZE`` of a draw mode by the cautious rating, only
+        identities with ``rating_min_races`` rated races, none under review or
+        barred from ranked play (``room.review``); each row shows its estimate."""
+        draw = _draw(request)
+        if draw is None:
+            return JSONResponse({"error": "draw must be 1 or 3"}, status_code=400)
+        try:
+            if self.reviews is not None:
+                rows = await self.reviews.ladder(draw, LADDER_SIZE)
+            else:
+                rows = await self.ratings.ladder(draw, LADDER_SIZE)
+        except (RedisError, OSError):
+            return JSONResponse(_UNAVAILABLE, status_code=503)
+        # a row written under a lower minimum (the setting since raised) stays out
+        shown_rows = [_ladder_row(r) for r in rows if r.races >= self.min_races]
+        return _json({"draw": draw, "min_races": self.min_races, "rows": shown_rows})
+
+    async def my_rating(self, request: Request) -> Response:
+        """An identity's rating of each draw mode it raced in public, with its last
+        ``MY_POINTS`` points (newest first)."""
+        token = request.headers.get("x-canfield-identity", "")
+        ratings = self.ratings
+        try:
+            identity = await self.hub.identity_of(token)
+            out = []
+            for draw in (3, 1):
+                found = (await ratings.ratings(draw, [identity.token_hash])).get(
+                    identity.token_hash
+                )
+                if found is None:
+                    continue
+                rating = Rating(mu=found.mu, sigma=found.sigma, races=found.races)
+                points = await ratings.rating_history(identity.token_hash, draw, MY_POINTS)
+                spread = deviation(rating)
+                out.append(
+                    {
+                        "draw": draw,
+                        "rating": estimate(rating),
+                        "deviation": spread,
+                        "rating_provisional": provisional(spread),
+                        "cautious": shown(rating),
+                        "races": found.races,
+                        "provisional": found.races < self.min_races,
+                        "history": [_point(point) for point in points],
+                    }
+                )
+        except ProtocolError as exc:
+            status = 401 if exc.code == ErrorCode.BAD_IDENTITY else 503
+            return JSONResponse({"error": exc.message, "code": exc.code}, status_code=status)
+        except (RedisError, OSError):
+            return JSONResponse(_UNAVAILABLE, status_code=503)
+        return _json({"min_races": self.min_races, "ratings": out})

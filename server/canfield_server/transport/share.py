@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
+from canfield_server.room.hub import Hub
 from canfield_server.transport.preview import HEIGHT, WIDTH, render_svg
 from canfield_server.transport.replay_words import PRODUCT, Summary, language, summarize
 
@@ -44,14 +45,15 @@ _TITLE = re.compile(r"<title>.*?</title>", re.DOTALL)
 
 class ReplayShare:
     """The replay page with its preview, and the preview picture; ``root`` is the
-    web client's folder (None: no page installed)."""
+    web client's folder (None: no page installed); the replays are the hub's."""
 
-    def __init__(self, root: str | None) -> None:
+    def __init__(self, root: str | None, hub: Hub) -> None:
         self.root = root
+        self.hub = hub
 
     async def page(self, request: Request) -> Response:
         replay_id = request.path_params["replay_id"]
-        status, race = await self._replay(request, replay_id)
+        status, race = await self._replay(replay_id)
         if status == 404:
             raise HTTPException(404)
         if status not in (200, 403):
@@ -73,7 +75,7 @@ class ReplayShare:
         )
 
     async def image(self, request: Request) -> Response:
-        status, race = await self._replay(request, request.path_params["replay_id"])
+        status, race = await self._replay(request.path_params["replay_id"])
         if race is None:
             raise HTTPException(status if status in (403, 404) else 503)
         svg = render_svg(race, summarize(race, self._lang(request)))
@@ -83,11 +85,10 @@ class ReplayShare:
             headers={"Cache-Control": IMAGE_CACHE, "Vary": "Accept-Language"},
         )
 
-    @staticmethod
-    async def _replay(request: Request, replay_id: str) -> tuple[int, dict[str, Any] | None]:
+    async def _replay(self, replay_id: str) -> tuple[int, dict[str, Any] | None]:
         """(status, the replay's body or None), as ``GET /replay/<id>`` answers."""
         try:
-            status, body = await request.app.state.hub.replay(replay_id)
+            status, body = await self.hub.replay(replay_id)
         except (RedisError, OSError, ProtocolError):
             return 503, None
         if status != 200:

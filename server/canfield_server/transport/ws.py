@@ -17,6 +17,7 @@ import json
 import logging
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
 
 from canfield_protocol import Error, ProtocolError, Role, decode_client, encode, error
 from canfield_protocol import ErrorCode as E
@@ -29,7 +30,14 @@ from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.storage.errors import STORAGE_ERRORS
 
-__all__ = ["WsPeer", "WebSocketEndpoint"]
+__all__ = ["WsPeer", "WebSocketEndpoint", "Blocks"]
+
+
+class Blocks(Protocol):
+    """The operator's blocks as the handshake asks them (``ConsoleStore``)."""
+
+    async def is_blocked(self, address: str) -> bool: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -181,19 +189,6 @@ async def _refuse_http(send: Send, status: int, reason: str) -> None:
     await send({"type": "websocket.http.response.body", "body": body})
 
 
-async def _blocked(scope: Scope, ip: str) -> bool:
-    """Has the operator blocked this address (``cf:block:ADDRESS``, every process
-    sees it)? Redis out of reach: not blocked - a block must not lock everyone out."""
-    console = getattr(scope["app"].state, "console", None)
-    if console is None:
-        return False
-    try:
-        return bool(await console.is_blocked(ip))
-    except STORAGE_ERRORS as exc:
-        log.warning("block list not read: %s", exc)
-        return False
-
-
 def _err(code: str, message: str) -> str:
     return encode(Error(code=code, message=message)).decode()
 
@@ -203,6 +198,7 @@ class WebSocketEndpoint:
 
     def __init__(
         self,
+        hub: Hub,
         *,
         max_frame_bytes: int,
         allowed_origins: tuple[str, ...],
@@ -215,7 +211,11 @@ class WebSocketEndpoint:
         handshakes: PerAddress | None = None,
         handshakes_exempt: frozenset[str] = frozenset(),
         clock: Clock = SYSTEM,
+        blocks: Blocks | None = None,
     ) -> None:
+        self.hub = hub
+        #: the operator's blocks (None: nobody is blocked)
+        self.blocks = blocks
         self.clock = clock
         self.max_frame_bytes = max_frame_bytes
         self.max_queued_frames = max_queued_frames
@@ -239,7 +239,7 @@ class WebSocketEndpoint:
         #: every open connection of this process (the operator's notice reaches them all)
         self.peers: set[WsPeer] = set()
         #: the operator's notice as a frame, sent to each new connection while it lasts
-        #: (``transport.process_beat`` keeps it current); None: no notice
+        #: (``show_notice``); None: no notice
         self.notice: str | None = None
         #: why new connections are refused (HTTP 503, the proxy tries another
         #: process): "draining" while ``transport.drain`` empties this process
@@ -249,6 +249,13 @@ class WebSocketEndpoint:
         """Send one frame to every open connection of this process."""
         for peer in list(self.peers):
             peer.send(text)
+
+    def show_notice(self, frame: str | None) -> None:
+        """The operator's notice (a ``notice`` frame; None: none): a new one goes
+        to every open connection now, and to each new one while it lasts."""
+        if frame is not None and frame != self.notice:
+            self.tell_all(frame)
+        self.notice = frame
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
@@ -264,12 +271,23 @@ class WebSocketEndpoint:
         if not self._handshake_allowed(ip):
             await send({"type": "websocket.close", "code": 1013, "reason": "too many connections"})
             return
-        if ip is not None and await _blocked(scope, ip):
+        if ip is not None and await self._blocked(ip):
             self.refusals.note("websocket handshakes refused: address blocked", ip)
             await send({"type": "websocket.close", "code": 1008, "reason": "address blocked"})
             return
         await send({"type": "websocket.accept", "headers": self.accept_headers})
-        await self._serve(scope["app"].state.hub, receive, send, ip)
+        await self._serve(self.hub, receive, send, ip)
+
+    async def _blocked(self, ip: str) -> bool:
+        """Has the operator blocked this address (``cf:block:ADDRESS``, every process
+        sees it)? Redis out of reach: not blocked - a block must not lock everyone out."""
+        if self.blocks is None:
+            return False
+        try:
+            return await self.blocks.is_blocked(ip)
+        except STORAGE_ERRORS as exc:
+            log.warning("block list not read: %s", exc)
+            return False
 
     def _handshake_allowed(self, ip: str | None) -> bool:
         if self.handshakes is None or ip is None or ip in self.handshakes_exempt:
