@@ -26,7 +26,7 @@ DEAL = "CF1-D3-AAAAACL"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
 #: 32 more cards under column 1's own (a wrapped run can pass 13 cards)
 RUN = [rank + suit for rank, suit in zip("KQJT98765432" * 3, "SHCD" * 9, strict=False)][:32]
-#: the smallest corner font the page keeps, in px (board.js MIN_CORNER)
+#: the smallest corner font the page keeps, in px (board-fit.js MIN_CORNER)
 MIN_CORNER = 11
 
 MEASURE = """() => {

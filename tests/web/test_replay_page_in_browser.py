@@ -44,7 +44,7 @@ WINNABLE_DEAL = "CF1-D3-AAADKOH"
 WINNER = "Ana & Bo's"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
 #: the smallest card width (px) the race board's rule gives at each size, with
-#: this page's heading above the board (board.js fit: a 1920x1080 window fits
+#: this page's heading above the board (board-fit.js fit: a 1920x1080 window fits
 #: cards of about 150 px, a phone four-wide ones of about 70)
 MIN_CARD = {(1920, 1080): 130, (1366, 768): 85, (390, 844): 70, (360, 740): 62}
 EVERY_MOVE_INSIDE = """() => [...document.querySelectorAll('#rp-moves li')].every((li) => {

@@ -1,8 +1,9 @@
 """A replay told in a few words, in English or Croatian, for what the server
 renders itself: a shared link's preview (its title and description) and the
 picture of the final position. The web page says the same in the browser
-(``web/js/i18n.js``, ``words.js`` ``headline``); these are the words of the
-page that the server fills in before any script runs.
+(``web/js/i18n/<lang>.js``, ``words.js`` ``headline``); these are the words of
+the page that the server fills in before any script runs
+(``tests/web/test_i18n.py`` keeps them the page's).
 
 The result claims only what happened, as the results page does: a win names
 the winner and the time, a tie is a tie, and a race nobody won names who

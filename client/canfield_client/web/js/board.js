@@ -1,7 +1,9 @@
 // The player's race board: renders the server's player view and turns pointer
 // drags (mouse or touch), taps and keys into move requests (those two in
-// js/board-pointer.js and js/board-keys.js; this module renders and lays out). It never changes
-// the position itself; the server's reply does (or the drop snaps back).
+// js/board-pointer.js and js/board-keys.js; fitting the window in js/board-fit.js,
+// the changes in words in js/board-describe.js; this module renders and animates).
+// It never changes the position itself; the server's reply does (or the drop
+// snaps back).
 //
 // The race board (an interactive one) also:
 //  - sizes its cards from the viewport (width and height) and switches to a
@@ -16,29 +18,15 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { backEl, cardEl, cardName, cardNames, slotEl } from "./cards.js";
+import { backEl, cardEl, cardName, slotEl } from "./cards.js";
 import { keyboardInput } from "./board-keys.js";
 import { pointerInput } from "./board-pointer.js";
+import { fitting } from "./board-fit.js";
+import { describe } from "./board-describe.js";
 import { foundationSlot, parseMove, runLength } from "./rules.js";
 
 const HINT_MS = 2500;
 const ANIMATE_MS = 200;
-const MAX_CARD = 240;
-const MIN_CARD = 36;
-/** the widest fan of a column, in card heights (a whole corner shows) */
-const FAN_MAX = 0.27;
-/** the smallest corner font a squeezed card keeps (rank and suit readable), in px */
-const MIN_CORNER = 11;
-/** a card's corner starts this far down the card, in card heights (app.css .corner top) */
-const CORNER_TOP = 0.03;
-/** how far a long column may shrink the cards (of their size for the usual fans) before it
- * scrolls: on a wide board, and on a phone's four-wide one (fingers need the bigger cards) */
-const SHRINK_MIN = 0.6;
-const SHRINK_MIN_NARROW = 0.75;
-/** column fans a board is sized for before the fans squeeze: a column of this many cards fits */
-const FAN_BUDGET = 5;
-/** room under the stock, waste and reserve for their counts, in px */
-const COUNT_LINE = 28;
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 export class BoardView {
@@ -237,81 +225,6 @@ export class BoardView {
     el.setAttribute("aria-label", `${cards}, ${where}`);
   }
 
-  // ------------------------------------------------------------ size
-
-  /**
-   * Size the cards to the window and fit every column above the window's
-   * bottom: a long column's fan squeezes evenly, its cards' corners shrinking
-   * with it down to a readable size; past that the column scrolls inside
-   * itself (showing its end, where play is), never the page.
-   */
-  layout() {
-    const grid = this.root.firstElementChild;
-    if (!grid) return;
-    if (this.fits) this.fit(grid);
-    const probe = grid.querySelector(".stock .card");
-    const ch = probe ? probe.offsetHeight : 100;
-    const cw = probe ? probe.offsetWidth : 70;
-    const smallest = MIN_CORNER + 1 + ch * CORNER_TOP; // the thinnest strip that shows a corner
-    const bottom = window.innerHeight - this.bottomSpace();
-    for (const col of grid.querySelectorAll(".column")) {
-      const n = Number(col.style.getPropertyValue("--n")) || 1;
-      const room = Math.max(bottom - col.getBoundingClientRect().top, ch);
-      const even = n > 1 ? (room - ch) / (n - 1) : 0;
-      const fan = n > 1 ? Math.min(ch * FAN_MAX, Math.max(smallest, even)) : 0;
-      col.style.setProperty("--fan", `${fan}px`);
-      const corner = Math.min(cw * 0.3, fan - 1 - ch * CORNER_TOP);
-      if (n > 1 && corner < cw * 0.3) col.style.setProperty("--corner", `${Math.floor(corner)}px`);
-      else col.style.removeProperty("--corner");
-      const scrolls = this.fits && n > 1 && even < smallest;
-      col.classList.toggle("scrolls", scrolls);
-      col.style.maxHeight = scrolls ? `${Math.floor(room)}px` : "";
-      if (scrolls) col.scrollTop = col.scrollHeight; // the end of the column, where play is
-    }
-  }
-
-  /**
-   * The card width that fills the board's width and the window's height below
-   * its top, for the classic seven-wide layout (stock, waste, foundations over
-   * reserve and columns) and the four-wide one (foundations; stock, waste,
-   * reserve; columns). The four-wide one wins where it gives clearly bigger
-   * cards: on a phone, or a narrow window.
-   */
-  fit(grid) {
-    const width = this.root.clientWidth;
-    if (!width) return; // hidden: sized when shown (the ResizeObserver calls again)
-    const top = this.root.getBoundingClientRect().top + window.scrollY;
-    const height = Math.max(window.innerHeight - this.bottomSpace() - top, 240);
-    const columns = 1 + FAN_BUDGET * FAN_MAX; // a column's height, in card heights
-    // the longest column at the thinnest readable strip (MIN_CORNER + 1 px + CORNER_TOP card heights a card)
-    const longest = Math.max(...(this.board?.tableau || [[]]).map((col) => col.length), 1) - 1;
-    const size = (cols, rows, gapShare, gapMax, shrink) => {
-      const gap = Math.min(gapMax, Math.max(4, width * gapShare));
-      const byWidth = (width - (cols - 1) * gap) / cols;
-      const free = height - COUNT_LINE - rows * gap * 0.6;
-      const byHeight = free / ((rows + columns) * 1.4);
-      // a long column shrinks the cards so that it fits, down to SHRINK_MIN; then it scrolls
-      const strips = free - longest * (MIN_CORNER + 1) - 4; // 4 px to spare: rounding
-      const byColumn = strips / ((rows + 1) * 1.4 + longest * CORNER_TOP * 1.4);
-      const cw = Math.min(byWidth, byHeight, MAX_CARD);
-      return { cw: Math.floor(Math.min(cw, Math.max(byColumn, cw * shrink))), gap };
-    };
-    const wide = size(7, 1, 0.012, 14, SHRINK_MIN);
-    const narrow = size(4, 2, 0.022, 10, SHRINK_MIN_NARROW);
-    const four = narrow.cw > wide.cw * 1.2;
-    const { cw, gap } = four ? narrow : wide;
-    grid.classList.toggle("narrow", four);
-    grid.style.setProperty("--cw", `${Math.max(MIN_CARD, cw)}px`);
-    grid.style.setProperty("--gap", `${Math.round(gap)}px`);
-  }
-
-  /** The space the page keeps under the board (its bottom padding, what the page puts
-   * below the board, and a little). */
-  bottomSpace() {
-    const main = this.root.closest("main");
-    return (main ? parseFloat(getComputedStyle(main).paddingBottom) || 0 : 0) + this.spaceBelow() + 4;
-  }
-
   // ------------------------------------------------------------ animation
 
   /** Where every face-up card is now (a dragged card: where it was let go). */
@@ -438,65 +351,11 @@ export class BoardView {
     this.hintTimer = null;
     for (const el of this.root.querySelectorAll(".hint-from, .hint-to")) el.classList.remove("hint-from", "hint-to");
   }
-
 }
 
-// pointer input and the keyboard live in their own modules; they are this
-// class's methods all the same (they read and change the board's state)
-Object.assign(BoardView.prototype, pointerInput, keyboardInput);
-
-// ------------------------------------------------------------ what changed, in words
-
-/** Every face-up card the player sees, and the place it lies in (text). */
-function places(board) {
-  const at = new Map();
-  if (board.reserve.top) at.set(board.reserve.top, t("reserve"));
-  const fan = board.waste.fan;
-  if (fan.length) at.set(fan[fan.length - 1], t("waste"));
-  board.foundations.forEach((pile, i) => pile.forEach((card) => at.set(card, `${t("foundation")} ${i + 1}`)));
-  board.tableau.forEach((col, j) => col.forEach((card) => at.set(card, t("column", { n: j + 1 }))));
-  return at;
-}
-
-/** One sentence for what changed between two positions ("" when nothing did). */
-export function describe(before, after) {
-  const was = places(before);
-  const now = places(after);
-  const said = [];
-  const stockBefore = before.stock.count;
-  const stockAfter = after.stock.count;
-  if (stockAfter < stockBefore) {
-    said.push(t("said_drew", { cards: cardNames(after.waste.fan) }));
-  } else if (stockAfter > stockBefore) {
-    said.push(before.stock.count === 0 && after.waste.count === 0 ? t("said_recycled") : t("said_undrawn"));
-    const top = after.waste.fan[after.waste.fan.length - 1];
-    if (top) said.push(t("said_waste_top", { card: cardName(top) }));
-  }
-  // cards that changed place, grouped by where they went (a run moves together)
-  const groups = new Map();
-  for (const [card, place] of now) {
-    const from = was.get(card);
-    if (!from || from === place) continue;
-    if (from === t("waste") && place === t("waste")) continue;
-    const key = `${from}\u0000${place}`;
-    if (!groups.has(key)) groups.set(key, { from, to: place, cards: [] });
-    groups.get(key).cards.push(card);
-  }
-  for (const { from, to, cards } of groups.values()) {
-    said.push(t("said_moved", { cards: cardNames(cards), from, to }));
-  }
-  if (after.reserve.top && after.reserve.top !== before.reserve.top && !was.has(after.reserve.top)) {
-    said.push(t("said_reserve_top", { card: cardName(after.reserve.top) }));
-  }
-  const topBefore = before.waste.fan[before.waste.fan.length - 1];
-  const topAfter = after.waste.fan[after.waste.fan.length - 1];
-  if (stockAfter === stockBefore && topAfter && topAfter !== topBefore && !was.has(topAfter)) {
-    said.push(t("said_waste_top", { card: cardName(topAfter) }));
-  }
-  if (after.won && !before.won) said.push(t("you_won"));
-  return said.join(". ");
-}
-
+// fitting the window, pointer input and the keyboard live in their own modules;
+// they are this class's methods all the same (they read and change the board's state)
+Object.assign(BoardView.prototype, fitting, pointerInput, keyboardInput);
 
 /**
  * The race page's keys, beside the board's own: Space draws (even right after
