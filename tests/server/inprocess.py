@@ -21,12 +21,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from canfield_protocol import ProtocolError, Role, decode_client, encode, error
 from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.config import Settings
+from canfield_server.ops.ratelimit import TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import SignalService, SolverService
 from canfield_server.room.rating_races import FairPlay, match_rating_of, public_race_rater
@@ -43,10 +44,11 @@ from canfield_server.storage.memory import (
     MemoryRoomStore,
 )
 from canfield_server.storage.memory.failing import Faults, failing
+from canfield_server.transport.ws import WebSocketEndpoint
 
 from tests.server.client_api import TIMEOUT, ClientApi
 
-__all__ = ["MemoryPeer", "HubClient", "Rooms", "TIMEOUT"]
+__all__ = ["MemoryPeer", "HubClient", "Rooms", "TIMEOUT", "socket_endpoint", "AsgiSocket"]
 
 
 class MemoryPeer:
@@ -213,3 +215,55 @@ class Rooms:
         for hub, bus in zip(self.hubs, self.buses, strict=True):
             await hub.shutdown()
             await bus.stop()
+
+
+def socket_endpoint(
+    hub: Hub, clock: ManualClock, rate: float = 50.0, burst: int = 100, abuse_refusals: int = 100
+) -> WebSocketEndpoint:
+    """The ``/ws`` endpoint over ``hub``, its rate limit (``rate`` a second,
+    bursts of ``burst``) on ``clock``."""
+    return WebSocketEndpoint(
+        hub,
+        max_frame_bytes=4096,
+        allowed_origins=(),
+        limiter_factory=lambda: TokenBucket(rate, burst, clock),
+        max_queued_frames=100,
+        abuse_refusals=abuse_refusals,
+        clock=clock,
+    )
+
+
+class AsgiSocket:
+    """One WebSocket to an endpoint in process, as the ASGI messages it takes
+    (``receive``) and sends (``sent``)."""
+
+    def __init__(self, endpoint: WebSocketEndpoint) -> None:
+        self.endpoint = endpoint
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.outbox: asyncio.Queue[MutableMapping[str, Any]] = asyncio.Queue()
+        self.served: asyncio.Task[None] | None = None
+
+    async def open(self) -> AsgiSocket:
+        await self.inbox.put({"type": "websocket.connect"})
+        served = self.endpoint({"type": "websocket"}, self.inbox.get, self.outbox.put)
+        self.served = asyncio.create_task(served)
+        return self
+
+    async def sent(self) -> MutableMapping[str, Any]:
+        """The next ASGI message the endpoint sent."""
+        return await asyncio.wait_for(self.outbox.get(), TIMEOUT)
+
+    async def send(self, **frame: Any) -> None:
+        await self.inbox.put({"type": "websocket.receive", "text": json.dumps(frame)})
+
+    async def reply(self) -> dict[str, Any]:
+        """The next frame the endpoint sent, decoded."""
+        sent = await self.sent()
+        assert sent["type"] == "websocket.send", sent
+        return dict(json.loads(sent["text"]))
+
+    async def close(self) -> None:
+        """The client goes; the endpoint's end is awaited."""
+        await self.inbox.put({"type": "websocket.disconnect", "code": 1000})
+        assert self.served is not None
+        await asyncio.wait_for(self.served, TIMEOUT)

@@ -3,16 +3,11 @@ machine runs (the flood against a real server is in ``test_server_edges``)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-from collections.abc import MutableMapping
-from typing import Any
-
 from canfield_server.ops.clock import ManualClock
 from canfield_server.ops.ratelimit import PerAddress, TokenBucket
-from canfield_server.transport.ws import WebSocketEndpoint
 
 from tests.server.conftest import MakeRooms
+from tests.server.inprocess import AsgiSocket, socket_endpoint
 
 
 async def test_a_bucket_passes_its_burst_then_refills_with_the_clock() -> None:
@@ -45,36 +40,16 @@ async def test_a_flooding_socket_is_refused_then_served_again_as_the_clock_moves
     the next ping is answered."""
     made = await rooms()
     clock = made.clock
-    endpoint = WebSocketEndpoint(
-        made.hubs[0],
-        max_frame_bytes=4096,
-        allowed_origins=(),
-        limiter_factory=lambda: TokenBucket(5.0, 10, clock),
-        max_queued_frames=100,
-        abuse_refusals=100,
-        clock=clock,
-    )
-    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    outbox: asyncio.Queue[MutableMapping[str, Any]] = asyncio.Queue()
-    await inbox.put({"type": "websocket.connect"})
-    scope = {"type": "websocket"}
-    served = asyncio.create_task(endpoint(scope, inbox.get, outbox.put))
-
-    async def reply() -> dict[str, Any]:
-        sent = await asyncio.wait_for(outbox.get(), 5)
-        assert sent["type"] == "websocket.send", sent
-        return dict(json.loads(sent["text"]))
-
-    assert (await asyncio.wait_for(outbox.get(), 5))["type"] == "websocket.accept"
+    socket = await AsgiSocket(socket_endpoint(made.hubs[0], clock, 5.0, 10)).open()
+    assert (await socket.sent())["type"] == "websocket.accept"
     for i in range(30):
-        await inbox.put({"type": "websocket.receive", "text": json.dumps({"type": "ping", "t": i})})
-    replies = [await reply() for _ in range(30)]
+        await socket.send(type="ping", t=i)
+    replies = [await socket.reply() for _ in range(30)]
     pongs = [r["t"] for r in replies if r["type"] == "pong"]
     assert pongs == list(range(10))  # the burst passes; the clock stands still
     assert {r["code"] for r in replies if r["type"] == "error"} == {"rate-limited"}
     await clock.advance(0.4)  # tokens refill with time
-    await inbox.put({"type": "websocket.receive", "text": json.dumps({"type": "ping", "t": 99})})
-    answer = await reply()
+    await socket.send(type="ping", t=99)
+    answer = await socket.reply()
     assert answer["type"] == "pong" and answer["t"] == 99
-    await inbox.put({"type": "websocket.disconnect", "code": 1000})
-    await asyncio.wait_for(served, 5)
+    await socket.close()

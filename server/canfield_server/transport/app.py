@@ -223,7 +223,7 @@ def create_app(
         clock=clock,
         blocks=console,
     )
-    drain = Drain(ws)
+    drain = Drain(ws, clock)
     beat = Beat(
         [
             ProcessBeat(settings.instance, console, ws, hub, drain, settings.presence_s),

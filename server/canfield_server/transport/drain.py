@@ -18,11 +18,11 @@ import asyncio
 import logging
 import os
 import signal
-import time
 from collections.abc import Callable
 
 from canfield_protocol import Reconnect, encode
 
+from canfield_server.ops.clock import Clock
 from canfield_server.ops.logs import event
 from canfield_server.transport.ws import WebSocketEndpoint
 
@@ -49,9 +49,13 @@ def exit_as_on_sigterm() -> None:
 
 class Drain:
     def __init__(
-        self, endpoint: WebSocketEndpoint, exit: Callable[[], None] = exit_as_on_sigterm
+        self,
+        endpoint: WebSocketEndpoint,
+        clock: Clock,
+        exit: Callable[[], None] = exit_as_on_sigterm,
     ) -> None:
         self.endpoint = endpoint
+        self.clock = clock
         self.exit = exit
         #: epoch ms by which the process exits; None: not draining
         self.deadline_ms: int | None = None
@@ -65,8 +69,8 @@ class Drain:
         """Begin draining (on the running loop); False when already draining."""
         if self.draining:
             return False
-        self.deadline_ms = int((time.time() + seconds) * 1000)
-        self.endpoint.refusing = "draining"
+        self.deadline_ms = self.clock.now_ms() + int(seconds * 1000)
+        self.endpoint.refuse("draining")
         event(log, "server.draining", logging.WARNING, why=why, deadline_s=seconds)
         self.task = asyncio.get_running_loop().create_task(self._run(seconds))
         return True
@@ -76,10 +80,9 @@ class Drain:
         for peer in list(self.endpoint.peers):
             peer.send(frame)
             peer.close(CLOSE_CODE, CLOSE_REASON)
-        loop = asyncio.get_running_loop()
-        until = loop.time() + seconds
-        # another process's state offers no event: the last connection's going is polled
-        while self.endpoint.peers and loop.time() < until:
-            await asyncio.sleep(_POLL_S)
+        until = self.clock.monotonic() + seconds
+        # the endpoint offers no event for its last connection's going: it is polled
+        while self.endpoint.peers and self.clock.monotonic() < until:
+            await self.clock.sleep(_POLL_S)
         event(log, "server.drained", left=len(self.endpoint.peers))
         self.exit()

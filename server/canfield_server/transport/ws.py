@@ -242,13 +242,18 @@ class WebSocketEndpoint:
         #: (``show_notice``); None: no notice
         self.notice: str | None = None
         #: why new connections are refused (HTTP 503, the proxy tries another
-        #: process): "draining" while ``transport.drain`` empties this process
+        #: process; ``refuse``): "draining" while ``transport.drain`` empties it
         self.refusing: str | None = None
 
     def tell_all(self, text: str) -> None:
         """Send one frame to every open connection of this process."""
         for peer in list(self.peers):
             peer.send(text)
+
+    def refuse(self, why: str) -> None:
+        """Refuse every new connection from now on (HTTP 503 with ``why``: the
+        proxy tries another process), as a drain does."""
+        self.refusing = why
 
     def show_notice(self, frame: str | None) -> None:
         """The operator's notice (a ``notice`` frame; None: none): a new one goes
