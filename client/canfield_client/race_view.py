@@ -6,6 +6,8 @@ start and end, the leaderboard, the daily race's end, and how soon to come
 back after a ``reconnect``. No socket, no task, no clock: the reducer is
 tested on messages alone (``tests/client/test_race_view.py``), and
 ``RaceClient`` (the connection and its requests) keeps one and reads it.
+The web page's twin is ``applyServerMessage`` (``web/js/race-state.js``): both
+run the recorded sequences of ``tests/fixtures/race_messages.json``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from importlib import resources
 
 import pytest
 from canfield_bench.processes import ServerProcess
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.conftest import ServerFactory, need
 from tests.web.pages import CHROMIUM, EXPECT_MS, launch
@@ -57,3 +57,12 @@ def static_url() -> Iterator[str]:
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
+
+
+@pytest.fixture
+def module_page(browser: Browser, static_url: str) -> Iterator[Page]:
+    """A page of the web client's origin, for a test that imports its modules."""
+    page = browser.new_page()
+    page.goto(static_url + "/app.css")  # any page of the same origin, to import modules
+    yield page
+    page.close()

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from canfield import DealCode, Game, Move
 from canfield.cards import SUITS, card_text
 from canfield.dealcode import SEED_SPACE_V2, v2_block
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 SEEDS = [0, 1, 26**7 - 1, *random.Random(7).sample(range(26**7), 9)]
 _RNG_V2 = random.Random(8)
@@ -58,11 +57,8 @@ IN_BROWSER = """async ([code, texts, positions]) => {
 
 
 @pytest.fixture
-def page(browser: Browser, static_url: str) -> Iterator[Page]:
-    page = browser.new_page()
-    page.goto(static_url + "/app.css")  # any page of the same origin, to import modules
-    yield page
-    page.close()
+def page(module_page: Page) -> Page:
+    return module_page
 
 
 def test_deal_codes_deal_the_same_cards_in_the_browser(page: Page) -> None:

@@ -1,19 +1,19 @@
 // The daily race page (/daily): today's deal for each draw mode, played once
-// against the clock on the race page's board (js/board.js) with the same
-// numbered actions (move, tap, undo, give up: js/state.js); your result, the
+// against the clock on the race page's board (js/race-board.js: the same board,
+// numbered actions and refusals as the room race); your result, the
 // live standing of everyone who played today, yesterday's deal code and
 // winners, and your streak. Protocol: docs/protocol.md "Identity, history and
 // the daily race".
 
 import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
-import { BoardView, raceKeys } from "./board.js";
+import { raceKeys } from "./board.js";
 import { errorText, identitiesText } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Leaderboard } from "./leaderboard.js";
 import { Connection } from "./net.js";
-import { ACTION_ERRORS, DONE_STATUSES as DONE, ERR } from "./protocol.js";
-import { Actions } from "./state.js";
+import { DONE_STATUSES as DONE, ERR } from "./protocol.js";
+import { RaceBoard } from "./race-board.js";
 import { dayBefore, flash, initShell, replayPage, showNotices } from "./shell.js";
 import { verdictText, watchReviews } from "./review.js";
 import { getName, getPref, setName, setPref } from "./store.js";
@@ -26,7 +26,6 @@ const WAIT_SAID_MS = 1000;
 const conn = new Connection();
 showNotices(conn);
 const identity = attachIdentity(conn);
-const actions = new Actions((msg) => conn.send(msg));
 
 const S = {
   draw: getPref("daily_draw", 3) === 1 ? 1 : 3,
@@ -43,17 +42,14 @@ const S = {
 
 let saidRefused = false; // #daily-error says why there is no identity
 
-const board = new BoardView($("#daily-board"), {
-  onMove: (move) => act("move", { move }),
-  onTap: (card) => act("tap", { card, double_click: getPref("double_click", true) }),
-  onDraw: () => act("move", { move: "S" }),
+const race = new RaceBoard($("#daily-board"), conn, {
+  playing: () => Boolean(S.race && !S.race.done),
+  position: () => S.race?.board,
 });
+const board = race.view;
+const { actions } = race;
+const act = (type, fields) => race.act(type, fields);
 const standing = new Leaderboard($("#standing"));
-
-function act(type, fields = {}) {
-  if (!S.race || S.race.done) return;
-  if (!actions.push(type, fields)) board.snapBack();
-}
 
 // ------------------------------------------------------------ asking the server
 
@@ -118,10 +114,7 @@ setInterval(() => {
 // ------------------------------------------------------------ the server's answers
 
 conn.on("open", () => ($("#offline").hidden = true));
-conn.on("close", () => {
-  $("#offline").hidden = false;
-  board.snapBack();
-});
+conn.on("close", () => ($("#offline").hidden = false));
 
 conn.on("daily_started", (msg) => {
   S.starting = null;
@@ -137,7 +130,6 @@ conn.on("daily_started", (msg) => {
 });
 
 conn.on("ack", (msg) => {
-  actions.ack(msg);
   if (!S.race) return;
   S.race.board = msg.board;
   if (msg.move === "G" || msg.board.won) S.race.done = true;
@@ -178,13 +170,7 @@ conn.on("error", (msg) => {
     return;
   }
   if (msg.code === ERR.BAD_DATE) return; // yesterday asked just before midnight: the next poll fixes it
-  if (ACTION_ERRORS.has(msg.code) && (actions.inflight || msg.seq)) {
-    const failed = actions.fail(msg);
-    if (!failed) return;
-    board.snapBack();
-    flash(errorText(msg, { action: failed, board: S.race?.board, offset: conn.offset }));
-    return;
-  }
+  if (race.refused(msg)) return;
   flash(errorText(msg, { offset: conn.offset }));
 });
 

@@ -7,14 +7,15 @@
 import { $, h, setText, syncKeyed } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { STATUS } from "./protocol.js";
-import { state } from "./state.js";
 
 const SLIDE_MS = 320;
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 export class Lanes {
-  /** conn: the Connection (its messages are heard here too). */
-  constructor(conn) {
+  /** conn: the Connection (its messages are heard here too); read(): the page's
+   * race state (js/state.js), for which racer is this page's. */
+  constructor(conn, read) {
+    this.read = read;
     this.lanes = new Map(); // player id -> lane element
     this.rows = [];
     this.list = h("ol", { class: "lanes", "aria-label": t("lanes") });
@@ -64,7 +65,7 @@ export class Lanes {
   }
 
   fill(lane, row) {
-    lane.classList.toggle("me", row.id === state.me?.id);
+    lane.classList.toggle("me", row.id === this.read().me?.id);
     lane.dataset.status = row.status;
     setText(lane.place, row.rank);
     setText(lane.name, row.name);

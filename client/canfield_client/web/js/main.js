@@ -4,7 +4,7 @@
 import { dismissable, fold } from "./chrome.js";
 import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
-import { BoardView, raceKeys } from "./board.js";
+import { raceKeys } from "./board.js";
 import { ask, dismiss, initConfirm } from "./confirm.js";
 import { errorText as wordError } from "./errors.js";
 import { attachIdentity } from "./identity.js";
@@ -15,12 +15,13 @@ import { PublicLobby } from "./quick.js";
 import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
-import { ACTION_ERRORS, DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
+import { DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
+import { RaceBoard } from "./race-board.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
 import { flash, initShell, showBanner, showNotices } from "./shell.js";
 import { Sounds } from "./sound.js";
-import { Actions, state, subscribe, update } from "./state.js";
+import { dispatch, state, subscribe, update } from "./state.js";
 import { clearSeat, getName, getPref, getSeat, setPref, setSeat } from "./store.js";
 import { WatchScreen } from "./watchscreen.js";
 
@@ -30,7 +31,6 @@ const HINT_ERRORS = new Set([ERR.NOT_ALLOWED, ERR.WRONG_PHASE, ERR.NOT_PLAYER, E
 const conn = new Connection();
 showNotices(conn);
 attachIdentity(conn); // `identify` goes first on every connection: races land in this browser's history
-const actions = new Actions((msg) => conn.send(msg));
 let outbox = null; // a create/join/resume waiting for the link
 let pending = null; // the create/join/resume waiting for `joined`
 let pendingSince = 0;
@@ -121,11 +121,11 @@ const home = new Home(request);
 const liveRaces = new LiveRaces();
 const publicLobby = new PublicLobby((msg) => conn.send(msg), request);
 const lobby = new Lobby((msg) => conn.send(msg), flash, () => conn.serverNow());
-const results = new Results((msg) => conn.send(msg), flash);
+const results = new Results((msg) => conn.send(msg), flash, () => state);
 const sounds = new Sounds();
 // the winner moment and the live race chart; every finish sounds
-new RaceWatch(conn, (row, mine) => sounds.play(mine ? "finish" : "rival"));
-new Lanes(conn); // every racer's progress, always in view
+new RaceWatch(conn, () => state, (row, mine) => sounds.play(mine ? "finish" : "rival"));
+new Lanes(conn, () => state); // every racer's progress, always in view
 new WatchScreen(conn); // a spectator's feed of finishes and the big-screen mode
 const leaderboard = new Leaderboard(
   $("#race-lb"),
@@ -141,16 +141,14 @@ const leaderboard = new Leaderboard(
     return typeof until === "number" ? secondsLeft(until, conn.serverNow()) : null;
   },
 );
-const board = new BoardView($("#board"), {
-  onMove: (move) => act("move", { move }),
-  onTap: (card) => act("tap", { card, double_click: getPref("double_click", true) }),
-  onDraw: () => act("move", { move: "S" }),
+const race = new RaceBoard($("#board"), conn, {
+  playing: () => isPlaying(),
+  position: () => state.board,
+  onIllegal: () => sounds.play("illegal"),
 });
-
-function act(type, fields) {
-  if (!isPlaying()) return;
-  if (!actions.push(type, fields)) board.snapBack();
-}
+const board = race.view;
+const { actions } = race;
+const act = (type, fields) => race.act(type, fields);
 
 function isPlaying() {
   return state.view === "race" && state.me?.role === "player" && state.board && !isDone();
@@ -183,8 +181,7 @@ function tagRoom(code, role) {
 const isHost = () => Boolean(state.me && state.roomState?.host_id === state.me.id);
 
 function goHome(linkedRoom = null, error = "") {
-  state.room = null;
-  state.me = null;
+  if (state.room || state.me) update({ room: null, me: null });
   history.replaceState(null, "", linkedRoom ? `/r/${linkedRoom}` : "/");
   $("#room-tag").hidden = true;
   home.show(linkedRoom, error);
@@ -311,28 +308,15 @@ raceKeys(() => state.view === "race", act, { h: askHint });
 
 // ------------------------------------------------------------------ messages
 
-function applyRoom(room) {
-  const before = state.roomState?.phase;
-  state.roomState = room;
+/** Show a room body the store has just taken in (`before`: the phase shown until now). */
+function showRoom(room, before) {
   if (room.phase !== before) dismiss(); // a question asked in another phase no longer applies
   seatFromMembers(room);
-  if (room.phase === "lobby") {
-    if (before !== "lobby") {
-      state.finished = null;
-      state.board = null;
-      state.leaderboard = null;
-      state.startedAt = null;
-      state.endsAt = null;
-    }
-    lobby.render(room, state.me);
-    showView("lobby");
-  } else if (room.phase === "countdown") {
+  if (room.phase === "lobby" || room.phase === "countdown") {
     lobby.render(room, state.me);
     showView("lobby");
   } else if (room.phase === "racing") {
     if (state.leaderboard) leaderboard.update(state.leaderboard, state.me?.id); // the host may have changed
-    if (room.starts_at && !state.startedAt) state.startedAt = room.starts_at;
-    if ("ends_at" in room) state.endsAt = room.ends_at;
     showView("race"); // renders the race (the state's subscriber)
   } else if (room.phase === "finished" && state.finished) {
     showResults();
@@ -341,14 +325,13 @@ function applyRoom(room) {
   tickClock();
 }
 
-/** Our role comes from the member list: a late joiner watches, then races after the rematch. */
+/** Our seat as the member list has it (the store took our role from it): the
+ * header's tag, and how to take a seat again when this one is freed. */
 function seatFromMembers(room) {
   const mine = state.me && room.members?.find((m) => m.id === state.me.id);
   if (!mine) return;
-  state.me.role = mine.role;
-  state.me.waiting = Boolean(mine.waiting);
   tagRoom(room.room, mine.role);
-  // how to take a seat again when this one is freed (spectators' seats go with the link)
+  // spectators' seats go with the link
   const rejoin = mine.waiting ? "player" : mine.role === "spectator" ? "spectator" : null;
   const seat = getSeat(room.room);
   if (seat && (seat.rejoin !== rejoin || seat.name !== mine.name)) setSeat(room.room, { ...seat, name: mine.name, rejoin });
@@ -373,57 +356,48 @@ conn.on("close", () => {
   if (state.room) $("#offline").hidden = false;
   showTitle();
   if (pending && pending.type !== "resume") outbox = pending; // asked, never answered: ask again
-  board.snapBack();
 });
 
 conn.on("joined", (msg) => {
   pending = null;
   document.body.classList.remove("room-closed");
-  if (state.me?.id !== msg.player_id) {
-    // another seat (or room) than the one on screen: forget the old race
-    Object.assign(state, { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null });
-    state.roomState = null;
-  }
-  state.room = msg.room;
-  state.me = { id: msg.player_id, role: msg.role };
+  // another seat (or room) than the one on screen: the store forgets the old race
+  const before = state.me?.id === msg.player_id ? state.roomState?.phase : undefined;
+  dispatch(msg);
   setSeat(msg.room, { token: msg.token, player_id: msg.player_id });
   history.replaceState(null, "", `/r/${msg.room}`);
   tagRoom(msg.room, msg.role);
   actions.resumed(msg.last_seq || 0);
-  applyRoom(msg.state);
+  showRoom(msg.state, before);
 });
 
-conn.on("room", (msg) => applyRoom(msg));
+conn.on("room", (msg) => {
+  const before = state.roomState?.phase;
+  dispatch(msg);
+  showRoom(msg, before);
+});
 
 conn.on("countdown", (msg) => {
-  const room = state.roomState;
-  if (room) update({ roomState: { ...room, starts_at: msg.starts_at, phase: room.phase === "lobby" ? "countdown" : room.phase } });
+  dispatch(msg);
   tickClock();
 });
 
 conn.on("started", (msg) => {
   actions.reset(0);
   if (!state.leaderboard || state.leaderboard.server_time < msg.started_at) leaderboard.clear();
-  update({
-    board: msg.board,
-    startedAt: msg.started_at,
-    endsAt: msg.ends_at ?? null,
-    finished: null,
-    roomState: state.roomState && { ...state.roomState, phase: "racing" },
-  });
+  dispatch(msg);
   showView("race");
   tickClock();
 });
 
 conn.on("board", (msg) => {
   if (typeof msg.last_seq === "number") actions.sync(msg.last_seq);
-  update({ board: msg.board });
+  dispatch(msg);
 });
 
 conn.on("ack", (msg) => {
-  actions.ack(msg);
   sounds.action(state.board, msg.board, msg.move);
-  update({ board: msg.board });
+  dispatch(msg);
 });
 
 conn.on("hint", (msg) => {
@@ -435,7 +409,7 @@ conn.on("hint", (msg) => {
 
 conn.on("leaderboard", (msg) => {
   leaderboard.update(msg, state.me?.id);
-  update({ leaderboard: msg });
+  dispatch(msg);
 });
 
 // our place, said by the board's live region when it changes
@@ -446,8 +420,7 @@ conn.on("leaderboard", (msg) => {
 });
 
 conn.on("finished", (msg) => {
-  state.finished = msg;
-  if (state.roomState) state.roomState = { ...state.roomState, phase: "finished" };
+  dispatch(msg);
   showResults();
 });
 
@@ -455,8 +428,7 @@ conn.on("finished", (msg) => {
 function seatGone(msg, text = "") {
   clearSeat(msg.room);
   pending = outbox = null;
-  Object.assign(state, { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null });
-  state.roomState = null;
+  dispatch(msg); // the race and the seat forgotten
   actions.reset(0);
   leaderboard.clear();
   goHome(null, text);
@@ -481,7 +453,7 @@ function roomClosed(msg) {
   }
   clearSeat(msg.room);
   pending = outbox = null;
-  state.room = null;
+  dispatch(msg); // the results stay; the room is gone
   document.body.classList.add("room-closed");
   showBanner("room_closed", "");
 }
@@ -500,14 +472,7 @@ conn.on("error", (msg) => {
     refused(req, msg);
     return;
   }
-  if (ACTION_ERRORS.has(msg.code) && (actions.inflight || msg.seq)) {
-    const failed = actions.fail(msg);
-    if (!failed) return;
-    if (msg.code === ERR.ILLEGAL_MOVE) sounds.play("illegal");
-    board.snapBack();
-    flash(wordError(msg, { action: failed, board: state.board, offset: conn.offset }));
-    return;
-  }
+  if (race.refused(msg)) return;
   if (msg.code === ERR.NOT_READY && state.view === "lobby") {
     lobby.notReady(Array.isArray(msg.params?.names) ? msg.params.names : []);
     return;
@@ -560,7 +525,7 @@ function boot() {
   initSettings();
   const linked = linkedCode(location.pathname);
   if (linked && getSeat(linked)) {
-    state.room = linked; // resumed as soon as the link is up
+    update({ room: linked }); // resumed as soon as the link is up
     $("#room-tag").textContent = linked;
     $("#room-tag").hidden = false;
   } else {

@@ -12,7 +12,6 @@
 import { $, clock, h } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { RaceChart } from "./chart.js";
-import { state } from "./state.js";
 import { ordinal, placeText } from "./words.js";
 import { DONE_STATUSES as DONE } from "./protocol.js";
 
@@ -26,9 +25,11 @@ const CONFETTI = ["#ffcf3f", "#ff6b6b", "#4dabf7", "#51cf66", "#cc5de8", "#ffa94
 
 export class RaceWatch {
   /** conn: the Connection (its messages are heard here too, after main.js's);
+   * read(): the page's race state (js/state.js), what this view shows;
    * onFinish(row, mine): told of each racer's finish as it happens (a sound). */
-  constructor(conn, onFinish = () => {}) {
+  constructor(conn, read, onFinish = () => {}) {
     this.conn = conn;
+    this.read = read;
     this.onFinish = onFinish;
     this.raceKey = null; // started_at of the race being recorded
     this.series = new Map(); // player id -> {id, name, points: [[ms, cards]], end}
@@ -98,6 +99,7 @@ export class RaceWatch {
 
   /** Take a leaderboard message into the lines. */
   record(msg) {
+    const state = this.read();
     const startedAt = state.startedAt;
     if (!startedAt || !Array.isArray(msg.rows)) return;
     if (this.raceKey !== startedAt) this.restart(startedAt);
@@ -129,6 +131,7 @@ export class RaceWatch {
 
   /** "Ana finished 1st in 0:39", on every page but the finisher's own (theirs has its moment). */
   announce(row) {
+    const state = this.read();
     if (row.id === state.me?.id) return;
     const text = finishText(row);
     if (!text) return; // out of time or stopped: the race is over, the results say it
@@ -140,14 +143,17 @@ export class RaceWatch {
   }
 
   myRow() {
+    const state = this.read();
     return state.leaderboard?.rows?.find((r) => r.id === state.me?.id) || null;
   }
 
   isDone() {
+    const state = this.read();
     return Boolean(state.board?.won) || DONE.has(this.myRow()?.status);
   }
 
   update() {
+    const state = this.read();
     const me = state.me;
     const racing = state.view === "race" && Boolean(state.startedAt);
     const player = me?.role === "player" && !me?.waiting;
@@ -159,7 +165,7 @@ export class RaceWatch {
     this.chartTitle.textContent = t("race_chart");
     const rows = state.leaderboard?.rows || [];
     const lines = rows.map((row) => this.series.get(row.id)).filter(Boolean);
-    this.chart.order(playerIds());
+    this.chart.order(playerIds(state.roomState));
     this.chart.render(lines, {
       me: me?.id,
       xEnd: Math.max(0, this.conn.serverNow() - state.startedAt),
@@ -169,6 +175,7 @@ export class RaceWatch {
 
   /** "2nd of 4", what happened, and confetti the first time we see our win. */
   renderFinish(done) {
+    const state = this.read();
     const row = this.myRow();
     if (!done || !row) {
       this.finish.hidden = true;
@@ -232,7 +239,7 @@ function stepsOf(reached) {
 }
 
 /** The room's players in the order they joined. */
-export const playerIds = () => (state.roomState?.members || []).filter((m) => m.role === "player").map((m) => m.id);
+export const playerIds = (room) => (room?.members || []).filter((m) => m.role === "player").map((m) => m.id);
 
 /** A short burst of confetti (CSS animation; none for reduced motion). */
 function burst() {

@@ -16,11 +16,12 @@ import { ReplayGame, ReplayPlayer } from "./replay.js";
 import { ReviewBar, slipOf, verdictText, watchFlags, watchReviews } from "./review.js";
 import { seriesEl } from "./series.js";
 import { replayPage } from "./shell.js";
-import { state } from "./state.js";
 import { headline, names, placeText } from "./words.js";
 
 export class Results {
-  constructor(send, flash) {
+  /** read(): the page's race state (js/state.js), for the room's members and series. */
+  constructor(send, flash, read) {
+    this.read = read;
     this.send = send;
     this.flash = flash;
     this.table = new Leaderboard($("#final-lb"));
@@ -152,7 +153,7 @@ export class Results {
 
   /** "Race again": one tap per racer; who the next race still waits for. */
   renderAgain() {
-    const members = state.roomState?.members || [];
+    const members = this.read().roomState?.members || [];
     const mine = members.find((m) => m.id === this.me?.id);
     const button = $("#race-again");
     button.hidden = mine?.role !== "player";
@@ -201,7 +202,7 @@ export class Results {
   }
 
   renderSeries() {
-    this.seriesSlot.replaceChildren(seriesEl(state.roomState, this.me?.id) || "");
+    this.seriesSlot.replaceChildren(seriesEl(this.read().roomState, this.me?.id) || "");
   }
 
   /** A public race's rated racers: each one's rating now and the race's change. */
@@ -242,7 +243,7 @@ export class Results {
   renderChart() {
     this.chartTitle.textContent = t("race_chart");
     this.chart.reset();
-    this.chart.order(playerIds());
+    this.chart.order(playerIds(this.read().roomState));
     this.chart.mode = this.timed ? "time" : "actions";
     const note = t(this.timed ? "chart_timed_note" : "chart_replay_note");
     this.chart.render(this.lines || [], { me: this.me?.id, note });

@@ -1,34 +1,39 @@
-// The client's memory of the race - a small store: change it with update(),
-// and what subscribe()d renders it again - and the numbered board actions
-// (move, tap, undo, give up). One action is in flight at a time; seq numbers
-// follow the protocol so a retry after a dropped link is never applied twice.
+// The page's memory of the race - one small store: the server's messages go
+// in through dispatch() (js/race-state.js folds them in), the page's own
+// changes (which view is on screen) through update(), and what subscribe()d
+// renders it again - and the numbered board actions (move, tap, undo, give
+// up). One action is in flight at a time; seq numbers follow the protocol so a
+// retry after a dropped link is never applied twice.
 
 import { ERR } from "./protocol.js";
+import { EMPTY, applyServerMessage } from "./race-state.js";
 
-export const state = {
-  view: "home", // which view is on screen
-  room: null, // room code
-  me: null, // {id, role, isHost}
-  roomState: null, // the last `room` body
-  board: null, // our player view
-  startedAt: null,
-  endsAt: null,
-  leaderboard: null,
-  finished: null,
-};
+/** The race's state: a new object after every change, never changed in place.
+ * Only the page's controller (main.js) reads it; views are handed what they show. */
+export let state = EMPTY;
 
 const watchers = new Set();
 
-/** Call `fn(changes)` after every change made through `update`: renders follow state. */
+/** Call `fn(state)` after every change: renders follow state. */
 export function subscribe(fn) {
   watchers.add(fn);
   return () => watchers.delete(fn);
 }
 
-/** Change the race's state (`changes`: the fields that change) and tell every subscriber. */
+function changed(next) {
+  state = next;
+  for (const fn of watchers) fn(state);
+}
+
+/** The page's own change (`changes`: the fields that change). */
 export function update(changes = {}) {
-  Object.assign(state, changes);
-  for (const fn of watchers) fn(changes);
+  changed({ ...state, ...changes });
+}
+
+/** A server message, folded into the state (the one way the race's state changes). */
+export function dispatch(msg) {
+  const next = applyServerMessage(state, msg);
+  if (next !== state) changed(next);
 }
 
 const MAX_QUEUED = 4;
