@@ -11,7 +11,7 @@ import { renderFigures } from "./admin_figures.js";
 import { renderIdentities } from "./admin_identities.js";
 import { membersOf } from "./admin_members.js";
 import { renderReviews } from "./admin_review.js";
-import { ask, initConfirm } from "./confirm.js";
+import { ask } from "./confirm.js";
 import { locale, t } from "./i18n.js";
 import { flash, initShell } from "./shell.js";
 
@@ -191,7 +191,6 @@ $("#adm-block-form").addEventListener("submit", (e) => {
   act("block", { address: $("#adm-block-addr").value.trim(), seconds: seconds($("#adm-block-min")) }, "adm_blocked");
 });
 
-initConfirm();
 initShell(() => render());
 if (token()) poll();
 else signOut();

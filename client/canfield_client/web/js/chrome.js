@@ -1,10 +1,12 @@
 // What every page wears, written once: the site's header (the product name, the
-// site's links, the language) and the sprite the cards and the replay buttons
-// draw from. A page keeps only its own bits in its <header class="top">: the
+// site's links, the language), the sprite the cards and the replay buttons
+// draw from, the offline banner (offlineBanner: shown while the link is down),
+// the toast (shell.js flash) and the confirmation box (confirm.js ask). A page keeps only its own bits in its <header class="top">: the
 // race page's room tag (data-slot="start", after the name) and its settings
 // menu (the rest, at the end). On a narrow screen the links and the language
 // fold into one Menu button so the header stays one row.
 
+import { initConfirm } from "./confirm.js";
 import { h } from "./dom.js";
 
 const SYMBOLS = {
@@ -125,4 +127,22 @@ export function mountChrome() {
   const end = own.filter((el) => el.dataset.slot !== "start");
   const brand = h("a", { class: "brand", href: "/", "data-i18n": "title" }, "Canfield Race");
   top.replaceChildren(brand, ...start, ...siteMenu(), ...end);
+  top.after(h("div", { id: "offline", class: "banner", role: "status", hidden: true, "data-i18n": "reconnecting" }));
+  const yes = h("button", { type: "button", id: "confirm-yes", class: "primary" });
+  const no = h("button", { type: "button", id: "confirm-no", class: "quiet" });
+  document.body.append(
+    h("div", { id: "toast", class: "toast", role: "alert", hidden: true }),
+    h("dialog", { id: "confirm", class: "confirm", "aria-labelledby": "confirm-text" }, h("p", { id: "confirm-text" }), h("div", { class: "row" }, yes, no)),
+  );
+  initConfirm();
+}
+
+/** The offline banner follows the connection: shown while the link is down (and
+ * `when()` holds: the room page only while it is in a room), gone once it is back. */
+export function offlineBanner(conn, when = () => true) {
+  const banner = () => document.getElementById("offline"); // written by mountChrome
+  conn.on("open", () => (banner().hidden = true));
+  conn.on("close", () => {
+    if (when()) banner().hidden = false;
+  });
 }

@@ -30,6 +30,7 @@ export function dismiss() {
   if (settle) settle(false);
 }
 
+/** Wire the box's buttons (chrome.js, once it has written the box). */
 export function initConfirm() {
   $("#confirm-yes").addEventListener("click", () => settle && settle(true));
   $("#confirm-no").addEventListener("click", () => settle && settle(false));

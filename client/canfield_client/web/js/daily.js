@@ -5,6 +5,7 @@
 // winners, and your streak. Protocol: docs/protocol.md "Identity, history and
 // the daily race".
 
+import { offlineBanner } from "./chrome.js";
 import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { raceKeys } from "./board.js";
@@ -113,8 +114,7 @@ setInterval(() => {
 
 // ------------------------------------------------------------ the server's answers
 
-conn.on("open", () => ($("#offline").hidden = true));
-conn.on("close", () => ($("#offline").hidden = false));
+offlineBanner(conn);
 
 conn.on("daily_started", (msg) => {
   S.starting = null;

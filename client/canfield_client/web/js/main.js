@@ -1,11 +1,11 @@
 // Wires the page together: the connection, the views (home, lobby, race,
 // results) and the server's messages. Each view lives in its own module.
 
-import { dismissable, fold } from "./chrome.js";
+import { dismissable, fold, offlineBanner } from "./chrome.js";
 import { $, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { raceKeys } from "./board.js";
-import { ask, dismiss, initConfirm } from "./confirm.js";
+import { ask, dismiss } from "./confirm.js";
 import { errorText as wordError } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Home, linkedCode } from "./home.js";
@@ -343,8 +343,8 @@ function showResults() {
   showView("results");
 }
 
+offlineBanner(conn, () => Boolean(state.room));
 conn.on("open", () => {
-  $("#offline").hidden = true;
   showTitle();
   const seat = state.room && getSeat(state.room);
   if (seat) request({ type: "resume", room: state.room, token: seat.token });
@@ -353,7 +353,6 @@ conn.on("open", () => {
 });
 
 conn.on("close", () => {
-  if (state.room) $("#offline").hidden = false;
   showTitle();
   if (pending && pending.type !== "resume") outbox = pending; // asked, never answered: ask again
 });
@@ -521,7 +520,6 @@ function relabel() {
 
 function boot() {
   initShell(relabel);
-  initConfirm();
   initSettings();
   const linked = linkedCode(location.pathname);
   if (linked && getSeat(linked)) {

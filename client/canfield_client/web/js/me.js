@@ -3,9 +3,10 @@
 // as a JSON download (GET /history with the identity's header) and a delete
 // button (after a confirmation; `delete_history`).
 
+import { offlineBanner } from "./chrome.js";
 import { $, clock, h, svgEl as svg } from "./dom.js";
 import { getLang, t } from "./i18n.js";
-import { ask, initConfirm } from "./confirm.js";
+import { ask } from "./confirm.js";
 import { errorText, identitiesText } from "./errors.js";
 import { attachIdentity, identityToken } from "./identity.js";
 import { Connection } from "./net.js";
@@ -36,8 +37,7 @@ identity.onReady(() => {
   render();
   loadRatings();
 });
-conn.on("open", () => ($("#offline").hidden = true));
-conn.on("close", () => ($("#offline").hidden = false));
+offlineBanner(conn);
 conn.on("history", (msg) => {
   data = msg;
   render();
@@ -196,6 +196,5 @@ addEventListener("resize", () => {
   resized = setTimeout(() => renderRatings($("#me-rating"), ratings), 150);
 });
 
-initConfirm();
 initShell(() => render());
 conn.connect();
