@@ -7,6 +7,7 @@ the client package's entry point (``web_root``), never imported.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Awaitable, Callable
 from importlib.metadata import entry_points
@@ -14,10 +15,11 @@ from importlib.util import find_spec
 
 from canfield_protocol import ErrorCode, ProtocolError, encode
 from redis.exceptions import RedisError
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.staticfiles import StaticFiles
+from starlette.staticfiles import NotModifiedResponse, StaticFiles
 from starlette.types import Scope
 
 from canfield_server.ops import metrics
@@ -27,6 +29,7 @@ from canfield_server.solving.reviews import LineReviews
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport.drain import Drain
+from canfield_server.transport.page_head import page_html
 
 __all__ = [
     "web_root",
@@ -55,7 +58,15 @@ def web_root() -> str | None:
 class RevalidatedFiles(StaticFiles):
     """The page's files with their ``ETag``, kept by browsers but checked again on
     every use (``no-cache``): an unchanged file costs a 304, a new release is
-    seen at once."""
+    seen at once. A page (``.html``) comes with its head filled in (``page_head``),
+    its ``ETag`` the filled page's."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        # a missing file's 404.html comes as a plain FileResponse, past file_response
+        if isinstance(response, FileResponse) and str(response.path).endswith(".html"):
+            return self.page(str(response.path), response.status_code, scope)
+        return response
 
     def file_response(
         self,
@@ -64,9 +75,20 @@ class RevalidatedFiles(StaticFiles):
         scope: Scope,
         status_code: int = 200,
     ) -> Response:
+        if str(full_path).endswith(".html"):
+            return self.page(str(full_path), status_code, scope)
         response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers["Cache-Control"] = "no-cache"
         return response
+
+    def page(self, full_path: str, status_code: int, scope: Scope) -> Response:
+        """A page, its head filled in; unchanged since the browser's copy: a 304."""
+        page = page_html(full_path)
+        tag = hashlib.blake2b(page.encode(), digest_size=16).hexdigest()
+        headers = Headers({"Cache-Control": "no-cache", "ETag": f'"{tag}"'})
+        if status_code == 200 and self.is_not_modified(headers, Headers(scope=scope)):
+            return NotModifiedResponse(headers)
+        return HTMLResponse(page, status_code, headers=dict(headers))
 
 
 class Pages:
@@ -79,7 +101,7 @@ class Pages:
         """``/r/<code>`` (and ``/`` without a page): the page, which reads the code."""
         root = self.root
         if root and os.path.exists(os.path.join(root, "index.html")):
-            return FileResponse(os.path.join(root, "index.html"))
+            return HTMLResponse(page_html(os.path.join(root, "index.html")))
         return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Canfield Race")
 
     async def not_found(self, request: Request, exc: Exception) -> Response:
@@ -87,7 +109,7 @@ class Pages:
         that helps, ``404.html``, in the reader's language, with the status."""
         page = os.path.join(self.root, "404.html") if self.root else ""
         if page and os.path.exists(page):
-            return FileResponse(page, status_code=404, headers={"Cache-Control": "no-cache"})
+            return HTMLResponse(page_html(page), 404, headers={"Cache-Control": "no-cache"})
         return HTMLResponse("<!doctype html><title>Canfield Race</title><p>Not found.", 404)
 
     def page(self, name: str) -> Callable[[Request], Awaitable[Response]]:
@@ -97,7 +119,8 @@ class Pages:
 
         async def serve(request: Request) -> Response:
             if root and os.path.exists(os.path.join(root, name)):
-                return FileResponse(os.path.join(root, name), headers={"Cache-Control": "no-cache"})
+                page = page_html(os.path.join(root, name))
+                return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
             return HTMLResponse(
                 "<!doctype html><title>Canfield Race</title><p>No web page is installed.", 404
             )

@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
 from canfield_server.room.hub import Hub
+from canfield_server.transport.page_head import page_html
 from canfield_server.transport.preview import HEIGHT, WIDTH, render_svg
 from canfield_server.transport.replay_words import PRODUCT, Summary, language, summarize
 
@@ -61,8 +62,7 @@ class ReplayShare:
         page = os.path.join(self.root, "replay.html") if self.root else ""
         if not page or not os.path.exists(page):
             raise HTTPException(404, "No web page is installed.")
-        with open(page, encoding="utf-8") as file:
-            html = file.read()
+        html = page_html(page)
         lang = self._lang(request)
         head = (
             preview_head(summarize(race, lang), self._base(request), replay_id)
