@@ -10,6 +10,7 @@ the 404 page and the replay page with its link preview (``share``).
 
 from __future__ import annotations
 
+import functools
 import os
 
 __all__ = ["TEMPLATE", "fill", "page_html"]
@@ -35,7 +36,14 @@ def read(path: str) -> str:
 
 
 def page_html(path: str) -> str:
-    """The page at ``path`` (a file of the web client's folder), its head filled in."""
+    """The page at ``path`` (a file of the web client's folder), its head filled in:
+    filled once per version of the two files, not on every request."""
     template = os.path.join(os.path.dirname(path), TEMPLATE)
+    template_at = os.stat(template).st_mtime_ns if os.path.exists(template) else None
+    return _filled(path, os.stat(path).st_mtime_ns, template, template_at)
+
+
+@functools.lru_cache(maxsize=64)
+def _filled(path: str, _page_at: int, template: str, template_at: int | None) -> str:
     page = read(path)
-    return fill(read(template), page) if os.path.exists(template) else page
+    return fill(read(template), page) if template_at is not None else page
