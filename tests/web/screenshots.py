@@ -26,6 +26,7 @@ from pages import (
     DESKTOP,
     PHONE,
     create_room,
+    give_up,
     join_by_link,
     launch,
     leaderboard_row,
@@ -92,8 +93,7 @@ def shoot(base_url: str, out: Path) -> list[Path]:
         host.mouse.move(box["x"] + 20, box["y"] + 10, steps=2)
         host.mouse.up()
         for page in (host, phone):
-            page.click("#give-up")
-            page.click("#give-up")
+            give_up(page)
         host.wait_for_selector("#view-results:not([hidden])")
         phone.wait_for_selector("#view-results:not([hidden])")
         host.click("#rp-forward")
@@ -137,13 +137,11 @@ def shoot_story(
     wait_board(guest)
     autoplay(host, "Ana", 30)
     autoplay(guest, "Marko", 18)
-    host.click("#give-up")
-    host.click("#give-up")
+    give_up(host)  # on a phone behind the More button
     host.wait_for_selector("#race-watch .finish-card:not([hidden])")
     save(host, f"done-{lang}-{size}")
     save(watcher, f"spectator-{lang}-{size}")
-    guest.click("#give-up")
-    guest.click("#give-up")
+    give_up(guest)
     for page in (host, watcher):
         page.wait_for_selector("#view-results:not([hidden]) #results-chart svg")
     save(host, f"results-{lang}-{size}")
