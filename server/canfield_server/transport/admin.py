@@ -4,8 +4,10 @@ Off - every path 404 - unless ``CANFIELD_ADMIN_TOKEN`` is set. The page
 itself holds no data: it asks for the token, keeps it in the tab's
 ``sessionStorage`` and calls the API, where every request must carry
 ``Authorization: Bearer <token>`` (compared in constant time; 401
-otherwise). Every request counts against its address's budget (429 past
-it), so a token cannot be guessed at speed. The token is never logged:
+otherwise). Every wrong token counts against its address's budget, and
+past it every request from there is refused (429, the right token too), so
+a token cannot be guessed at speed while an operator's own clicks and
+polls never run out. The token is never logged:
 an action's audit line names the operator by the first characters of the
 token's SHA-256 and their address.
 
@@ -44,8 +46,8 @@ __all__ = ["admin_routes"]
 
 log = logging.getLogger(__name__)
 
-#: requests one address may make to the console: a burst, then per second (the page
-#: polls every few seconds; a guesser gets two tries a second)
+#: wrong tokens one address may send: a burst, then per second (a guesser gets two
+#: tries a second; an operator's requests with the right token cost nothing)
 REQUESTS_BURST = 30
 REQUESTS_PER_S = 2.0
 #: the longest block and the longest notice, in seconds (a week)
@@ -116,9 +118,11 @@ class AdminConsole:
         """``handler`` behind the budget and the token; storage trouble is a 503."""
 
         async def endpoint(request: Request) -> Response:
-            if not self.budget.allow(self._address(request)):
+            address = self._address(request)
+            if not self.budget.ready(address):
                 return _refused(429, "too many requests; slow down")
             if not self._authorized(request):
+                self.budget.spend(address)
                 return _refused(401, "a valid operator token is required")
             try:
                 return await handler(request)
@@ -140,11 +144,6 @@ class AdminConsole:
         )
 
     # ------------------------------------------------------------ reading
-
-    async def page(self, request: Request) -> Response:
-        if not self.budget.allow(self._address(request)):
-            return _refused(429, "too many requests; slow down")
-        return await self.page_endpoint(request)
 
     async def overview(self, request: Request) -> Response:
         console = self.console
@@ -358,7 +357,7 @@ def admin_routes(
     )
     guarded = admin.guarded
     return [
-        Route("/admin", admin.page, methods=["GET"]),
+        Route("/admin", admin.page_endpoint, methods=["GET"]),
         Route("/admin/api/overview", guarded(admin.overview), methods=["GET"]),
         Route("/admin/api/figures", guarded(admin.figures), methods=["GET"]),
         Route("/admin/api/identities", guarded(admin.identities), methods=["GET"]),
