@@ -870,6 +870,8 @@ class HistoryEntry(msgspec.Struct, kw_only=True):
     date: str | None = None
     place: int
     players: int
+    #: another racer shared the place (added within version 1; false when absent)
+    tied: bool = False
     status: MemberStatus
     cards: int
     time_ms: int

@@ -120,7 +120,9 @@ def test_console_shows_the_server_and_acts(browser: Browser, console_server: Ser
     # closing the room (after a confirmation) sends its player home, told why
     room_row.get_by_role("button", name="Zatvori sobu").click()
     console.locator("#confirm-yes").click()
-    expect(player.get_by_text("Operater poslužitelja zatvorio je ovu sobu.")).to_be_visible()
+    expect(
+        player.get_by_text("Ova je soba zatvorena odlukom operatera poslužitelja.")
+    ).to_be_visible()
     expect(console.locator("#adm-rooms tbody")).to_contain_text("Nema soba.")
     expect(console.locator("#adm-queue-sum")).to_have_text("0 poslova čeka na svim procesima")
     if shots:

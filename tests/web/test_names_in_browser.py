@@ -45,7 +45,7 @@ def test_look_alike_name_known_deal_and_an_away_guest_in_croatian(
     guest.fill("#name", "Gost")
     guest.click("#join")
     guest.wait_for_selector("#view-lobby:not([hidden])")
-    expect(guest.locator("#known-deal")).to_have_text("Poznato dijeljenje: odabrao ga je domaćin")
+    expect(guest.locator("#known-deal")).to_have_text("Poznato dijeljenje: izbor domaćina")
 
     assert [f["code"] for f in frames if f["type"] == "error"] == ["bad-name", "bad-name"]
 

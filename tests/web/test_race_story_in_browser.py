@@ -315,7 +315,7 @@ def test_every_refusal_the_page_can_drive_is_worded_in_croatian(
     # not-ready (params.names): the host is asked, naming who
     ana.click("#start")
     expect(confirm_box(ana).locator("#confirm-text")).to_have_text(
-        "Nisu spremni: Bob. Ipak započeti?"
+        "Još se čeka: Bob. Ipak započeti?"
     )
     assert [f["params"] for f in frames["ana"] if f.get("code") == "not-ready"] == [
         {"names": ["Bob"]}

@@ -114,10 +114,12 @@ def test_race_again_is_one_tap_per_racer_and_no_ready_step(
     bob.click("#race-again")
     expect(bob.locator("#race-again")).to_be_disabled()
     expect(bob.locator("#race-again")).to_have_text("You're in")
-    expect(ana.locator("#again-wait")).to_have_text("Waiting for Ana and Cy to race again")
-    expect(cy.locator("#again-wait")).to_have_text("Čeka se: Ana i Cy")
+    expect(ana.locator("#again-wait")).to_have_text("Waiting for you and Cy to race again")
+    expect(cy.locator("#again-wait")).to_have_text("Čeka se na tebe i: Ana")
     cy.click("#race-again")
-    expect(ana.locator("#again-wait")).to_have_text("Waiting for Ana to race again")
+    expect(ana.locator("#again-wait")).to_have_text(
+        "Everyone else is in: waiting for you to race again"
+    )
     ana.click("#race-again")  # the last racer: the next race starts by itself
     for page in (ana, bob, cy):
         wait_board(page)

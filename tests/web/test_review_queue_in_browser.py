@@ -151,7 +151,7 @@ def test_under_review_on_the_pages_and_decided_in_the_console(
     for width, height in SIZES:
         for lang, under_review, aside in (
             ("en", "under review", "Not ranked"),
-            ("hr", "u provjeri", "Nisu rangirani"),
+            ("hr", "u provjeri", "Bez plasmana"),
         ):
             size = f"{width}x{height}-{lang}"
             # the replay the other racer opens says the result is under review

@@ -183,7 +183,7 @@ def test_the_spectator_screen_from_a_late_join_to_the_results(
                         feed_box,
                     )
                     assert feed_box["x"] >= chart["x"] + chart["width"], where
-        expect(vi.locator("#watch-feed h2")).to_have_text("Završili")
+        expect(vi.locator("#watch-feed h2")).to_have_text("Na cilju")
 
         # big screen: larger type, still one screen, remembered after a reload
         pick_language(vi, "en")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -280,6 +281,7 @@ class Identities:
             )
             await self.store.save_replay(replay_id, encode(body))
             entries = []
+            places = Counter(row.rank for row in finished.standings)
             for row in finished.standings:
                 token_hash = owners.get(row.id)
                 if token_hash is None:
@@ -292,6 +294,7 @@ class Identities:
                     room=code,
                     place=row.rank,
                     players=len(finished.standings),
+                    tied=places[row.rank] > 1,
                     status=row.status,
                     cards=row.on_foundations,
                     time_ms=row.time_ms,

@@ -16,6 +16,15 @@ const BEST_OF = [1, 3, 5, 7];
 /** Whole seconds from now (server ms) until `until` (server ms), never below 0. */
 export const secondsLeft = (until, now) => Math.max(0, Math.ceil((until - now) / 1000));
 
+/** What the lobby waits for, said plainly: once every racer is ready the host is
+ * told to start (the others, that the host starts it). */
+function waitText(room, isHost, players) {
+  const allReady = room.phase === "lobby" && players.length > 0 && players.every((m) => m.ready);
+  if (!isHost) return t(allReady && !room.public ? "wait_host_ready" : "wait_host");
+  if (!players.length) return t("need_player");
+  return allReady ? t("all_ready_start") : "";
+}
+
 export class Lobby {
   /** send(msg): to the server; flash(text): a short message; serverNow(): the server clock. */
   constructor(send, flash, serverNow) {
@@ -65,10 +74,7 @@ export class Lobby {
     const start = $("#start");
     start.hidden = !isHost;
     start.disabled = !players.length || room.phase !== "lobby";
-    let wait = "";
-    if (!isHost) wait = t("wait_host");
-    else if (!players.length) wait = t("need_player");
-    $("#lobby-wait").textContent = wait;
+    $("#lobby-wait").textContent = waitText(room, isHost, players);
     this.renderSettings(room.settings || {}, isHost);
     this.seriesSlot.replaceChildren(seriesEl(room, me.id) || "");
     // a typed-in deal is secret ("custom") until the end, but everyone should know it is not random

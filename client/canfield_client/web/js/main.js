@@ -249,11 +249,19 @@ subscribe(() => {
   showTitle();
 });
 
+/** A player's own clock stops at their finish: the time the leaderboard has
+ * for their last action once their race is done (null while it runs on). */
+function myFinishMs() {
+  if (state.me?.role !== "player") return null;
+  const row = state.leaderboard?.rows.find((r) => r.id === state.me?.id);
+  return row && DONE_STATUSES.has(row.status) && typeof row.time_ms === "number" ? row.time_ms : null;
+}
+
 /** The clocks: the race's time, the time left, the countdown (time passes without messages). */
 function tickClock() {
   if (state.view === "race" && state.startedAt) {
     const now = conn.serverNow();
-    $("#race-clock").textContent = clock(now - state.startedAt);
+    $("#race-clock").textContent = clock(myFinishMs() ?? now - state.startedAt);
     $("#left-stat").hidden = !state.endsAt;
     if (state.endsAt) $("#race-left").textContent = clock(state.endsAt - now);
   }

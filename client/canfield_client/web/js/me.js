@@ -149,7 +149,7 @@ function renderHistory(races) {
         h("td", { class: "c-when", text: when(race.at, getLang()) }),
         h("td", { class: "c-race", text: what }),
         h("td", { "data-label": t("draw_mode"), text: race.draw }),
-        h("td", { "data-label": t("me_place"), text: race.place ? placeText(race.place, race.players) : "-" }),
+        h("td", { "data-label": t("me_place"), text: race.place ? placeText(race.place, race.players, race.tied) : "-" }),
         h("td", { class: "c-status", text: t(`st_${race.status}`) }),
         h("td", { class: "c-cards", "data-label": t("cards"), text: race.cards }),
         h("td", { "data-label": t("time"), text: clock(race.time_ms) }),

@@ -183,7 +183,8 @@ export class RaceWatch {
     }
     const rows = state.leaderboard.rows;
     const won = row.status === "won" || Boolean(state.board?.won);
-    const final = rows.every((r) => DONE.has(r.status));
+    // a win's place never changes (later wins rank after it); any other waits for the rest
+    const final = won || rows.every((r) => DONE.has(r.status));
     const what = won
       ? t("finish_won")
       : t({ left: "finish_left", timed_out: "finish_timed_out", stopped: "finish_stopped" }[row.status] || "finish_gave_up");

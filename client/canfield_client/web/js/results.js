@@ -161,7 +161,7 @@ export class Results {
     button.textContent = t(mine?.ready ? "again_in" : "race_again");
     const waiting = members.filter((m) => m.role === "player" && !m.bot && m.connected && !m.ready);
     const asked = members.some((m) => m.role === "player" && !m.bot && m.ready);
-    $("#again-wait").textContent = !asked ? "" : waiting.length ? t("again_wait", { names: names(waiting) }) : t("again_all");
+    $("#again-wait").textContent = asked ? againText(waiting, this.me?.id) : "";
   }
 
   relabel() {
@@ -256,4 +256,11 @@ export class Results {
     const racer = this.reviews?.racers.find((r) => r.id === playerId) || null;
     this.reviewBar.show(racer, playerId === this.me?.id);
   }
+}
+
+/** Who the next race still waits for, the reader as "you" (never by their own name). */
+function againText(waiting, myId) {
+  const others = waiting.filter((m) => m.id !== myId);
+  if (others.length === waiting.length) return waiting.length ? t("again_wait", { names: names(waiting) }) : t("again_all");
+  return others.length ? t("again_wait_you", { names: names(others) }) : t("again_only_you");
 }

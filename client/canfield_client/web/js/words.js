@@ -24,8 +24,8 @@ export function ordinal(n) {
   return `${n}${suffix}`;
 }
 
-/** "2nd of 4" / "2. od 4". */
-export const placeText = (rank, of) => t("place_of", { place: ordinal(rank), n: of });
+/** "2nd of 4" / "2. od 4"; a shared place says so ("1st of 3 (tied)"). */
+export const placeText = (rank, of, tied = false) => t(tied ? "place_of_tied" : "place_of", { place: ordinal(rank), n: of });
 
 /** The card a move text picks up, read from the position before it (a player view). */
 export function movedCard(view, move) {

@@ -1,0 +1,152 @@
+"""Every moment says the right thing, in real browsers on a real server, in
+English and Croatian: who the next race waits for (the reader as "you", never by
+their own name), a lobby where everyone is ready tells the host to start, a
+win's place is final and its clock stops at the finish, a shared place in "My
+races" says it is shared, and Croatian that fits every player (no masculine
+past participles for a racer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from canfield import Game
+from canfield.solver import solve
+from canfield_bench.processes import ServerProcess
+from playwright.sync_api import Browser, Page, expect
+from websockets.sync.client import connect
+
+from tests.conftest import ServerFactory
+from tests.web.helpers import DEAL, start_race
+from tests.web.pages import (
+    WireRacer,
+    give_up,
+    pick_language,
+    room_of,
+    set_deal,
+    wait_board,
+)
+
+HR = {"locale": "hr-HR"}
+#: the solver wins this one in milliseconds
+WINNABLE_DEAL = "CF1-D3-AAADKOH"
+
+
+@pytest.fixture
+def line_server(server_factory: ServerFactory) -> ServerProcess:
+    """Races start after 0.3 s, and a line may go as fast as its acks come back."""
+    fast = {"CANFIELD_RATE_PER_S": "1000", "CANFIELD_RATE_BURST": "1000"}
+    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3", **fast})
+
+
+def win_from_another_tab(page: Page, ws_url: str, deal: str) -> None:
+    """The page's racer plays the solver's winning line from a second connection
+    to the same seat (its token): the page sees the win as the server tells it."""
+    room = page.url.rsplit("/", 1)[1]
+    seat = json.loads(page.evaluate(f"sessionStorage.getItem('cfr.seat.{room}')"))
+    line = solve(deal, 30).moves
+    assert line, "the solver wins this deal"
+    assert Game.replay(deal, line).on_foundations == 52
+    with connect(ws_url, open_timeout=10) as socket:
+        tab = WireRacer(socket)
+        tab.send(type="resume", room=room, token=seat["token"])
+        tab.seq = tab.next_of("joined").get("last_seq") or 0
+        for move in line:
+            tab.act(type="move", move=move)
+
+
+def test_race_again_says_you_and_a_ready_lobby_tells_the_host_to_start(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    ana, bo, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bo", {}), ("Cy", HR))
+    set_deal(ana, DEAL)
+    start_race(ana, [bo, cy])
+    give_up(cy)
+    # a racer who gave up reads it in words that fit anyone
+    expect(cy.locator(".finish-card .what b")).to_have_text("Predaja")
+    expect(cy.locator("#race-note")).to_have_text("Predaja. Gledaj kako drugi završavaju.")
+    for page in (ana, bo):
+        give_up(page)
+    for page in (ana, bo, cy):
+        page.wait_for_selector("#view-results:not([hidden])")
+    expect(cy.locator("#final-lb td.c-status").first).to_have_text("predaja")
+
+    ana.click("#race-again")
+    expect(ana.locator("#again-wait")).to_have_text("Waiting for Bo and Cy to race again")
+    expect(bo.locator("#again-wait")).to_have_text("Waiting for you and Cy to race again")
+    expect(cy.locator("#again-wait")).to_have_text("Čeka se na tebe i: Bo")
+    bo.click("#race-again")
+    expect(cy.locator("#again-wait")).to_have_text("Svi ostali su za: čeka se na tebe")
+    expect(bo.locator("#again-wait")).to_have_text("Waiting for Cy to race again")
+    pick_language(cy, "en")
+    expect(cy.locator("#again-wait")).to_have_text(
+        "Everyone else is in: waiting for you to race again"
+    )
+    pick_language(cy, "hr")
+
+    # the host takes the room back to the lobby instead: Ana and Bo asked, so they
+    # are ready; once Cy is too, the host is told to start, the others whom they wait for
+    ana.click("#rematch")
+    for page in (ana, bo, cy):
+        page.wait_for_selector("#view-lobby:not([hidden])")
+    expect(ana.locator("#lobby-wait")).to_have_text("")
+    expect(cy.locator("#players .ready-mark.on")).to_have_text(["✓ Čeka start", "✓ Čeka start"])
+    expect(cy.locator("#players .ready-mark:not(.on)")).to_have_text("Priprema se")
+    expect(cy.locator("#ready")).to_have_text("Mogu krenuti")
+    cy.click("#ready")
+    expect(ana.locator("#lobby-wait")).to_have_text("Everyone is ready: press Start.")
+    expect(bo.locator("#lobby-wait")).to_have_text(
+        "Everyone is ready: waiting for the host to start."
+    )
+    expect(cy.locator("#lobby-wait")).to_have_text("Sve je spremno: čeka se da domaćin započne.")
+    pick_language(ana, "hr")
+    expect(ana.locator("#lobby-wait")).to_have_text("Sve je spremno: pritisni Započni.")
+    ana.click("#start")
+    for page in (ana, bo, cy):
+        wait_board(page)
+
+
+def test_a_win_is_a_final_place_and_its_clock_stops_at_the_finish(
+    browser: Browser, line_server: ServerProcess
+) -> None:
+    ana, bo = room_of(browser, line_server.http_url, ("Ana", {}), ("Bo", {}))
+    set_deal(ana, WINNABLE_DEAL)
+    start_race(ana, [bo])
+    win_from_another_tab(ana, line_server.ws_url, WINNABLE_DEAL)
+
+    finish = ana.locator(".finish-card")
+    expect(finish).to_contain_text("You won!")
+    # Bo still races, but nothing he does can change a win's place
+    expect(finish.locator(".place .hint")).to_have_text("your place")
+    expect(finish).not_to_contain_text("so far")
+    detail = ana.locator("#moment .moment-detail")
+    expect(detail).to_have_text(re.compile(r"^1st of 2 \u00b7 \d+:\d\d$"))
+    won_at = detail.inner_text().rsplit(" ", 1)[1]
+    expect(ana.locator("#race-clock")).to_have_text(won_at)
+    # Bo's clock runs on past her finish; Ana's stays there while it does
+    minutes, seconds = map(int, won_at.split(":"))
+    later = minutes * 60 + seconds + 2
+    expect(bo.locator("#race-clock")).to_have_text(f"{later // 60}:{later % 60:02}")
+    expect(ana.locator("#race-clock")).to_have_text(won_at)
+    pick_language(ana, "hr")
+    expect(finish.locator(".what b")).to_have_text("Pobjeda!")
+    expect(finish.locator(".place .hint")).to_have_text("tvoje mjesto")
+
+
+def test_a_three_way_tie_reads_as_tied_in_my_races(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    ana, bo, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bo", {}), ("Cy", HR))
+    set_deal(ana, DEAL)
+    start_race(ana, [bo, cy])
+    for page in (ana, bo, cy):  # nobody moves: one card home each, a true tie
+        give_up(page)
+    for page in (ana, bo, cy):
+        page.wait_for_selector("#view-results:not([hidden])")
+    for page, place in ((ana, "1st of 3 (tied)"), (cy, "1. od 3 (dijeljeno)")):
+        page.goto(fast_server.http_url + "/me")
+        row = page.locator("#me-history tbody tr")
+        expect(row).to_have_count(1)
+        expect(row.locator("td").nth(3)).to_have_text(place)
