@@ -95,6 +95,7 @@ __all__ = [
     "Kicked",
     "BotFailed",
     "BotOffer",
+    "Searching",
     "LiveRace",
     "CLOSE_KICKED",
     "Identify",
@@ -696,6 +697,25 @@ class BotOffer(_Server, tag="bot_offer"):
     waited_s: float
 
 
+class Searching(_Server, tag="searching", kw_only=True):
+    """To a racer waiting alone in a public race, on arrival and each time the
+    bands widen: what their waiting screen says. Counts and the band only:
+    nobody's name, rating or room (added within version 1)."""
+
+    room: str
+    draw: int
+    #: racers waiting alone for a public race of this draw mode now, this one included
+    searching: int
+    #: rating points either side of their race's centre it takes racers now
+    #: (null: this server matches without ratings)
+    band: int | None = None
+    #: the widest the band gets (``band`` equal to it: it widens no more)
+    band_most: int | None = None
+    #: server ms the racer began waiting (their waiting clock counts from it)
+    queued_at: int
+    server_time: int
+
+
 class LiveRace(msgspec.Struct, kw_only=True):
     """One public race in progress, as ``GET /api/live`` lists it (no cards)."""
 
@@ -921,6 +941,7 @@ ServerMessage = (
     | Kicked
     | BotFailed
     | BotOffer
+    | Searching
     | IdentityMsg
     | DailyStarted
     | DailyFinished

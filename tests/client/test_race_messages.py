@@ -28,6 +28,8 @@ def known(view: RaceView) -> dict[str, Any]:
         "finished": view.finished.deal if view.finished is not None else None,
         "token": view.token,
         "kicked": view.kicked is not None,
+        "searching": view.search.searching if view.search is not None else None,
+        "bot": view.bot_offer is not None,
     }
 
 

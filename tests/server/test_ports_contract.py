@@ -49,6 +49,7 @@ from canfield_server.room.ports import (
     Stored,
     StoredRating,
     StoredRow,
+    Waiting,
     daily_result,
     race_of,
     room_result,
@@ -715,6 +716,33 @@ async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(worl
         assert await first.live(1) == ["BBBBBB"]
         await second.live_drop("BBBBBB")
         assert await first.live(10) == ["AAAAAA"]
+    finally:
+        await close(first, second)
+
+
+async def test_a_pool_counts_its_lone_racers_until_they_stop_or_go_quiet(world: World) -> None:
+    """What a waiting screen says: how many wait alone in the pool (each counted
+    until its ``until`` unless told again), and when the racer's race opened."""
+    first, second = world.queue(), world.queue()  # two processes
+    try:
+        band = Band(points=100, widen_points=100, widen_ms=5_000, most_points=1000)
+        look = RaceSearch("d3", 1000, 1_000, band, ttl_s=TTL_S, offer="AAAAAA")
+        assert await first.find_race(look) == "AAAAAA"
+        seen = await first.still_waiting("d3", "AAAAAA/a1", "AAAAAA", 1_000, 11_000)
+        assert seen == Waiting(racers=1, opened_ms=1_000)
+        # another racer, on the other process, in another race of the pool
+        seen = await second.still_waiting("d3", "BBBBBB/b1", "BBBBBB", 2_000, 12_000)
+        assert seen == Waiting(racers=2, opened_ms=None)  # BBBBBB is not in the pool
+        assert (await second.still_waiting("d1", "CCCCCC/c1", "CCCCCC", 2_000, 12_000)).racers == 1
+        # told again: still one seat each
+        assert (await first.still_waiting("d3", "AAAAAA/a1", "AAAAAA", 6_000, 16_000)).racers == 2
+        # a racer not told again past their ``until`` is no longer counted
+        assert (await first.still_waiting("d3", "AAAAAA/a1", "AAAAAA", 13_000, 23_000)).racers == 1
+        # one who stops (company came, left, moved) at once
+        await second.still_waiting("d3", "BBBBBB/b1", "BBBBBB", 14_000, 24_000)
+        await second.stopped_waiting("d3", ["BBBBBB/b1", "ZZZZZZ/none"])
+        await second.stopped_waiting("d3", [])
+        assert (await first.still_waiting("d3", "AAAAAA/a1", "AAAAAA", 15_000, 25_000)).racers == 1
     finally:
         await close(first, second)
 

@@ -29,6 +29,8 @@ IN_BROWSER = """async (sequences) => {
         waiting: s.me ? Boolean(s.me.waiting) : null,
         started_at: s.startedAt,
         ends_at: s.endsAt,
+        searching: s.search?.searching ?? null,
+        bot: Boolean(s.search?.offers.includes("bot")),
     });
     return sequences.map((sequence) => {
         let state = EMPTY;

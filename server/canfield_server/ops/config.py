@@ -69,8 +69,9 @@ class Settings:
     joins_per_ip_per_s: float = 0.5
     #: racers in one public race (``quick``), at most; one more opens the next race
     quick_max_racers: int = 8
-    #: a racer waiting alone this long in a public race is offered a bot race
-    quick_bot_offer_s: float = 20.0
+    #: a racer waiting alone this long in a public race is offered a bot race (at
+    #: once by default: the waiting screen offers it from the first second)
+    quick_bot_offer_s: float = 0.0
     #: rating bands (points of the shown scale, ``room.ratings``): a gathering public
     #: race takes racers this close to its first racer's rating, ``widen_points``
     #: more for every ``widen_s`` it waits, at most ``most_points``

@@ -182,7 +182,7 @@ class Hub:
             Create: self.seating.create,
             Join: self.seating.join,
             Resume: self._resume,
-            Leave: self.seating.leave,
+            Leave: self._leave,
             Kick: self.seating.kick,
             EndRace: self.lobby.end_race,
             SettingsMsg: self.lobby.settings,
@@ -250,6 +250,13 @@ class Hub:
         await self.seating.resume(peer, msg)
         if self.quick.queue is not None:
             await self.quick.resumed(peer)
+
+    async def _leave(self, peer: Peer, msg: Leave) -> None:
+        """Leaving; a racer who waited for a public race (Cancel) is no longer
+        counted on the others' waiting screens."""
+        waited = self.quick.searching_seat(peer)
+        await self.seating.leave(peer, msg)
+        await self.quick.left(waited)
 
     async def _race_again(self, peer: Peer, msg: RaceAgain) -> None:
         """After a public race, the next public race; in a room, the room's next race."""

@@ -13,7 +13,10 @@ waiting alone looks again each time the bands widen: once another race
 takes them, they move there (``joined``; their empty race leaves the
 pool), so two lone racers far apart meet without waiting for a third. A
 racer alone for ``quick_bot_offer_s`` is offered a bot race
-(``bot_offer``), never put into one. Public races have no host: the
+(``bot_offer``; at once by default), never put into one. A racer waiting
+alone is told what their waiting screen says (``searching``: how many wait
+in the pool, their race's band), on arrival and at each look again. Public
+races have no host: the
 server starts them, and nobody kicks, ends or changes them
 (``rules.check_public_host``).
 """
@@ -33,8 +36,10 @@ from canfield_protocol import (
     ProtocolError,
     Quick,
     RaceAgain,
+    Role,
     RoomState,
     Row,
+    Searching,
 )
 from canfield_protocol import ErrorCode as E
 
@@ -44,7 +49,7 @@ from canfield_server.room import frames, identifiers, public, rules
 from canfield_server.room.identity import Identities, Identity
 from canfield_server.room.leaderboard import ranked
 from canfield_server.room.lobby import Lobby
-from canfield_server.room.ports import Band, MatchQueue, Peer, RaceSearch, RoomSave
+from canfield_server.room.ports import Band, MatchQueue, Peer, RaceSearch, RoomSave, Waiting
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
@@ -55,6 +60,9 @@ log = logging.getLogger(__name__)
 
 #: races tried in turn (each refused as full or started) before ``quick`` gives up
 QUICK_ATTEMPTS = 6
+#: a lone racer is counted as searching until two looks again from now, and this
+#: much more (a racer whose process died stops counting by itself)
+WAIT_SLACK_MS = 1000
 
 
 #: an identity's rating to match by (token hash, draw mode -> points; a newcomer 1000)
@@ -71,6 +79,14 @@ class Ask(NamedTuple):
     rating: int
     name: str
     identity: Identity
+    #: server ms the racer began waiting (their waiting screen's clock); None: when
+    #: their race opened (a racer back on a new connection)
+    since_ms: int | None = None
+
+
+def _seat_of(code: str, member_id: str) -> str:
+    """A seat as the pool's count of waiting racers names it."""
+    return f"{code}/{member_id}"
 
 
 def _name_in(session: RoomSession, peer: Peer) -> str:
@@ -128,7 +144,8 @@ class QuickRaces:
         if peer.room is not None:
             raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
         rating = await self._rating(identity, msg.draw)
-        await self._find_seat(peer, Ask(pool_of(msg.draw), msg.draw, rating, msg.name, identity))
+        ask = Ask(pool_of(msg.draw), msg.draw, rating, msg.name, identity, self.clock.now_ms())
+        await self._find_seat(peer, ask)
 
     async def _find_seat(self, peer: Peer, ask: Ask, first: str | None = None) -> None:
         """A seat in ``first`` (a race found already), else in the closest race whose
@@ -217,12 +234,15 @@ class QuickRaces:
         )
         await self.seating.enter(peer, record, member_id, token, counted=True)
         state = record.state
-        racers = len(rules.players(state))
-        if state.phase == Phase.LOBBY and racers >= 2:
+        racers = rules.players(state)
+        if state.phase == Phase.LOBBY and len(racers) >= 2:
             # not awaited: the start may wait for a proven deal (``proven_deal_wait_s``),
             # and this racer's ``joined`` goes out when the handler returns
             self.rooms.spawn(self._start(code))
-        elif racers == 1:
+            # company came: whoever waited here searches no more
+            others = [_seat_of(code, m.id) for m in racers if m.id != member_id]
+            self.rooms.spawn(self._stop_waiting(ask.pool, others))
+        elif len(racers) == 1:
             self._wait_alone(peer, code, ask)
 
     async def resumed(self, peer: Peer) -> None:
@@ -237,15 +257,78 @@ class QuickRaces:
             return
         draw = session.state.settings.draw
         rating = await self._rating(identity, draw)
-        self._wait_alone(
-            peer, code, Ask(pool_of(draw), draw, rating, _name_in(session, peer), identity)
-        )
+        name = _name_in(session, peer)
+        self._wait_alone(peer, code, Ask(pool_of(draw), draw, rating, name, identity, None))
 
     def _wait_alone(self, peer: Peer, code: str, ask: Ask) -> None:
-        """Alone in ``code``: the bot offer after the wait, and a look again each time
-        the bands widen (both do nothing once the racer is not alone there)."""
+        """Alone in ``code``: the bot offer after the wait, the waiting screen's
+        words now, and a look again each time the bands widen (each does nothing
+        once the racer is not alone there)."""
         self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
+        self.rooms.spawn(self._tell_waiting(peer, code, ask))
         self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
+
+    async def _tell_waiting(self, peer: Peer, code: str, ask: Ask) -> Ask:
+        """What the lone racer's waiting screen says now (``searching``): how many
+        wait alone in the pool, they included, and how far their race's band
+        reaches; counts only. They count as waiting until two looks from now.
+        Returns ``ask`` with the time they began waiting known."""
+        member_id = peer.member_id or ""
+        if not self._alone(peer, code):
+            return ask
+        now = self.clock.now_ms()
+        until = now + round(2 * self.look_again_s * 1000) + WAIT_SLACK_MS
+        try:
+            seen = await self.queue.still_waiting(
+                ask.pool, _seat_of(code, member_id), code, now, until
+            )
+        except self.rooms.storage_errors as exc:
+            log.warning("public race %s: waiting not counted: %s", code, exc)
+            return ask
+        if ask.since_ms is None:
+            ask = ask._replace(since_ms=seen.opened_ms or now)
+        if not self._alone(peer, code):  # company came meanwhile
+            await self._stop_waiting(ask.pool, [_seat_of(code, member_id)])
+            return ask
+        peer.send(frames.text(self._searching(code, ask, seen, now)))
+        return ask
+
+    def _searching(self, code: str, ask: Ask, seen: Waiting, now: int) -> Searching:
+        # the band of the race they wait in (opened when they came, mostly); none
+        # when this server matches without ratings (everyone is alike)
+        rated = self.match_rating is not None and seen.opened_ms is not None
+        return Searching(
+            room=code,
+            draw=ask.draw,
+            searching=seen.racers,
+            band=self.band.width(now - (seen.opened_ms or now)) if rated else None,
+            band_most=self.band.most_points if rated else None,
+            queued_at=min(ask.since_ms or now, now),
+            server_time=now,
+        )
+
+    async def _stop_waiting(self, pool: str, seats: list[str]) -> None:
+        """``seats`` search no more (never raises: past two looks they stop counting anyway)."""
+        try:
+            await self.queue.stopped_waiting(pool, seats)
+        except self.rooms.storage_errors as exc:
+            log.warning("waiting racers not uncounted: %s", exc)
+
+    def searching_seat(self, peer: Peer) -> tuple[str, str] | None:
+        """The pool and seat of a racer who may be counted as waiting (a player in a
+        gathering public race), for ``stop_waiting`` once they leave."""
+        session = self.rooms.get(peer.room)
+        if session is None or not session.state.public or session.state.phase != Phase.LOBBY:
+            return None
+        if peer.member_id is None or peer.role != Role.PLAYER:
+            return None
+        return pool_of(session.state.settings.draw), _seat_of(session.code, peer.member_id)
+
+    async def left(self, seat: tuple[str, str] | None) -> None:
+        """A racer left their gathering public race (``searching_seat`` before): not
+        counted as waiting any more."""
+        if seat is not None:
+            await self._stop_waiting(seat[0], [seat[1]])
 
     def _alone(self, peer: Peer, code: str) -> bool:
         """The racer still waits alone in the race (its lobby) on this connection,
@@ -279,6 +362,7 @@ class QuickRaces:
                 return
             # dealt or full: it takes nobody more (and theirs is back in the next look)
             await queue.close_race(ask.pool, found)
+        ask = await self._tell_waiting(peer, code, ask)  # the band has widened
         self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
 
     async def _takes(self, code: str) -> bool:
@@ -319,6 +403,7 @@ class QuickRaces:
             raise
         peer.room = peer.member_id = peer.role = None
         session.hooks.unseated(session, member_id)  # as for any seat gone: counted out
+        await self._stop_waiting(ask.pool, [_seat_of(code, member_id)])
         event(log, "quick.moved", room=code, to=found, pool=ask.pool, rating=ask.rating)
         try:
             await self._find_seat(peer, ask, first=found)

@@ -30,6 +30,9 @@ key                             type    holds
 ``cf:quick:{POOL}:open``        zset    the public races a pool (``d3``, ``d1``: a draw mode)
                                         gathers into now: room code -> its first racer's rating
 ``cf:quick:{POOL}:since``       hash    room code -> ms it opened (its band widens with the wait)
+``cf:quick:{POOL}:waiting``     zset    ``CODE/MEMBER`` -> ms it stops counting unless told again:
+                                        the racers waiting alone in the pool (a count on their
+                                        waiting screens)
 ``cf:live``                     zset    public race code -> ms it started: races in progress
 ``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
@@ -61,6 +64,7 @@ __all__ = [
     "DUE",
     "quick_open",
     "quick_since",
+    "quick_waiting",
     "LIVE",
     "pool",
     "pool_lock",
@@ -152,6 +156,10 @@ def quick_open(pool: str) -> str:
 
 def quick_since(pool: str) -> str:
     return f"cf:quick:{{{pool}}}:since"
+
+
+def quick_waiting(pool: str) -> str:
+    return f"cf:quick:{{{pool}}}:waiting"
 
 
 LIVE = "cf:live"

@@ -7,14 +7,18 @@ players on any process meet in the same race and two close racers
 arriving together never open two. A race's band (how far from its
 rating it takes racers) widens with its wait (``room.ports.Band``). A
 race leaves its pool when a seat in it is refused (full, started). Races
-in progress are a sorted set by start time.
+in progress are a sorted set by start time. The racers waiting alone in a
+pool are a sorted set by when each stops counting (told again at every
+look), so their waiting screens can say how many search.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from redis.asyncio import Redis, RedisCluster
 
-from canfield_server.room.ports import RaceSearch
+from canfield_server.room.ports import RaceSearch, Waiting
 from canfield_server.storage import keys
 from canfield_server.storage.move_script import move_script
 
@@ -111,6 +115,24 @@ class RedisMatchQueue:
             pipe.pexpire(open_key, ttl_s * 1000)
             pipe.pexpire(since_key, ttl_s * 1000)
             await pipe.execute()
+
+    async def still_waiting(
+        self, pool: str, seat: str, code: str, now_ms: int, until_ms: int
+    ) -> Waiting:
+        waiting = keys.quick_waiting(pool)
+        async with self.redis.pipeline(transaction=True) as pipe:  # one slot: the pool's tag
+            pipe.zremrangebyscore(waiting, "-inf", now_ms)
+            pipe.zadd(waiting, {seat: until_ms})
+            # the key outlives every entry: others' ``until`` may be a little later than ours
+            pipe.pexpire(waiting, 2 * max(1, until_ms - now_ms))
+            pipe.zcard(waiting)
+            pipe.hget(keys.quick_since(pool), code)
+            *_, racers, opened = await pipe.execute()
+        return Waiting(int(racers), int(opened) if opened is not None else None)
+
+    async def stopped_waiting(self, pool: str, seats: Sequence[str]) -> None:
+        if seats:
+            await self.redis.zrem(keys.quick_waiting(pool), *seats)
 
     async def live_add(self, code: str, started_at: int) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:

@@ -6,7 +6,7 @@
 // (tests/client/test_race_messages.py, tests/web/test_race_state_in_browser.py).
 
 /** The fields a race fills; cleared when the page changes seat or the seat goes. */
-const NO_RACE = { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null, roomState: null };
+const NO_RACE = { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null, roomState: null, search: null };
 
 /** The page's state before any message: no seat, nothing on screen but home. */
 export const EMPTY = Object.freeze({ view: "home", room: null, me: null, ...NO_RACE });
@@ -20,6 +20,7 @@ function seated(me, room) {
 /** A `room` body: the room's phase decides what of the last race is kept. */
 function withRoom(state, room) {
   const next = { ...state, roomState: room, me: seated(state.me, room) };
+  if (room.phase !== "lobby") next.search = null; // the wait is over
   const before = state.roomState?.phase;
   if (room.phase === "lobby" && before !== "lobby") {
     Object.assign(next, NO_RACE, { roomState: room });
@@ -28,6 +29,15 @@ function withRoom(state, room) {
     if ("ends_at" in room) next.endsAt = room.ends_at;
   }
   return next;
+}
+
+/** What a public race's waiting screen shows (`searching`, `bot_offer`: said
+ * to a racer waiting alone in its lobby), merged: {room, draw, searching, band,
+ * bandMost, queuedAt, offers} (offers: "bot"; a place for others to come). */
+function searched(state, msg, fields) {
+  if (msg.room !== state.room || state.roomState?.phase !== "lobby") return state;
+  const before = state.search?.room === msg.room ? state.search : { room: msg.room, searching: null, offers: [] };
+  return { ...state, search: { ...before, draw: msg.draw, ...fields } };
 }
 
 /** The room's body with another phase (the server says so with its own message). */
@@ -39,14 +49,16 @@ export function applyServerMessage(state, msg) {
     case "joined": {
       // another seat (or room) than the one on screen: forget the old race
       const fresh = state.me?.id !== msg.player_id ? { ...state, ...NO_RACE } : state;
-      return withRoom({ ...fresh, room: msg.room, me: { id: msg.player_id, role: msg.role } }, msg.state);
+      // a waiting screen is told again after every `joined`
+      return withRoom({ ...fresh, room: msg.room, me: { id: msg.player_id, role: msg.role }, search: null }, msg.state);
     }
     case "room":
       return withRoom(state, msg);
     case "countdown": {
       const room = state.roomState;
       if (!room) return state;
-      return { ...state, roomState: { ...room, starts_at: msg.starts_at, phase: room.phase === "lobby" ? "countdown" : room.phase } };
+      const phase = room.phase === "lobby" ? "countdown" : room.phase;
+      return { ...state, search: null, roomState: { ...room, starts_at: msg.starts_at, phase } };
     }
     case "started":
       return {
@@ -55,6 +67,7 @@ export function applyServerMessage(state, msg) {
         startedAt: msg.started_at,
         endsAt: msg.ends_at ?? null,
         finished: null,
+        search: null,
         roomState: phased(state.roomState, "racing"),
       };
     case "board":
@@ -62,6 +75,17 @@ export function applyServerMessage(state, msg) {
       return { ...state, board: msg.board };
     case "leaderboard":
       return { ...state, leaderboard: msg };
+    case "searching":
+      return searched(state, msg, {
+        searching: msg.searching,
+        band: msg.band ?? null,
+        bandMost: msg.band_most ?? null,
+        queuedAt: msg.queued_at,
+      });
+    case "bot_offer": {
+      const offers = state.search?.room === msg.room ? state.search.offers : [];
+      return searched(state, msg, { offers: offers.includes("bot") ? offers : [...offers, "bot"] });
+    }
     case "finished":
       return { ...state, finished: msg, roomState: phased(state.roomState, "finished") };
     case "left":

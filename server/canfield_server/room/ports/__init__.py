@@ -30,6 +30,7 @@ from canfield_server.room.ports.matchmaking import (
     Band,
     MatchQueue,
     RaceSearch,
+    Waiting,
 )
 from canfield_server.room.ports.ratings import (
     LadderRow,
@@ -88,6 +89,7 @@ __all__ = [
     "Band",
     "MatchQueue",
     "RaceSearch",
+    "Waiting",
     "Proven",
     "SolverBusy",
     "SolverService",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import NamedTuple, Protocol
 
@@ -9,6 +10,7 @@ __all__ = [
     "Band",
     "RaceSearch",
     "MatchQueue",
+    "Waiting",
 ]
 
 
@@ -45,6 +47,16 @@ class RaceSearch:
     mine: str = ""
 
 
+class Waiting(NamedTuple):
+    """A lone racer's look at their pool (``MatchQueue.still_waiting``): what
+    their waiting screen says, counts only."""
+
+    #: racers waiting alone for a race in the pool now, this one included
+    racers: int
+    #: ms their race opened (its band widens from then); None: it is not in the pool
+    opened_ms: int | None
+
+
 class MatchQueue(Protocol):
     """Where public races gather, shared by every process (``room/quick.py``):
     the open races of each pool (a draw mode), each centred on its first
@@ -70,6 +82,19 @@ class MatchQueue(Protocol):
     async def reopen_race(self, pool: str, code: str, rating: int, now_ms: int, ttl_s: int) -> None:
         """``code`` gathers again, centred on ``rating`` (its racer found another race
         as someone joined theirs, and stays): back in the pool, waiting from now."""
+        ...
+
+    async def still_waiting(
+        self, pool: str, seat: str, code: str, now_ms: int, until_ms: int
+    ) -> Waiting:
+        """``seat`` waits alone in race ``code`` of ``pool``, counted as searching
+        until ``until_ms`` unless told again (so a process that dies stops counting
+        it); how many wait there now (past their ``until``: not counted), and when
+        ``code`` opened."""
+        ...
+
+    async def stopped_waiting(self, pool: str, seats: Sequence[str]) -> None:
+        """``seats`` wait no more (company came, they moved or left): not counted."""
         ...
 
     async def live_add(self, code: str, started_at: int) -> None: ...

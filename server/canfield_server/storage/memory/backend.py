@@ -116,6 +116,8 @@ class MemoryBackend:
         #: pool -> the public races it gathers into -> (rating, ms opened);
         #: public race -> ms it started
         self.quick: dict[str, dict[str, tuple[int, int]]] = {}
+        #: pool -> the racers waiting alone in it (``CODE/MEMBER``) -> ms they stop counting
+        self.quick_waiting: dict[str, dict[str, int]] = {}
         self.live: dict[str, int] = {}
 
     def publish(self, code: str, payload: bytes) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from canfield_server.room.ports import RaceSearch
+from collections.abc import Sequence
+
+from canfield_server.room.ports import RaceSearch, Waiting
 from canfield_server.storage.memory.backend import MemoryBackend
 
 __all__ = ["MemoryMatchQueue"]
@@ -44,6 +46,21 @@ class MemoryMatchQueue:
     async def reopen_race(self, pool: str, code: str, rating: int, now_ms: int, ttl_s: int) -> None:
         races = self.backend.quick.setdefault(pool, {})
         races[code] = (rating, races.get(code, (rating, now_ms))[1])
+
+    async def still_waiting(
+        self, pool: str, seat: str, code: str, now_ms: int, until_ms: int
+    ) -> Waiting:
+        waiting = self.backend.quick_waiting.setdefault(pool, {})
+        for gone in [s for s, until in waiting.items() if until <= now_ms]:
+            del waiting[gone]
+        waiting[seat] = until_ms
+        race = self.backend.quick.get(pool, {}).get(code)
+        return Waiting(len(waiting), race[1] if race is not None else None)
+
+    async def stopped_waiting(self, pool: str, seats: Sequence[str]) -> None:
+        waiting = self.backend.quick_waiting.get(pool, {})
+        for seat in seats:
+            waiting.pop(seat, None)
 
     async def live_add(self, code: str, started_at: int) -> None:
         self.backend.live[code] = started_at
