@@ -307,6 +307,13 @@ class WireRacer:
             self.send(type="join", room=room, name=name)
         return str(self.next_of("joined")["room"])
 
+    def race_now(self, name: str, draw: int = 3) -> str:
+        """ "Race now" as a page does it (a new identity first); the public race's code."""
+        self.send(type="identify")
+        self.next_of("identity")
+        self.send(type="quick", name=name, draw=draw)
+        return str(self.next_of("joined")["room"])
+
     def act(self, **msg: Any) -> dict[str, Any]:
         """One board action at the next seq (``type="move", move="S"``); its ack."""
         self.seq += 1

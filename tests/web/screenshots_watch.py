@@ -19,7 +19,7 @@ from pathlib import Path
 from canfield.solver import solve
 from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis
-from pages import WireRacer, launch, new_page, pick_language, screenshot_command, wire_race
+from pages import WireRacer, launch, new_page, screenshot_command, wire_race
 from playwright.sync_api import expect, sync_playwright
 
 #: the solver wins it in milliseconds: a line to 52 cards
@@ -68,7 +68,8 @@ def shoot(out: Path) -> list[Path]:
                 play(ana, line[2 * third :], 0.0)  # Ana wins
                 expect(page.locator("#watch-feed .feed-item")).to_have_count(2)
                 for lang in ("en", "hr"):
-                    pick_language(page, lang)
+                    page.goto(f"{server.http_url}/r/{room}?lang={lang}")  # TV mode off
+                    expect(page.locator("#view-race")).to_be_visible()
                     for big in (False, True):
                         page.set_viewport_size({"width": 1920, "height": 1080})  # has the toggle
                         toggle = page.locator("#big-screen")

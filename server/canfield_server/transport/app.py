@@ -64,6 +64,7 @@ from canfield_server.transport.figures_beat import FiguresBeat
 from canfield_server.transport.instance import InstanceHeader, instance_header
 from canfield_server.transport.ladder import Ladder
 from canfield_server.transport.process_beat import ProcessBeat
+from canfield_server.transport.qr import room_qr
 from canfield_server.transport.share import ReplayShare
 from canfield_server.transport.ws import WebSocketEndpoint
 
@@ -283,6 +284,7 @@ def create_app(
         Route("/healthz", api.healthz),
         Route("/api/live", api.live, methods=["GET"]),
         Route("/r/{code}", pages.share_link),
+        Route("/r/{code}/qr.svg", room_qr, methods=["GET"]),
         Route("/replay/{replay_id}", api.replay, methods=["GET"]),
         Route("/replay/{replay_id}/review", api.replay_review, methods=["GET"]),
         Route("/replays/{replay_id}.svg", share.image, methods=["GET"]),

@@ -22,7 +22,8 @@ import { Results } from "./results.js";
 import { flash, initShell, showBanner, showNotices } from "./shell.js";
 import { Sounds } from "./sound.js";
 import { dispatch, state, subscribe, update } from "./state.js";
-import { clearSeat, getName, getPref, getSeat, setPref, setSeat } from "./store.js";
+import { clearSeat, getName, getPref, getSeat, scopeSeats, setPref, setSeat } from "./store.js";
+import { TvMode, tvAsked } from "./tv.js";
 import { WatchScreen } from "./watchscreen.js";
 
 // what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
@@ -34,6 +35,9 @@ attachIdentity(conn); // `identify` goes first on every connection: races land i
 let outbox = null; // a create/join/resume waiting for the link
 let pending = null; // the create/join/resume waiting for `joined`
 let pendingSince = 0;
+// watching with no name typed (a TV, a live race's link): the name the page picked
+// and how many taken names it has tried
+let autoName = null;
 
 /** Ask to enter a room (one request at a time: a double click must not create two). */
 function request(msg) {
@@ -45,6 +49,11 @@ function request(msg) {
 
 /** The server refused a create/join/resume: back to the home page, saying why. */
 function refused(req, msg) {
+  if (req.type === "join" && autoName && msg.code === ERR.BAD_NAME && autoName.tries < AUTO_NAME_TRIES) {
+    autoName.tries += 1;
+    request({ ...req, name: `${autoName.base} ${autoName.tries + 1}` }); // "TV 2": that name is taken
+    return;
+  }
   if (req.type === "resume" && TRANSIENT_ERRORS.has(msg.code)) {
     setTimeout(() => request(req), 1000);
     return;
@@ -69,6 +78,15 @@ function refused(req, msg) {
 function errorText(msg, req = null) {
   if (msg.code === ERR.BAD_NAME && req?.name) return nameProblem(req.name);
   return wordError(msg, { offset: conn.offset }); // every code worded here; the server's English never
+}
+
+const AUTO_NAME_TRIES = 9;
+
+/** Watch `room` without asking for a name: this browser's name, or a name the
+ * page picks ("TV" for a TV), numbered when someone in the room has it. */
+function watchUnnamed(room, base) {
+  autoName = { base, tries: 0 };
+  request({ type: "join", room, name: base, role: "spectator" });
 }
 
 const NAME_MAX = 24;
@@ -126,7 +144,8 @@ const sounds = new Sounds();
 // the winner moment and the live race chart; every finish sounds
 new RaceWatch(conn, () => state, (row, mine) => sounds.play(mine ? "finish" : "rival"));
 new Lanes(conn, () => state); // every racer's progress, always in view
-new WatchScreen(conn); // a spectator's feed of finishes and the big-screen mode
+const tv = new TvMode(); // no site header, big type, the room's code and QR code in a corner
+new WatchScreen(conn, tv); // a spectator's feed of finishes and the TV mode's button
 const leaderboard = new Leaderboard(
   $("#race-lb"),
   () => (state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null),
@@ -182,7 +201,7 @@ const isHost = () => Boolean(state.me && state.roomState?.host_id === state.me.i
 
 function goHome(linkedRoom = null, error = "") {
   if (state.room || state.me) update({ room: null, me: null });
-  history.replaceState(null, "", linkedRoom ? `/r/${linkedRoom}` : "/");
+  history.replaceState(null, "", linkedRoom ? roomPath(linkedRoom) : "/");
   $("#room-tag").hidden = true;
   home.show(linkedRoom, error);
   showView("home");
@@ -246,6 +265,7 @@ function showTitle() {
 // what is on screen follows the state: every change through update() renders
 subscribe(() => {
   if (state.view === "race") renderRace();
+  tv.show(state.view, state.room);
   showTitle();
 });
 
@@ -256,6 +276,9 @@ function myFinishMs() {
   const row = state.leaderboard?.rows.find((r) => r.id === state.me?.id);
   return row && DONE_STATUSES.has(row.status) && typeof row.time_ms === "number" ? row.time_ms : null;
 }
+
+/** A room's own path, TV mode kept (a reload of a TV's page is a TV again). */
+const roomPath = (code) => `/r/${code}${tv.on ? "?tv=1" : ""}`;
 
 /** The clocks: the race's time, the time left, the countdown (time passes without messages). */
 function tickClock() {
@@ -367,12 +390,13 @@ conn.on("close", () => {
 
 conn.on("joined", (msg) => {
   pending = null;
+  autoName = null;
   document.body.classList.remove("room-closed");
   // another seat (or room) than the one on screen: the store forgets the old race
   const before = state.me?.id === msg.player_id ? state.roomState?.phase : undefined;
   dispatch(msg);
   setSeat(msg.room, { token: msg.token, player_id: msg.player_id });
-  history.replaceState(null, "", `/r/${msg.room}`);
+  history.replaceState(null, "", roomPath(msg.room));
   tagRoom(msg.room, msg.role);
   actions.resumed(msg.last_seq || 0);
   showRoom(msg.state, before);
@@ -530,15 +554,19 @@ function boot() {
   initShell(relabel);
   initSettings();
   const linked = linkedCode(location.pathname);
+  const asTv = Boolean(linked) && tvAsked() === true;
+  if (asTv) scopeSeats("tv"); // a TV's seat is its own: never the seat this browser races in
   if (linked && getSeat(linked)) {
     update({ room: linked }); // resumed as soon as the link is up
     $("#room-tag").textContent = linked;
     $("#room-tag").hidden = false;
   } else {
-    // a live race's link: watch it at once under the name this browser keeps
+    // a TV's link, a live race's link: watch it at once, no name asked (a TV is
+    // "TV"; a page from a live race's link takes the name this browser keeps)
     const watch = new URLSearchParams(location.search).has("watch");
     goHome(linked);
-    if (linked && watch && getName()) request({ type: "join", room: linked, name: getName(), role: "spectator" });
+    if (linked && asTv) watchUnnamed(linked, t("tv_name"));
+    else if (linked && watch) watchUnnamed(linked, getName() || t("watcher_name"));
   }
   conn.connect();
 }

@@ -43,7 +43,7 @@ export class PublicLobby {
     const isPublic = Boolean(room.public);
     const mine = room.members.find((m) => m.id === me?.id);
     this.me = mine || null;
-    $("#ready").hidden = isPublic;
+    if (isPublic) $("#ready").hidden = true; // the lobby shows it to players of a room
     if (!isPublic || room.phase !== "lobby" || room.members.length > 1) $("#bot-offer").hidden = true;
     const bot = this.botRace;
     if (!bot || isPublic || room.phase !== "lobby" || room.host_id !== me?.id) return;

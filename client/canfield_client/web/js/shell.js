@@ -3,13 +3,16 @@
 
 import { mountChrome } from "./chrome.js";
 import { $, h } from "./dom.js";
-import { applyStatic, browserLanguage, locale, onLangChange, setLang, t } from "./i18n.js";
+import { LANGUAGES, applyStatic, browserLanguage, locale, onLangChange, setLang, t } from "./i18n.js";
 import { getPref, setPref } from "./store.js";
 
-/** Write the header, pick the language (remembered for every page), fill the words. */
+/** Write the header, pick the language (remembered for every page; `?lang=hr` in
+ * the link picks it too, for a screen with no header to pick it in: a TV), fill the words. */
 export function initShell(relabel = () => {}) {
   mountChrome();
   document.body.classList.toggle("four-colour", Boolean(getPref("four_colour", false)));
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (LANGUAGES.includes(asked)) setPref("lang", asked);
   const lang = $("#pref-lang");
   lang.value = getPref("lang", browserLanguage());
   lang.addEventListener("change", () => {

@@ -30,18 +30,27 @@ export function getPref(key, fallback) {
 }
 export const setPref = (key, value) => write(localStorage, `pref.${key}`, value);
 
+// the seats this page keeps: "seat." (a person's), or a scope of their own (a TV
+// on the same browser watches in a seat of its own, never the one its owner races in)
+let seats = "seat.";
+
+/** Keep this page's seats apart under `scope` ("tv"). */
+export function scopeSeats(scope) {
+  seats = `seat.${scope}.`;
+}
+
 /** The seat in a room: {token, player_id}; the tab's own copy wins over the shared one. */
 export function getSeat(room) {
-  const key = `seat.${room}`;
+  const key = seats + room;
   return read(sessionStorage, key) || read(localStorage, key);
 }
 
 export function setSeat(room, seat) {
-  write(sessionStorage, `seat.${room}`, seat);
-  write(localStorage, `seat.${room}`, seat);
+  write(sessionStorage, seats + room, seat);
+  write(localStorage, seats + room, seat);
 }
 
 export function clearSeat(room) {
-  write(sessionStorage, `seat.${room}`, null);
-  write(localStorage, `seat.${room}`, null);
+  write(sessionStorage, seats + room, null);
+  write(localStorage, seats + room, null);
 }

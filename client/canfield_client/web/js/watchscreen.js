@@ -1,20 +1,18 @@
 // The spectator screen: what someone watching a race sees (a spectator, or a
 // late joiner waiting for the rematch). The race page's own parts - the lanes,
 // the live race chart, the standings - fill the screen (app.css lays them out);
-// this module adds the feed of finishes and the "big screen" mode, larger type
-// for a TV across a room (remembered; `?big=1` in the link turns it on, `?big=0`
-// off). Everything here comes from the leaderboard rows every page receives:
-// cards home per racer, never anyone's cards.
+// this module adds the feed of finishes and the "Big screen" button, which turns
+// TV mode on and off (tv.js). Everything here comes from the leaderboard rows
+// every page receives: cards home per racer, never anyone's cards.
 
 import { $, clock, h, setText, syncKeyed } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { finishText } from "./racewatch.js";
-import { getPref, setPref } from "./store.js";
 import { ordinal } from "./words.js";
 
 export class WatchScreen {
-  /** conn: the Connection (its messages are heard here too). */
-  constructor(conn) {
+  /** conn: the Connection (its messages are heard here too); tv: the page's TvMode. */
+  constructor(conn, tv) {
     this.rows = [];
     this.items = new Map(); // player id -> feed item
     this.seen = null; // ids already finished when the feed was first filled (old news)
@@ -26,10 +24,11 @@ export class WatchScreen {
       this.title, this.list, this.empty);
     $("#view-race .race-main").append(this.panel);
     this.toggle = h("button", { type: "button", id: "big-screen", class: "quiet", "aria-pressed": "false", text: t("watch_big") });
-    this.toggle.addEventListener("click", () => this.setBig(!this.big));
+    this.toggle.addEventListener("click", () => tv.set(!tv.on));
     $("#leave-race").before(this.toggle);
-    const asked = new URLSearchParams(location.search).get("big");
-    this.setBig(asked === null ? Boolean(getPref("big_screen", false)) : asked === "1");
+    const pressed = (on) => this.toggle.setAttribute("aria-pressed", String(on));
+    tv.onChange(pressed);
+    pressed(tv.on);
     conn.on("started", () => {
       this.seen = null;
       this.show([]);
@@ -41,14 +40,6 @@ export class WatchScreen {
       setText(this.toggle, t("watch_big"));
       this.show(this.rows);
     });
-  }
-
-  /** Big screen on or off, remembered for the next time. */
-  setBig(on) {
-    this.big = on;
-    setPref("big_screen", on);
-    document.body.classList.toggle("big-screen", on);
-    this.toggle.setAttribute("aria-pressed", String(on));
   }
 
   /** The feed: every finish and give-up so far, the latest first. */

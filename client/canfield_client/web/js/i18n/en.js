@@ -573,6 +573,12 @@ export default {
   watch_feed_empty: "Nobody has finished yet.",
   watch_feed_detail: "{time} \u00b7 {n} cards home",
   "watch_feed_detail:one": "{time} \u00b7 {n} card home",
+  // TV mode (tv.js): the room's code and QR code in a corner; the names a watcher with no name takes
+  tv_join: "Join the race",
+  tv_exit: "Exit TV mode",
+  tv_qr: "QR code of the link to room {code}",
+  tv_name: "TV",
+  watcher_name: "Guest",
   // the solver's review of each racer's line (review.js)
   rv_title: "Solver's review",
   rv_pending_start: "Reviewing...",

@@ -587,6 +587,12 @@ export default {
   watch_feed_detail: "{time} \u00b7 {n} karata na temeljima",
   "watch_feed_detail:one": "{time} \u00b7 {n} karta na temeljima",
   "watch_feed_detail:few": "{time} \u00b7 {n} karte na temeljima",
+  // TV mode (tv.js): the room's code and QR code in a corner; the names a watcher with no name takes
+  tv_join: "Pridruži se utrci",
+  tv_exit: "Izađi iz TV načina",
+  tv_qr: "QR kôd poveznice na sobu {code}",
+  tv_name: "TV",
+  watcher_name: "Gost",
   // the solver's review of each racer's line (review.js)
   rv_title: "Analiza rješavača",
   rv_pending_start: "Analiziram...",
