@@ -8,9 +8,14 @@ from another test file (``tests/test_architecture.py`` checks that).
 
 from __future__ import annotations
 
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+
 from canfield import Game, Move
 from playwright.sync_api import Page, expect
 
+from tests.server.helpers import rate_far
 from tests.web.pages import picked_card, wait_board
 
 DAY = "2031-03-14"
@@ -20,11 +25,21 @@ def daily_env(date: str) -> dict[str, str]:
     return {"CANFIELD_DAILY_DATE": date, "CANFIELD_DAILY_SECRET": "browser-test-secret"}
 
 
-def race_now(page: Page, base: str, name: str) -> None:
+def race_now(page: Page, base: str, name: str, draw: int = 3) -> None:
     page.goto(base + "/")
     page.fill("#name", name)
-    page.click("#quick-3")
+    page.click(f"#quick-{draw}")
     page.wait_for_url("**/r/*")
+
+
+def rated_far(page: Page, base: str, redis_url: str) -> None:
+    """This page's identity rated far above newcomers (matched at 1600 in Draw 3),
+    stored in the server's Redis."""
+    page.goto(base + "/")
+    page.wait_for_function("localStorage.getItem('cfr.identity')")
+    token = json.loads(page.evaluate("localStorage.getItem('cfr.identity')"))["token"]
+    with ThreadPoolExecutor(1) as aside:  # the page's event loop runs in this thread
+        aside.submit(asyncio.run, rate_far(redis_url, token)).result()
 
 
 #: two columns' cards go straight home by a tap: 3 cards on the foundations

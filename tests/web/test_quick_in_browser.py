@@ -7,17 +7,13 @@ race's change, as the ``finished`` rows carry them.
 
 from __future__ import annotations
 
-import asyncio
-import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect
 
 from tests.conftest import ServerFactory
-from tests.server.helpers import rate_far
-from tests.web.helpers import race_now
+from tests.web.helpers import race_now, rated_far
 from tests.web.pages import give_up, new_page, pick_language, race_button, record_frames, wait_board
 
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
@@ -31,8 +27,8 @@ def test_race_now_puts_two_pages_in_one_public_race_listed_live(
     ana, bob = new_page(browser), new_page(browser)
     frames = record_frames(ana)
     race_now(ana, base, "Ana")
-    expect(ana.locator("#view-lobby")).to_be_visible()
-    expect(ana.locator("#ready")).to_be_hidden()  # nobody hosts a public race
+    expect(ana.locator("#view-search")).to_be_visible()  # waiting, not a room's lobby
+    expect(ana.locator("#view-lobby")).to_be_hidden()  # nobody hosts a public race
     race_now(bob, base, "Bob")
     assert bob.url == ana.url  # the same race
     for page in (ana, bob):
@@ -107,11 +103,7 @@ def test_a_lone_racer_moved_into_another_race_sees_it_and_never_goes_home(
     server = server_factory(env=BANDS)
     base = server.http_url
     far, ana = new_page(browser), new_page(browser)
-    far.goto(base + "/")
-    far.wait_for_function("localStorage.getItem('cfr.identity')")
-    token = json.loads(far.evaluate("localStorage.getItem('cfr.identity')"))["token"]
-    with ThreadPoolExecutor(1) as aside:  # the page's event loop runs in this thread
-        aside.submit(asyncio.run, rate_far(server.redis_url, token)).result()
+    rated_far(far, base, server.redis_url)
     # Far is matched at 1600, a newcomer at 1000
     frames = {page: record_frames(page) for page in (far, ana)}
 

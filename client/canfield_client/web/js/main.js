@@ -11,7 +11,7 @@ import { attachIdentity } from "./identity.js";
 import { Home, linkedCode } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
 import { LiveRaces } from "./live.js";
-import { PublicLobby } from "./quick.js";
+import { WaitingScreen } from "./quick.js";
 import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
@@ -128,6 +128,7 @@ function focusView(name) {
   };
   const mains = {
     lobby: ["#start", "#ready", "#leave-lobby"],
+    search: [], // the screen itself: it says what is going on, and nothing is pressed by accident
     race: ["#board .stock", "#leave-race"],
     results: ["#race-again", "#rematch", "#leave-results"],
   }[name];
@@ -137,7 +138,13 @@ function focusView(name) {
 
 const home = new Home(request);
 const liveRaces = new LiveRaces();
-const publicLobby = new PublicLobby((msg) => conn.send(msg), request);
+const waiting = new WaitingScreen({
+  send: (msg) => conn.send(msg),
+  request,
+  read: () => state,
+  serverNow: () => conn.serverNow(),
+  cancel: () => leaveNow(),
+});
 const lobby = new Lobby((msg) => conn.send(msg), flash, () => conn.serverNow());
 const results = new Results((msg) => conn.send(msg), flash, () => state);
 const sounds = new Sounds();
@@ -247,10 +254,12 @@ function pageTitle() {
     parts.push(t("title_watching"));
   } else if (state.view === "lobby" && state.roomState?.phase === "countdown") {
     parts.push(t("title_starting"));
+  } else if (state.view === "search") {
+    parts.push(t("search_title"));
   } else if (state.view === "results") {
     parts.push(t("title_results"));
   }
-  if (state.room && ["lobby", "race", "results"].includes(state.view)) {
+  if (state.room && ["lobby", "search", "race", "results"].includes(state.view)) {
     parts.push(state.view === "lobby" ? t("title_room", { room: state.room }) : state.room);
   }
   parts.push(t("title"));
@@ -265,6 +274,7 @@ function showTitle() {
 // what is on screen follows the state: every change through update() renders
 subscribe(() => {
   if (state.view === "race") renderRace();
+  if (state.view === "search") waiting.render();
   tv.show(state.view, state.room);
   showTitle();
 });
@@ -282,6 +292,7 @@ const roomPath = (code) => `/r/${code}${tv.on ? "?tv=1" : ""}`;
 
 /** The clocks: the race's time, the time left, the countdown (time passes without messages). */
 function tickClock() {
+  if (state.view === "search") waiting.tick();
   if (state.view === "race" && state.startedAt) {
     const now = conn.serverNow();
     $("#race-clock").textContent = clock(myFinishMs() ?? now - state.startedAt);
@@ -327,6 +338,11 @@ function leave(e) {
   clearTimeout(leaveArmed);
   leaveArmed = null;
   button.textContent = t("leave");
+  leaveNow();
+}
+
+/** Leave the room now (Leave, or Cancel while waiting for a public race). */
+function leaveNow() {
   if (!conn.send({ type: "leave" }) && state.room) {
     // no link: forget the seat here; the server shows it away until the host removes it
     clearSeat(state.room);
@@ -343,7 +359,9 @@ raceKeys(() => state.view === "race", act, { h: askHint });
 function showRoom(room, before) {
   if (room.phase !== before) dismiss(); // a question asked in another phase no longer applies
   seatFromMembers(room);
-  if (room.phase === "lobby" || room.phase === "countdown") {
+  if (WaitingScreen.shows(room)) {
+    showView("search"); // renders it (the state's subscriber)
+  } else if (room.phase === "lobby" || room.phase === "countdown") {
     lobby.render(room, state.me);
     showView("lobby");
   } else if (room.phase === "racing") {
@@ -352,7 +370,7 @@ function showRoom(room, before) {
   } else if (room.phase === "finished" && state.finished) {
     showResults();
   }
-  publicLobby.room(room, state.me); // after the lobby's own render: a public race hides its controls
+  waiting.room(room, state.me); // a bot race asked for takes its next step
   tickClock();
 }
 
@@ -467,9 +485,10 @@ function seatGone(msg, text = "") {
 
 conn.on("left", (msg) => {
   seatGone(msg);
-  publicLobby.left();
+  waiting.left();
 });
-conn.on("bot_offer", (msg) => publicLobby.offer(msg, state.roomState));
+conn.on("searching", dispatch);
+conn.on("bot_offer", dispatch);
 conn.on("kicked", (msg) => {
   if (msg.closed) roomClosed(msg);
   else seatGone(msg, t(msg.by === "operator" ? "removed_by_operator" : "kicked"));

@@ -1,31 +1,84 @@
-// A public race's lobby on the page: the bot offer (a racer alone for a while
-// may race a bot instead: leave, a room of their own, a bot, start), and
-// the lobby's controls a public race has none of (nobody hosts it).
+// A public race before its start: the waiting screen ("Looking for racers",
+// the time waited, how many search in this draw mode, how far the rating band
+// reaches, Cancel) and what to do instead of waiting: a bot race, offered from
+// the first second (leave, a room of our own, a bot, start). Nobody hosts a
+// public race, so nothing here speaks of a host. What it shows comes from the
+// page's state (`searching`, `bot_offer` folded in by race-state.js).
 
-import { $ } from "./dom.js";
+import { $, clock, h, setText } from "./dom.js";
+import { getLang, t } from "./i18n.js";
 
-export class PublicLobby {
-  /** send(msg): to the server now; request(msg): a create/join waiting for `joined`. */
-  constructor(send, request) {
+/** The offers the screen can show, each with its element (more may come: a ghost race). */
+const OFFERS = { bot: "#bot-offer" };
+
+export class WaitingScreen {
+  /** send(msg): to the server now; request(msg): a create/join waiting for `joined`;
+   * read(): the page's state; serverNow(): the server's clock; cancel(): leave the race. */
+  constructor({ send, request, read, serverNow, cancel }) {
     this.send = send;
     this.request = request;
+    this.read = read;
+    this.serverNow = serverNow;
     this.botRace = null; // {name, draw, step}: the bot race asked for, step by step
     $("#race-bot").addEventListener("click", () => this.raceBot());
+    $("#cancel-search").addEventListener("click", () => cancel());
   }
 
-  /** The server's `bot_offer`: shown while we wait alone in that race. */
-  offer(msg, room) {
-    if (room?.room === msg.room && room.phase === "lobby") {
-      this.offered = { room: msg.room, draw: msg.draw };
-      $("#bot-offer").hidden = false;
+  /** Whether a room is shown here rather than in the lobby: a public race not yet dealt. */
+  static shows(room) {
+    return Boolean(room?.public) && (room.phase === "lobby" || room.phase === "countdown");
+  }
+
+  /** Everything on the screen, from the state. */
+  render() {
+    const { roomState: room, me, search } = this.read();
+    if (!room) return;
+    const players = room.members.filter((m) => m.role === "player");
+    const found = players.length > 1;
+    const draw = search?.draw ?? room.settings?.draw ?? 3;
+    setText($("#search-title"), t(found ? "search_found" : "search_title"));
+    setText($("#search-mode"), t(draw === 1 ? "daily_tab1" : "daily_tab3"));
+    const known = !found && search && typeof search.searching === "number";
+    setText($("#search-count"), known ? this.countText(search.searching) : found ? t("search_starting") : "");
+    setText($("#search-band"), known ? this.bandText(search) : "");
+    const list = $("#search-found");
+    list.hidden = !found;
+    if (found) {
+      list.replaceChildren(
+        ...players.map((m) =>
+          h("li", {}, h("span", { class: "who", text: m.name }), m.id === me?.id ? h("span", { class: "badge you", text: t("you") }) : null),
+        ),
+      );
     }
+    const offers = !found && me?.role === "player" && search?.room === room.room ? search.offers : [];
+    for (const [offer, selector] of Object.entries(OFFERS)) $(selector).hidden = !offers.includes(offer);
+    this.tick();
   }
 
+  /** The time waited, from when the server says the wait began. */
+  tick() {
+    const { search, roomState: room } = this.read();
+    const el = $("#search-clock");
+    el.parentElement.hidden = !search?.queuedAt || room?.members.filter((m) => m.role === "player").length > 1;
+    if (search?.queuedAt) setText(el, clock(this.serverNow() - search.queuedAt));
+  }
+
+  countText(n) {
+    return n > 1 ? t("search_count", { n }) : t("search_alone");
+  }
+
+  bandText(search) {
+    if (search.band == null) return t("search_band_any");
+    const points = Number(search.band).toLocaleString(getLang());
+    return t(search.band >= search.bandMost ? "search_band_most" : "search_band", { points });
+  }
+
+  /** "Race a bot": leave this race, then a room of our own with a bot, started. */
   raceBot() {
-    const room = this.offered;
-    const me = room && this.me;
-    if (!me) return;
-    this.botRace = { name: me.name, draw: room.draw, step: "leave" };
+    const { search, roomState: room, me } = this.read();
+    const mine = room?.members.find((m) => m.id === me?.id);
+    if (!mine || !search?.offers.includes("bot")) return;
+    this.botRace = { name: mine.name, draw: search.draw, step: "leave" };
     $("#bot-offer").hidden = true;
     this.send({ type: "leave" });
   }
@@ -38,15 +91,10 @@ export class PublicLobby {
     return true;
   }
 
-  /** Every room message: the lobby's public look, and the bot race's next step. */
+  /** Every room message: the bot race's next step in the room of our own. */
   room(room, me) {
-    const isPublic = Boolean(room.public);
-    const mine = room.members.find((m) => m.id === me?.id);
-    this.me = mine || null;
-    if (isPublic) $("#ready").hidden = true; // the lobby shows it to players of a room
-    if (!isPublic || room.phase !== "lobby" || room.members.length > 1) $("#bot-offer").hidden = true;
     const bot = this.botRace;
-    if (!bot || isPublic || room.phase !== "lobby" || room.host_id !== me?.id) return;
+    if (!bot || room.public || room.phase !== "lobby" || room.host_id !== me?.id) return;
     if (bot.step === "create") {
       bot.step = "bot";
       this.send({ type: "add_bot" });
