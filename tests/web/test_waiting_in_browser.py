@@ -35,6 +35,14 @@ APART = {
 HOST = {"en": "host", "hr": "domaćin"}
 
 
+#: records every screen the page shows from now on (``window.viewsSeen``)
+VIEWS_SEEN = """() => {
+    window.viewsSeen = [];
+    new MutationObserver(() => window.viewsSeen.push(document.body.dataset.view))
+        .observe(document.body, { attributes: true, attributeFilter: ["data-view"] });
+}"""
+
+
 def seconds(text: str) -> int:
     minutes, secs = text.split(":")
     return int(minutes) * 60 + int(secs)
@@ -170,9 +178,12 @@ def test_no_host_in_a_public_race_nor_in_the_next_one(
     no_host_words(ana)
     shoot(ana, "results")
 
-    # Race again: the waiting screen of the next public race, still no host
+    # Race again: the waiting screen of the next public race, still no host, and
+    # the home page never shown on the way
+    ana.evaluate(VIEWS_SEEN)
     ana.click("#race-again")
     expect(ana.locator("#view-search")).to_be_visible()
+    assert ana.evaluate("window.viewsSeen") == ["search"]
     expect(ana.locator("#search-title")).to_have_text("Looking for racers")
     no_host_words(ana)
     bob.click("#race-again")

@@ -49,6 +49,10 @@ function request(msg) {
 
 /** The server refused a create/join/resume: back to the home page, saying why. */
 function refused(req, msg) {
+  if (req.type === "race_again" && state.room) {
+    flash(errorText(msg)); // refused before leaving this race (too many asked): the results stay
+    return;
+  }
   if (req.type === "join" && autoName && msg.code === ERR.BAD_NAME && autoName.tries < AUTO_NAME_TRIES) {
     autoName.tries += 1;
     request({ ...req, name: `${autoName.base} ${autoName.tries + 1}` }); // "TV 2": that name is taken
@@ -483,7 +487,22 @@ function seatGone(msg, text = "") {
   goHome(null, text);
 }
 
+// Race again after a public race: the server answers `left` (this race), then
+// `joined` (the next one); the results stay on screen until then, never home between
+$("#race-again").addEventListener("click", () => {
+  if (!state.roomState?.public || state.roomState.phase !== "finished") return;
+  pending = { type: "race_again" };
+  pendingSince = Date.now();
+});
+
 conn.on("left", (msg) => {
+  if (pending?.type === "race_again") {
+    clearSeat(msg.room);
+    dispatch(msg); // the race and the seat forgotten; `joined` shows the next race
+    actions.reset(0);
+    leaderboard.clear();
+    return;
+  }
   seatGone(msg);
   waiting.left();
 });
