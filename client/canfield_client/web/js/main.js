@@ -1,5 +1,6 @@
-// Wires the page together: the connection, the views (home, lobby, race,
-// results) and the server's messages. Each view lives in its own module.
+// Wires the page together: the connection, the views (home, lobby, a public
+// race's waiting screen, race, results) and the server's messages. Each view
+// lives in its own module.
 
 import { dismissable, fold, offlineBanner } from "./chrome.js";
 import { $, clock, confirmTwice, h } from "./dom.js";
