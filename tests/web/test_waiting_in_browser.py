@@ -18,7 +18,14 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
 from tests.web.helpers import race_now, rated_far
-from tests.web.pages import give_up, new_page, pick_language, record_frames, wait_board
+from tests.web.pages import (
+    give_up,
+    low_contrast,
+    new_page,
+    pick_language,
+    record_frames,
+    wait_board,
+)
 
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
 SHOTS = Path("/tmp/shots-waiting")
@@ -104,6 +111,7 @@ def test_waiting_alone_ticks_says_the_band_offers_a_bot_and_cancels_home(
     assert offered < kinds.index(("searching", 200)), kinds
 
     no_host_words(ana)
+    assert low_contrast(ana) == []
     pick_language(ana, "hr")
     expect(ana.locator("#search-title")).to_have_text("Traže se natjecatelji")
     expect(band).to_contain_text("bodova od tvojeg rejtinga")
