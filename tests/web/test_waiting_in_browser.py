@@ -119,6 +119,14 @@ def test_waiting_alone_ticks_says_the_band_offers_a_bot_and_cancels_home(
     pick_language(ana, "en")
     shoot(ana, "alone")
 
+    # a reload: the same wait goes on, its clock kept, the bot still offered
+    waited = seconds(clock.inner_text())
+    ana.reload()
+    expect(view).to_be_visible()
+    expect(ana.locator("#bot-offer")).to_be_visible()
+    expect(ana.locator(".search-clock")).to_be_visible()  # once the server has said when
+    assert seconds(clock.inner_text()) >= waited
+
     # Cancel: out of the queue, back home
     ana.click("#cancel-search")
     expect(ana.locator("#view-home")).to_be_visible()
