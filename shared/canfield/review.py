@@ -108,9 +108,18 @@ class Verdict:
     #: the slip's move in the notation's own form (``w-3`` is ``W-3``), for the reader
     slip_move: str | None = None
     moves: int = 0
+    #: what the slip gave up (``canfield.lesson.Why.to_dict``), once taught
+    why: dict[str, str | None] | None = None
+    #: once taught: the length of the solver's first line (``continuation`` is
+    #: then the short one), and whether no shorter line exists (proven)
+    line_first: int | None = None
+    shortest: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "why": self.why,
+            "line_first": self.line_first,
+            "shortest": self.shortest,
             "winnable_at_start": self.winnable_at_start,
             "slip": self.slip,
             "slip_move": self.slip_move,
@@ -198,6 +207,12 @@ class LineReview:
         if self._verdict is None:
             raise RuntimeError("the review has questions left")
         return self._verdict
+
+    def before_slip(self) -> Question | None:
+        """The position just before the slip (once done with one), else None."""
+        if self._verdict is None or self._verdict.slip is None or self._low is None:
+            return None
+        return Question(self.code, tuple(text for _, text in self.stood[: self._low]))
 
     def question(self) -> Question:
         """The next position to decide (only while not ``done``)."""

@@ -8,7 +8,8 @@ and, per line, the processor time (the review's replays included) and
 solver calls. ``compare`` reviews each line twice more: with ``solve``
 searching take-backs from the start (honest, slower to find wins), and
 with ``solve`` leaving them out (not honest: to show where it would be
-wrong); docs/solver.md, "Reviewing a line".
+wrong); docs/solver.md, "Reviewing a line". ``teach_s`` teaches each slip
+found (``canfield.lesson``): the winning line's length before and after.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from canfield import DealCode, Game
 from canfield.dealcode import SEED_SPACE
+from canfield.lesson import taught
 from canfield.review import Verdict, decide, review_line
 from canfield.solver import WINNABLE, SolveResult, solve
 
@@ -115,23 +118,48 @@ def _review(
     return verdict, time.process_time() - start
 
 
-def measure(count: int, seed: int, timeout: float, compare: bool = False) -> dict[str, Any]:
+def _lessons(lessons: list[Verdict]) -> dict[str, Any]:
+    """The taught slips' lines, before and after, and the lessons' processor time."""
+    first = [float(v.line_first or 0) for v in lessons]
+    short = [float(len(v.continuation or [])) for v in lessons]
+    seconds = [v.seconds for v in lessons]
+    return {
+        "slips": len(lessons),
+        "line_first_median": percentile(first, 50),
+        "line_median": percentile(short, 50),
+        "shortest": sum(bool(v.shortest) for v in lessons),
+        "lesson_s_median": round(percentile(seconds, 50) or 0.0, 3),
+        "lines": [[v.line_first, len(v.continuation or []), v.shortest] for v in lessons],
+        "why": [v.why["kind"] if v.why else None for v in lessons],
+    }
+
+
+def measure(
+    count: int, seed: int, timeout: float, compare: bool = False, teach_s: float | None = None
+) -> dict[str, Any]:
     """Review ``count`` random lines (each question at most ``timeout``
     processor seconds); the figures, and with ``compare`` those of the other
     solvers of ``SOLVERS`` on the same lines, with the lines where a decided
-    review of theirs claims other than a decided review of ours."""
+    review of theirs claims other than a decided review of ours. With
+    ``teach_s``, each slip the review finds is taught in at most that long
+    (``canfield.lesson``): its line's length before and after, and the time."""
     rng = random.Random(seed)
     started = time.perf_counter()
     solvers = list(SOLVERS.items()) if compare else list(SOLVERS.items())[:1]
     reviews: list[list[tuple[Verdict, float]]] = [[] for _ in solvers]
     differ: list[list[dict[str, Any]]] = [[] for _ in solvers]
     moves: list[float] = []
+    lessons: list[Verdict] = []
     for done in range(1, count + 1):
         code = winnable_code(rng)
         line = random_line(code, rng)
         moves.append(float(len(line)))
         for index, (_, solver) in enumerate(solvers):
             reviews[index].append(_review(code, line, timeout, solver))
+            if index == 0 and teach_s is not None and reviews[0][-1][0].slip is not None:
+                # the lesson's own processor time only (the review's is its own)
+                verdict = replace(reviews[0][-1][0], seconds=0.0)
+                lessons.append(taught(code, line, verdict, teach_s))
             ours, theirs = reviews[0][-1][0], reviews[index][-1][0]
             if ours.decided and theirs.decided and _claim(ours) != _claim(theirs):
                 differ[index].append(
@@ -145,6 +173,8 @@ def measure(count: int, seed: int, timeout: float, compare: bool = False) -> dic
         "moves_median": percentile(moves, 50),
         **_figures(reviews[0]),
     }
+    if teach_s is not None:
+        figures["taught"] = {"teach_s": teach_s, **_lessons(lessons)}
     if compare:
         figures["compared"] = {
             name: {**_figures(reviews[index]), "differ": differ[index]}
@@ -172,6 +202,15 @@ def format_figures(figures: dict[str, Any]) -> str:
         lines.append(
             f"  lines both decided where it claims other than the review: {len(other['differ'])}"
             + "".join(f"\n    {case}" for case in other["differ"])
+        )
+    if "taught" in figures:
+        lesson = figures["taught"]
+        lines.append(
+            f"taught slips: {lesson['slips']} at {lesson['teach_s']:g} s each; line length "
+            f"median {lesson['line_first_median']:g} before, {lesson['line_median']:g} after "
+            f"({lesson['shortest']} proven shortest); lesson processor s median "
+            f"{lesson['lesson_s_median']:.3f}\n  before -> after: "
+            + ", ".join(f"{a} -> {b}" for a, b, _ in lesson["lines"])
         )
     lines.append(
         f"({figures['lines']} lines on random winnable Draw 3 deals, seed {figures['seed']}, "

@@ -28,6 +28,7 @@ __all__ = [
     "RoomReplay",
     "DailyReplay",
     "LineVerdict",
+    "SlipWhy",
     "RacerReview",
     "ReplayReview",
     "ReviewState",
@@ -837,6 +838,22 @@ class DailyReplay(msgspec.Struct, kw_only=True, tag_field="kind", tag="daily"):
     final_board: dict[str, Any]
 
 
+class SlipWhy(msgspec.Struct, kw_only=True):
+    """What the move that lost the win gave up, in cards (``canfield.lesson.Why``):
+    the page puts it into words."""
+
+    kind: Literal["buried", "covered", "taken", "used", "filled", "early", "instead"]
+    #: the card the winning line needed (a card text such as ``5H``)
+    card: str
+    #: the card the slip moved (None for a draw)
+    moved: str | None = None
+    #: the card the line built on ``card`` next
+    need: str | None = None
+    #: where the line sent ``card``: ``foundation``, ``column`` (an empty one),
+    #: or a card text (onto that card)
+    to: str | None = None
+
+
 class LineVerdict(msgspec.Struct, kw_only=True):
     """The solver's review of one racer's line (``canfield.review.Verdict``):
     ``slip`` indexes the racer's actions (undos included), ``continuation``
@@ -854,6 +871,14 @@ class LineVerdict(msgspec.Struct, kw_only=True):
     moves: int
     solver_calls: int
     seconds: float
+    #: with a slip, once taught (``canfield.lesson``): what the slip gave up,
+    #: the length of the solver's first line (``continuation`` is then a short
+    #: one), and whether no shorter line exists (false: the search's bound came
+    #: first, so a shorter one may); all null in a verdict kept before, or when
+    #: the teaching job did not get its turn
+    why: SlipWhy | None = None
+    line_first: int | None = None
+    shortest: bool | None = None
 
 
 class RacerReview(msgspec.Struct, kw_only=True):

@@ -52,6 +52,24 @@ def test_json_names_the_slip_and_a_continuation_that_wins() -> None:
     assert data["solver_calls"] >= 3 and data["seconds"] >= 0
 
 
+def test_teach_makes_the_line_short_and_says_what_the_slip_covered() -> None:
+    done = analyse(DEAL, *LOSING, "--json", "--timeout", "5", "--teach", "1")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["why"] == {
+        "kind": "covered", "card": "3C", "moved": "2D", "need": None, "to": "foundation"
+    }  # fmt: skip
+    assert len(data["continuation"]) <= data["line_first"]
+    assert data["shortest"] in (True, False)
+    assert_slip_holds(LOSING, data["slip"], data["continuation"])
+    words = analyse(DEAL, *LOSING, "--teach", "1")
+    assert words.returncode == 0, words.stderr
+    assert "lost the win (covered: card 3C, moved 2D, to foundation);" in words.stdout
+    assert f"the solver's first line {data['line_first']}" in words.stdout
+    bad = analyse(DEAL, *LOSING, "--teach", "0")
+    assert bad.returncode == 2 and "--teach must be a positive number" in bad.stderr
+
+
 def test_plain_words_for_a_slip_read_from_standard_input() -> None:
     done = analyse(DEAL, stdin=" ".join(LOSING[:7]) + "\n" + ", ".join(LOSING[7:]) + "\n")
     assert done.returncode == 0, done.stderr

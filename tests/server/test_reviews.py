@@ -160,6 +160,11 @@ async def test_a_race_is_reviewed_only_once_over_for_everyone_then_once_for_all(
     assert verdict.winnable_at_start is True and verdict.winnable_at_end is False
     assert verdict.slip == LOSING_SLIP + 2 and verdict.slip_move == "S"  # the undo counts
     assert_true_slip(line, verdict.slip, verdict.continuation)
+    # taught in one more job: a line no longer than the solver's first, and why
+    assert first.reviews.lessons == 1 and verdict.why is not None
+    assert verdict.why.kind in {"buried", "covered", "taken", "used", "filled", "early", "instead"}
+    assert verdict.line_first is not None and len(verdict.continuation) <= verdict.line_first
+    assert verdict.shortest is not None
     calls = first.reviews.solver_calls
     assert calls == verdict.solver_calls
 

@@ -133,6 +133,11 @@ class Settings:
     #: ... and how many times; then the review is dropped (the next request for it
     #: starts it again)
     review_tries: int = 10
+    #: a reviewed slip's lesson (``canfield.lesson``: a short winning line from
+    #: before the slip, and what the slip gave up): one more job of at most this
+    #: long (processor time), in the same turns; past its bound the line found
+    #: so far is shown, "a shorter one may exist"
+    review_line_s: float = 2.0
     #: lines one process reviews at once; past it a request is told "pending" and
     #: its review starts on a later request
     review_max_lines: int = 64

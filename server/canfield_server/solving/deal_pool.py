@@ -35,7 +35,8 @@ from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from canfield import DealCode, Game
-from canfield.review import decide
+from canfield.lesson import teach
+from canfield.review import Question, Verdict, decide
 from canfield.solver import WINNABLE, SolveResult, hint, solve
 from canfield_protocol import ErrorCode, ProtocolError
 from redis.exceptions import RedisError
@@ -118,6 +119,11 @@ def _decide(code: str, moves: Sequence[str], timeout_s: float) -> SolveResult:
     """One review question: can the position the moves lead to still be won?
     (A win is looked for without take-backs first; a loss is proven with them.)"""
     return decide(Game.replay(code, moves), timeout_s)
+
+
+def _teach(verdict: Verdict, before: Question, timeout_s: float) -> Verdict:
+    """A reviewed slip taught: a short winning line, and what the slip gave up."""
+    return teach(verdict, before, timeout_s)
 
 
 def _hint(position: dict[str, Any], timeout_s: float) -> str | None:
@@ -299,6 +305,15 @@ class DealPool:
         not come within ``wait_s``, ``TimeoutError`` past the job's own limit."""
         return await self._work(
             owner, _decide, code, tuple(moves), timeout_s, timeout_s=timeout_s, wait_s=wait_s
+        )
+
+    async def teach(
+        self, owner: str, verdict: Verdict, before: Question, timeout_s: float, wait_s: float
+    ) -> Verdict:
+        """``verdict`` taught (``canfield.lesson.teach``), one bounded job in
+        ``owner``'s turn: ``Busy`` and ``TimeoutError`` as ``decide``."""
+        return await self._work(
+            owner, _teach, verdict, before, timeout_s, timeout_s=timeout_s, wait_s=wait_s
         )
 
     # ------------------------------------------------------------ par

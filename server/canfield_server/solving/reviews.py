@@ -15,6 +15,11 @@ expense. A question whose turn does not come in time asks again, at most
 ``review_tries`` times; then the review is dropped, and the next request
 starts it again.
 
+A review that finds a slip asks one more job the same way: its lesson
+(``canfield.lesson.teach``: a short winning line from before the slip,
+within ``review_line_s``, and what the slip gave up, in cards the page
+puts into words). When that turn does not come the slip stands untaught.
+
 The work starts with the first request for it (the results page asks as
 soon as it shows), so a race nobody looks at costs nothing. Each verdict
 is kept in Redis per (deal, line) as long as replays are
@@ -122,17 +127,19 @@ class LineReviews:
         self.redis = redis
         self.pool = pool
         self.call_s = settings.review_call_s
+        self.line_s = settings.review_line_s
         self.wait_s = settings.review_wait_s
         self.tries = settings.review_tries
         self.max_lines = settings.review_max_lines
         self.ttl_s = settings.history_retention_days * 86_400
         #: a claim outlives one question's wait and run; each answer renews it
-        self.claim_s = int(self.wait_s + self.call_s + _CLAIM_SLACK_S) + 1
+        self.claim_s = int(self.wait_s + max(self.call_s, self.line_s) + _CLAIM_SLACK_S) + 1
         self.me = os.urandom(6).hex()
         #: line key -> its review under way here
         self.running: dict[str, _Run] = {}
-        #: solver questions this process asked (the tests count them)
+        #: solver questions this process asked, and slips it taught (the tests count them)
         self.solver_calls = 0
+        self.lessons = 0
 
     async def of_replay(
         self, status: int, body: bytes | dict[str, str]
@@ -218,7 +225,7 @@ class LineReviews:
                     return
                 review.answer(answer)
                 await self.redis.set(claim, self._claim(review), xx=True, ex=self.claim_s)
-            verdict = wire_verdict(review.verdict())
+            verdict = wire_verdict(await self._taught(owner, review, claim))
             await self.redis.set(keys.review(deal, line), encode(verdict), ex=self.ttl_s)
         except (RedisError, OSError) as exc:
             log.warning("review of a line of %s stopped: %s", deal, exc)
@@ -230,6 +237,27 @@ class LineReviews:
                 held = await self.redis.get(claim)
                 if held and json.loads(held).get("by") == self.me:
                     await self.redis.delete(claim)
+
+    async def _taught(self, owner: str, review: LineReview, claim: str) -> Verdict:
+        """The review's verdict, with a slip taught (a short line, and why) in one
+        more bounded job in ``owner``'s turn; untaught when that turn does not
+        come (``tries`` times) or the job overruns: the slip still stands."""
+        verdict, before = review.verdict(), review.before_slip()
+        if before is None:
+            return verdict
+        for _ in range(self.tries):
+            try:
+                taught = await self.pool.teach(owner, verdict, before, self.line_s, self.wait_s)
+                self.lessons += 1
+                return taught
+            except Busy:
+                await self.redis.set(claim, self._claim(review), xx=True, ex=self.claim_s)
+            except TimeoutError:
+                break
+            except ProtocolError:  # the workers restarted
+                await asyncio.sleep(_RESTART_PAUSE_S)
+        log.warning("slip of a line of %s not taught: the solver stayed busy", review.code)
+        return verdict
 
     async def _ask(
         self, owner: str, code: str, moves: Sequence[str], claim: str, review: LineReview

@@ -17,6 +17,7 @@ import json
 import math
 import sys
 
+from canfield.lesson import taught
 from canfield.review import LineError, Verdict, review_line
 
 from canfield_cli.commands.deal import read_code
@@ -52,6 +53,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             "moves given), slip_move, continuation, winnable_at_end, decided, won, ..."
         ),
     )
+    parser.add_argument(
+        "--teach",
+        type=float,
+        metavar="S",
+        help=(
+            "teach a slip found, in at most S processor seconds: a short winning line "
+            "from before it (instead of the solver's first) and what the slip gave up"
+        ),
+    )
     bench = parser.add_argument_group("benchmark (instead of CODE)")
     bench.add_argument(
         "--bench",
@@ -69,12 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _timeout(value: float) -> float | None:
-    """The per-call timeout, or None once the error is on stderr."""
+def _timeout(value: float, flag: str = "--timeout") -> float | None:
+    """A time bound, or None once the error is on stderr."""
     if math.isfinite(value) and value > 0:
         return value
     print(
-        f"canfield-race analyse: --timeout must be a positive number, not {value:g}",
+        f"canfield-race analyse: {flag} must be a positive number, not {value:g}",
         file=sys.stderr,
     )
     return None
@@ -84,8 +94,11 @@ def run(args: argparse.Namespace) -> int:
     timeout = _timeout(args.timeout)
     if timeout is None:
         return 2
+    teach_s = None if args.teach is None else _timeout(args.teach, "--teach")
+    if args.teach is not None and teach_s is None:
+        return 2
     if args.bench is not None:
-        return _bench(args, timeout)
+        return _bench(args, timeout, teach_s)
     if not args.code:
         print("canfield-race analyse: give a deal code and the moves played", file=sys.stderr)
         return 2
@@ -100,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     except LineError as exc:
         print(f"canfield-race analyse: {exc}", file=sys.stderr)
         return 2
+    if teach_s is not None:
+        verdict = taught(str(code), list(moves), verdict, teach_s)
     if args.json:
         print(json.dumps({"code": str(code), **verdict.to_dict()}))
     else:
@@ -124,10 +139,18 @@ def describe(verdict: Verdict, timeout: float) -> str:
     if not verdict.winnable_at_start:
         return "The deal could not be won from the start: no line of legal moves wins it."
     if verdict.slip is not None and verdict.continuation is not None:
+        why = ""
+        if verdict.why is not None:
+            cards = ", ".join(f"{k} {v}" for k, v in verdict.why.items() if v and k != "kind")
+            why = f" ({verdict.why['kind']}: {cards})"
+        size = f"{len(verdict.continuation)} moves"
+        if verdict.line_first is not None:
+            shorter = "the shortest" if verdict.shortest else "a shorter one may exist"
+            size += f"; the solver's first line {verdict.line_first}; {shorter}"
         return (
             f"The deal could be won. Your move {verdict.slip + 1} ({verdict.slip_move}) "
-            f"lost the win; from just before it, this line wins "
-            f"({len(verdict.continuation)} moves):\n" + " ".join(verdict.continuation)
+            f"lost the win{why}; from just before it, this line wins "
+            f"({size}):\n" + " ".join(verdict.continuation)
         )
     if verdict.winnable_at_end:
         if not verdict.moves:
@@ -141,7 +164,7 @@ def describe(verdict: Verdict, timeout: float) -> str:
     )
 
 
-def _bench(args: argparse.Namespace, timeout: float) -> int:
+def _bench(args: argparse.Namespace, timeout: float, teach_s: float | None) -> int:
     if args.code or args.moves:
         print("canfield-race analyse: give a CODE or --bench N, not both", file=sys.stderr)
         return 2
@@ -150,6 +173,6 @@ def _bench(args: argparse.Namespace, timeout: float) -> int:
         return 2
     from canfield_cli.review_bench import format_figures, measure
 
-    figures = measure(args.bench, args.seed, timeout, compare=args.compare)
+    figures = measure(args.bench, args.seed, timeout, compare=args.compare, teach_s=teach_s)
     print(json.dumps(figures) if args.json else format_figures(figures))
     return 0
