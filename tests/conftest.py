@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from canfield_bench.processes import ServerProcess
+from canfield_bench.processes import ServerProcess, stop_all
 from canfield_client.client import RaceClient
 from canfield_server.room.stamps import split_log
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
@@ -110,8 +110,7 @@ def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator[Serv
         return proc.start()
 
     yield start
-    for proc in started:
-        proc.stop()
+    stop_all(started)
 
 
 @pytest.fixture

@@ -102,12 +102,15 @@ async def rooms() -> AsyncIterator[MakeRooms]:
     made: list[Rooms] = []
 
     async def make(
-        processes: int = 1, solver: SolverService | None = None, **settings: Any
+        processes: int = 1,
+        solver: SolverService | None = None,
+        daily_deal: str = "AAAAACL",
+        **settings: Any,
     ) -> Rooms:
         # every identity a test makes is new: the daily ranks them all unless a
         # test asks for the fair-play rule on new identities
         settings.setdefault("daily_ranked_after_days", 0)
-        made.append(Rooms(Settings(**settings), processes, solver))
+        made.append(Rooms(Settings(**settings), processes, solver, daily_deal=daily_deal))
         return made[-1]
 
     yield make

@@ -104,13 +104,17 @@ class HubClient(ClientApi):
         await self.hub.handle(self.peer, decoded)
 
     async def _next(self, deadline: float) -> dict[str, Any]:
-        """The next message; when none is ready, the clock jumps to its next timer."""
+        """The next message; when none is ready, the clock jumps to its next timer
+        (past ``deadline``, loop time, ``TimeoutError``: timers that come back
+        forever, a heartbeat, never keep a test that waits in vain going)."""
         loop = asyncio.get_running_loop()
         while True:
             if not self.peer.inbox.empty():
                 msg = self.peer.inbox.get_nowait()
                 self.log.append(msg)
                 return msg
+            if loop.time() > deadline:
+                raise TimeoutError("no message by the deadline")
             await self.clock.settle()
             if not self.peer.inbox.empty():
                 continue
@@ -142,13 +146,17 @@ class Rooms:
         processes: int = 1,
         solver: SolverService | None = None,
         signals: SignalService | None = None,
+        daily_deal: str = "AAAAACL",
     ) -> None:
+        """``daily_deal``: every day's deal, as the part of its code after the draw."""
         self.settings = settings or Settings()
         self.clock = ManualClock()
         self.backend = MemoryBackend()
         #: the room stores' outages, as a test chooses them (``failing``)
         self.faults = Faults()
-        self.daily_deals = MemoryDailyDeals(self.backend, lambda date, draw: f"CF1-D{draw}-AAAAACL")
+        self.daily_deals = MemoryDailyDeals(
+            self.backend, lambda date, draw: f"CF1-D{draw}-{daily_deal}"
+        )
         #: every process's ratings (public races rated; quick races matched by them)
         self.ratings = MemoryRatingStore(self.backend, max_points=self.settings.rating_history_max)
         #: every process's integrity review (flagged results, the queue, bars)

@@ -28,7 +28,7 @@ from canfield_server.room.integrity import (
 )
 
 #: Draw 1 deals the strong bot wins (seeded), the solver too
-BOT_WON_DEALS = ["CF2-D1-F6KC7XE1W84H7AQ4T4EW4RRSPE", "CF2-D1-ZS4QYJKHDAX1QGQMTY02ZWYMMB"]
+BOT_WON_DEALS = ["CF2-D1-K7Q7Y9XE1WQ9BZ3DNH3JKG3H1E", "CF2-D1-ZS4QYJKHDAX1QGQMTY02ZWYMMB"]
 
 
 def assess(code: str, moves: list[str], times: list[int] | None = None) -> Signals:

@@ -1,8 +1,10 @@
-"""Rating bands in quick races, on two real server processes sharing Redis:
+"""Rating bands in quick races. On two real server processes sharing Redis,
+two lone racers far apart meet without a third, as one of them, looking
+again, finds the other's race has widened to take them (short bands and
+waits: ``BAND_ENV``). In process, on the manual clock (``IN_PROCESS_BANDS``):
 two close racers meet and a far one is not put with them; once the bands
-have widened, the far racer and the next newcomer race; two lone racers
-far apart meet without a third, as one of them, looking again, finds the
-other's race has widened to take them (short bands and waits: ``BAND_ENV``).
+have widened, the far racer and the next newcomer race; and the ways a racer
+looking again stays or moves.
 """
 
 from __future__ import annotations
@@ -45,29 +47,35 @@ def processes(server_factory: ServerFactory) -> tuple[ServerProcess, ServerProce
 
 
 async def test_close_racers_meet_first_and_a_far_one_after_the_band_widened(
-    processes: tuple[ServerProcess, ServerProcess], identified: Open
+    rooms: MakeRooms,
 ) -> None:
-    a, b = processes
-    ann, bob, far, cara = [await identified(server) for server in (a, b, a, b)]
-    await rate_far(a.redis_url, far.identity_token or "")
+    """In process, on the manual clock (two hubs, shared storage)."""
+    world = await rooms(processes=2, **IN_PROCESS_BANDS)
+    far, ann, bob, cara = [await world.open(process) for process in (0, 0, 1, 1)]
+    token = (await far.request("identity", type="identify"))["token"]
+    for client in (ann, bob, cara):
+        await client.request("identity", type="identify")
+    await rate_far_in(world, token)
 
     # the far racer opens a race; a newcomer just after is too far for its band
     # (50 points yet) and opens another; a second newcomer, on the other
     # process, takes the closer race: the two newcomers meet
-    alone = await far.quick("Far")
-    first = await ann.quick("Ann")
-    assert first.room != alone.room
-    assert (await bob.quick("Bob")).room == first.room
-    await ann.wait_started(60)
+    alone = (await far.request("joined", type="quick", name="Far", draw=3))["room"]
+    first = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
+    assert first != alone
+    assert (await bob.request("joined", type="quick", name="Bob", draw=3))["room"] == first
+    await ann.expect("started")  # dealt 2 s in, before any band has widened
 
     # the first race is dealt and takes nobody more; once the bands have widened,
     # the far racer and the next newcomer race each other (whoever's race it is)
-    await cara.quick("Cara")
-    starts = await asyncio.gather(far.wait_started(60), cara.wait_started(60))
-    assert starts[0].started_at == starts[1].started_at and far.room == cara.room
-    assert far.room != first.room
-    assert far.state is not None
-    assert sorted(m.name for m in far.state.members) == ["Cara", "Far"]
+    await cara.request("joined", type="quick", name="Cara", draw=3)
+    starts = [await far.expect("started"), await cara.expect("started")]
+    assert starts[0]["started_at"] == starts[1]["started_at"]
+    room = [m["room"] for m in far.log if m["type"] == "joined"][-1]
+    assert room == [m["room"] for m in cara.log if m["type"] == "joined"][-1] != first
+    state = [m for m in far.log if m["type"] == "room"][-1]
+    assert state["room"] == room
+    assert sorted(m["name"] for m in state["members"]) == ["Cara", "Far"]
 
 
 async def test_two_lone_racers_far_apart_meet_once_the_bands_have_widened(
