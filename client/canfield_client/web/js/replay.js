@@ -109,6 +109,8 @@ export class ReplayGame {
 }
 
 const PLAY_STEP_MS = 450;
+/** the speeds the speed button goes through (each press the next, then back to 1x) */
+const SPEEDS = [1, 2, 4, 8];
 /** playing at the race's own pace, a pause longer than this is cut to it */
 const LONGEST_WAIT_MS = 8000;
 
@@ -148,7 +150,16 @@ export class ReplayPlayer {
     const buttons = CONTROLS.map(([id, label, symbol]) =>
       h("button", { type: "button", id, title: t(label), "aria-label": t(label), dataset: { i18nTitle: label } }, icon(symbol)),
     );
-    bar.append(...buttons);
+    // how fast play goes (the race's own pace, or the solver's line): 1x 2x 4x 8x
+    this.speed = 1;
+    this.speedButton = h("button", { type: "button", id: "rp-speed", class: "speed" });
+    this.speedButton.addEventListener("click", () => {
+      this.speed = SPEEDS[(SPEEDS.indexOf(this.speed) + 1) % SPEEDS.length];
+      this.paint();
+    });
+    bar.append(...buttons, this.speedButton);
+    // the arrow keys step while the focus is on the buttons (Home, End: the ends)
+    bar.addEventListener("keydown", (e) => this.key(e));
     this.stepText = h("span", { id: "rp-step" });
     this.timeText = h("span", { id: "rp-time", hidden: true, dataset: { i18nTitle: "rp_time" }, title: t("rp_time") });
     this.moveText = h("code", { id: "rp-move" });
@@ -257,6 +268,10 @@ export class ReplayPlayer {
     this.timeText.title = t("rp_time");
     this.moveText.textContent = at ? this.moves[at - 1] : "";
     this.moveWords.textContent = at ? moveWords(this.frames[at - 1], this.moves[at - 1]) : "";
+    const speed = `${this.speed}\u00d7`;
+    this.speedButton.textContent = speed;
+    this.speedButton.title = t("rp_speed");
+    this.speedButton.setAttribute("aria-label", t("rp_speed_now", { x: speed }));
     const play = this.playButton;
     play.replaceChildren(icon(this.timer ? "#i-pause" : "#i-play"));
     play.title = t(this.timer ? "pause" : "play");
@@ -285,12 +300,23 @@ export class ReplayPlayer {
     return at ? this.times[at - 1] : 0;
   }
 
-  /** How long to wait before the next step: the race's own pace where it has times. */
+  /** How long to wait before the next step: the race's own pace where it has times,
+   * else an even one; either sped up by the speed chosen. */
   nextWait() {
     const from = this.timeAt(this.step);
     const to = this.timeAt(this.step + 1);
-    if (from === null || to === null) return PLAY_STEP_MS;
-    return Math.max(0, Math.min(to - from, LONGEST_WAIT_MS));
+    const wait = from === null || to === null ? PLAY_STEP_MS : Math.max(0, Math.min(to - from, LONGEST_WAIT_MS));
+    return wait / this.speed;
+  }
+
+  /** A key on the controls: the arrows step back and forward, Home and End go to the
+   * ends (not on the player picker, whose arrows pick). */
+  key(e) {
+    if (e.target.tagName === "SELECT" || e.altKey || e.ctrlKey || e.metaKey) return;
+    const to = { ArrowLeft: this.step - 1, ArrowRight: this.step + 1, Home: 0, End: this.frames.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    this.go(to);
   }
 
   togglePlay() {

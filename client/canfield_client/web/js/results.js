@@ -13,7 +13,7 @@ import { Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
 import { raceRatings } from "./rating.js";
 import { ReplayGame, ReplayPlayer } from "./replay.js";
-import { ReviewBar, slipOf, verdictText, watchFlags, watchReviews } from "./review.js";
+import { ReviewBar, slipOf, verdictText, watchFlags, watchReviews, whyText } from "./review.js";
 import { seriesEl } from "./series.js";
 import { replayPage } from "./shell.js";
 import { headline, names, placeText } from "./words.js";
@@ -133,7 +133,8 @@ export class Results {
           h("span", { class: "what", text: racer ? verdictText(racer, row.id === this.me?.id) : t("rv_pending_start") }),
           slip != null
             ? h("button", { type: "button", class: "link", text: t("rv_show"), onclick: () => this.showSlip(row.id, slip) })
-            : null);
+            : null,
+          slip != null && racer.verdict.why ? h("span", { class: "why", text: whyText(racer.verdict) }) : null);
       }),
     );
     const shown = $("#replay-player").value;

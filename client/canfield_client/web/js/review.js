@@ -1,6 +1,7 @@
 // Where the win slipped away: a finished race's reviews (GET /replay/<id>/review,
-// docs/protocol.md), each racer's verdict in words, and the bar under a replay
-// that marks the slip and steps through the solver's winning line from there.
+// docs/protocol.md), each racer's verdict in words with what the slip gave up,
+// and the bar under a replay that marks the slip and steps through the solver's
+// (short) winning line from there, saying how long it is.
 //
 // The server reviews a line only once its race is over for everyone, so a page
 // asks only for a race it was shown as finished. Pending reviews are asked
@@ -10,6 +11,7 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { cardWords } from "./words.js";
 
 const MAX_DELAY_MS = 10_000;
 const MAX_ASKS = 40;
@@ -85,6 +87,34 @@ export function verdictText(racer, mine = false) {
   return t(`rv_${outcome}`, { n: (slip ?? 0) + 1 });
 }
 
+/** What the move that lost the win gave up, in a sentence ("This draw buried the 5 of
+ * hearts that the 4 of spades needed."), from the verdict's `why` (the cards the
+ * server read off the solver's winning line); "" without one. */
+export function whyText(verdict) {
+  const why = verdict?.why;
+  if (!why) return "";
+  const to = why.to === "foundation" || why.to === "column" ? why.to : why.to ? "onto" : null;
+  const into = to === "onto" ? { to: cardWords(why.to) } : {};
+  // what the line did with the card: the card it built on it, else where it sent it
+  const purpose = why.need ? t("rv_for_need", { need: cardWords(why.need) })
+    : to ? t({ foundation: "rv_for_home", column: "rv_for_column", onto: "rv_for_onto" }[to], into) : "";
+  const where = to ? t({ foundation: "rv_where_home", column: "rv_where_column", onto: "rv_where_onto" }[to], into) : "";
+  return t(`rv_why_${why.kind}`, {
+    card: cardWords(why.card),
+    moved: cardWords(why.moved),
+    need: cardWords(why.need),
+    for: purpose,
+    where,
+  });
+}
+
+/** How long the winning line shown is, and whether a shorter one may exist ("" when
+ * the verdict was not taught: its line is the solver's first). */
+export function lineText(verdict) {
+  if (verdict?.line_first == null || !verdict.continuation) return "";
+  return t(verdict.shortest ? "rv_line_shortest" : "rv_line_len", { n: verdict.continuation.length });
+}
+
 /** The move that lost the win (its index in the racer's actions), or null. */
 export function slipOf(racer) {
   return racer?.state === "done" && racer.verdict?.outcome === "slip" ? racer.verdict.slip : null;
@@ -128,10 +158,15 @@ export class ReviewBar {
     const verdict = h("p", { class: `verdict ${outcome || ""}` },
       h("span", { class: "label", text: t("rv_title") }), " ",
       h("b", { text: verdictText(racer, this.mine) }));
+    const why = slip != null ? whyText(racer.verdict) : "";
+    const said = [verdict];
+    if (why) said.push(h("p", { class: "why", id: "rv-why", text: why }));
     const buttons = [];
     if (following) {
+      const size = lineText(racer.verdict);
       buttons.push(
         h("span", { class: "line-tag", text: t("rv_line") }),
+        ...(size ? [h("span", { class: "line-len", id: "rv-line-len", text: size })] : []),
         h("button", { type: "button", class: "quiet", id: "rv-back", text: t("rv_back"),
           onclick: () => this.switchTo(false) }),
       );
@@ -143,7 +178,7 @@ export class ReviewBar {
           onclick: () => this.switchTo(true) }),
       );
     }
-    this.el.replaceChildren(verdict, ...(buttons.length ? [h("div", { class: "row" }, ...buttons)] : []));
+    this.el.replaceChildren(...said, ...(buttons.length ? [h("div", { class: "row" }, ...buttons)] : []));
   }
 
   switchTo(line) {

@@ -1,6 +1,6 @@
 // Small pieces of wording shared by the results, the replay page, the
 // leaderboard texts, the race chart and the error messages: cards as rank and
-// suit symbol (10♠), places as ordinals ("1st of 4", "1. od 4"), replay moves
+// suit symbol (10♠) or in words ("10 of spades"), places as ordinals ("1st of 4", "1. od 4"), replay moves
 // in words, a race's headline (who won, or that nobody did).
 
 import { getLang, t } from "./i18n.js";
@@ -14,6 +14,14 @@ export function cardLabel(card) {
   if (!/^[A2-9TJQK][CDHS]$/i.test(text)) return text;
   const rank = text[0].toUpperCase() === "T" ? "10" : text[0].toUpperCase();
   return rank + SUIT_CHAR[text[1].toUpperCase()];
+}
+
+/** "5H" -> "5 of hearts" (English), "herc 5" (Croatian); "KS" -> "king of spades". */
+export function cardWords(card) {
+  const text = String(card || "").toUpperCase();
+  if (!/^[A2-9TJQK][CDHS]$/.test(text)) return text;
+  const rank = /[AJQK]/.test(text[0]) ? t(`rank_${text[0]}`) : text[0] === "T" ? "10" : text[0];
+  return t("card_words", { rank, suit: t(`suit_${text[1]}`) });
 }
 
 /** 1 -> "1st" (English), "1." (Croatian). */
