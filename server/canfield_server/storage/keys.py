@@ -3,45 +3,47 @@
 All keys of a room share the hash tag ``{CODE}``, so a room lives in one
 Redis Cluster slot and its Lua scripts may touch all of them at once.
 
-==============================  ======  ==========================================
-key                             type    holds
-==============================  ======  ==========================================
-``cf:{CODE}:room``              hash    ``state`` (RoomState JSON), ``ver``, ``phase``,
-                                        ``race``, ``deal``, ``done``, ``nplayers``, ``final``,
-                                        ``ip`` (the address that created it), ``open``
-                                        (``1``/``0``: ``rules.room_open`` at the last save),
-                                        ``created`` (ms of the first save)
-``cf:{CODE}:tokens``            hash    sha256(token) -> member id
-``cf:{CODE}:presence``          hash    member id -> live connection count
-``cf:{CODE}:rows``              hash    member id -> leaderboard row JSON
-``cf:{CODE}:servers``           hash    process origin -> ms of its last beat (who serves the room)
-``cf:{CODE}:p:{ID}``            hash    ``seq`` (last applied), ``snap`` (player snapshot)
-``cf:{CODE}:p:{ID}:log``        list    the race's actions: move text, ``U`` undo, ``G`` give up,
-                                        each with its receipt time (``room.stamps``: ``S@1210``)
-``cf:{CODE}:events``            chan    room events for every server process
-``cf:{CODE}:rated:{RACE}``      string  set (NX) by the one process storing that public race's
-                                        ratings: a race is rated once
-``cf:{ip:ADDRESS}:open``        zset    room code -> ms it stops counting at the latest: the
-                                        rooms one client address holds open (``claim_room``)
-``cf:{ip:ADDRESS}:new``         zset    room code -> ms it was created: one address's rooms
-                                        of the last minute (the burst limit)
-``cf:due``                      zset    room code -> ms its next timer is due (time limit,
-                                        grace, a serving process's watchdog); any process sweeps
-``cf:quick:{POOL}:open``        zset    the public races a pool (``d3``, ``d1``: a draw mode)
-                                        gathers into now: room code -> its first racer's rating
-``cf:quick:{POOL}:since``       hash    room code -> ms it opened (its band widens with the wait)
-``cf:quick:{POOL}:waiting``     zset    ``CODE/MEMBER`` -> ms it stops counting unless told again:
-                                        the racers waiting alone in the pool (a count on their
-                                        waiting screens)
-``cf:live``                     zset    public race code -> ms it started: races in progress
-``cf:pool:d{DRAW}``             set     proven winnable deals: ``"<code> <par>"``
-``cf:pool:d{DRAW}:lock``        string  held by the process refilling that pool
-``cf:par:{DEAL}``               string  a deal's par (empty: unknown), one room TTL
-``cf:rv:{DEAL}:{LINE}``         string  a line's review (``LineVerdict`` JSON; LINE: a hash
-                                        of the racer's actions), kept as long as replays
-``cf:rv:{DEAL}:{LINE}:claim``   string  held (with expiry) by the process reviewing that
-                                        line: ``{"by", "n", "of"}``, its progress
-==============================  ======  ==========================================
+================================  ======  ==========================================
+key                               type    holds
+================================  ======  ==========================================
+``cf:{CODE}:room``                hash    ``state`` (RoomState JSON), ``ver``, ``phase``,
+                                          ``race``, ``deal``, ``done``, ``nplayers``, ``final``,
+                                          ``ip`` (the address that created it), ``open``
+                                          (``1``/``0``: ``rules.room_open`` at the last save),
+                                          ``created`` (ms of the first save)
+``cf:{CODE}:tokens``              hash    sha256(token) -> member id
+``cf:{CODE}:presence``            hash    member id -> live connection count
+``cf:{CODE}:rows``                hash    member id -> leaderboard row JSON
+``cf:{CODE}:servers``             hash    process origin -> ms of its last beat (who serves the room)
+``cf:{CODE}:p:{ID}``              hash    ``seq`` (last applied), ``snap`` (player snapshot)
+``cf:{CODE}:p:{ID}:log``          list    the race's actions: move text, ``U`` undo, ``G`` give up,
+                                          each with its receipt time (``room.stamps``: ``S@1210``)
+``cf:{CODE}:events``              chan    room events for every server process
+``cf:{CODE}:rated:{RACE}``        string  set (NX) by the one process storing that public race's
+                                          ratings: a race is rated once
+``cf:{ip:ADDRESS}:open``          zset    room code -> ms it stops counting at the latest: the
+                                          rooms one client address holds open (``claim_room``)
+``cf:{ip:ADDRESS}:new``           zset    room code -> ms it was created: one address's rooms
+                                          of the last minute (the burst limit)
+``cf:due``                        zset    room code -> ms its next timer is due (time limit,
+                                          grace, a serving process's watchdog); any process sweeps
+``cf:quick:{POOL}:open``          zset    the public races a pool (``d3``, ``d1``: a draw mode)
+                                          gathers into now: room code -> its first racer's rating
+``cf:quick:{POOL}:since``         hash    room code -> ms it opened (its band widens with the wait)
+``cf:quick:{POOL}:waiting``       zset    ``CODE/MEMBER`` -> ms it stops counting unless told again:
+                                          the racers waiting alone in the pool (a count on their
+                                          waiting screens)
+``cf:live``                       zset    public race code -> ms it started: races in progress
+``cf:pool:d{DRAW}``               set     proven winnable deals: ``"<code> <par>"``
+``cf:pool:d{DRAW}:lock``          string  held by the process refilling that pool
+``cf:par:{DEAL}``                 string  a deal's par (empty: unknown), one room TTL
+``cf:rv:2:{DEAL}:{LINE}``         string  a line's review (``LineVerdict`` JSON; LINE: a hash
+                                          of the racer's actions), kept as long as replays;
+                                          ``2``: with its slip taught (a verdict kept
+                                          under ``cf:rv:{DEAL}:{LINE}`` before is not read)
+``cf:rv:2:{DEAL}:{LINE}:claim``   string  held (with expiry) by the process reviewing that
+                                          line: ``{"by", "n", "of"}``, its progress
+================================  ======  ==========================================
 
 The pool and par keys are global, not per room: on a Redis Cluster each
 lands in its own slot, and the server reads them with single-key commands.
@@ -181,11 +183,11 @@ def par(deal: str) -> str:
 
 def review(deal: str, line: str) -> str:
     """A deal's reviews share its hash tag: one replay's racers are read in one MGET."""
-    return f"cf:rv:{{{deal}}}:{line}"
+    return f"cf:rv:2:{{{deal}}}:{line}"
 
 
 def review_claim(deal: str, line: str) -> str:
-    return f"cf:rv:{{{deal}}}:{line}:claim"
+    return f"cf:rv:2:{{{deal}}}:{line}:claim"
 
 
 def room_keys(code: str) -> list[str]:
