@@ -27,6 +27,7 @@ from canfield_server.room import identifiers
 from canfield_server.room.hub import Hub
 from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import BotLauncher, RatingPoint, ReviewCase, StoredRating
+from canfield_server.room.review import Reviews
 from canfield_server.storage import keys
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
@@ -192,6 +193,12 @@ def redis_hub(
 ) -> Hub:
     """A hub on a real redis-server: every store the Redis one, as a server has
     them (the daily deals excepted: each day's deal is ``DEAL``, no solver proves it)."""
+    integrity = RedisIntegrityStore(redis, retention_days=settings.history_retention_days)
+    ratings = RedisRatingStore(
+        redis,
+        retention_days=settings.history_retention_days,
+        max_points=settings.rating_history_max,
+    )
     return Hub(
         RedisStore(
             redis,
@@ -218,12 +225,8 @@ def redis_hub(
         daily=RedisDailyStore(redis, url, settings.daily_retention_days),
         daily_deals=MemoryDailyDeals(MemoryBackend(), lambda date, draw: DEAL),
         queue=RedisMatchQueue(redis, url),
-        integrity=RedisIntegrityStore(redis, retention_days=settings.history_retention_days),
-        rating_store=RedisRatingStore(
-            redis,
-            retention_days=settings.history_retention_days,
-            max_points=settings.rating_history_max,
-        ),
+        integrity=integrity,
+        reviews=Reviews(integrity, ratings, min_races=settings.rating_min_races, clock=clock),
     )
 
 
@@ -241,7 +244,7 @@ async def hubs_on(url: str, settings: Settings, clock: Clock = SYSTEM) -> AsyncI
         yield [hub for hub, _, _ in made]
     finally:
         for hub, bus, redis in made:
-            await hub.presence.stop()
+            await hub.stop()
             await hub.shutdown()
             await bus.stop()
             await redis.aclose()

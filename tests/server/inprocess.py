@@ -31,6 +31,7 @@ from canfield_server.ops.ratelimit import TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import SignalService, SolverService
 from canfield_server.room.rating_races import FairPlay, match_rating_of, public_race_rater
+from canfield_server.room.review import Reviews
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.memory import (
     MemoryBackend,
@@ -203,7 +204,12 @@ class Rooms:
                 ),
                 match_rating=match_rating_of(self.ratings),
                 integrity=self.integrity,
-                rating_store=self.ratings,
+                reviews=Reviews(
+                    self.integrity,
+                    self.ratings,
+                    min_races=self.settings.rating_min_races,
+                    clock=self.clock,
+                ),
                 signals=signals,
             )
             bus.start(hub.on_event, hub.resync)

@@ -102,7 +102,7 @@ async def test_the_timer_sweep_pauses_while_storage_is_down_and_ends_the_race_af
     assert await one.store.save_room(RoomSave(record.ver, ended)) is not None
     await one.store.schedule(room, ended.ends_at)
     world.faults.fail("due_rooms", times=3)
-    two.presence.start()
+    two.start()
     try:
         finished = await ann.expect("finished")  # the clock jumps sweep to sweep
     finally:

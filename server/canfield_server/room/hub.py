@@ -83,7 +83,6 @@ from canfield_server.room.ports import (
     IntegrityStore,
     MatchQueue,
     Peer,
-    RatingStore,
     RoomBus,
     RoomStore,
     SignalService,
@@ -130,7 +129,7 @@ class Hub:
         daily_deals: DailyDeals,
         queue: MatchQueue,
         integrity: IntegrityStore,
-        rating_store: RatingStore,
+        reviews: Reviews,
         ratings: RatePublicRace | None = None,
         match_rating: MatchRating | None = None,
         signals: SignalService | None = None,
@@ -139,10 +138,9 @@ class Hub:
         self.store = store
         #: each finished result's integrity assessment and the review queue
         self.integrity = integrity
-        #: the review as others see it, and the operator's decisions (``room.review``)
-        self.reviews = Reviews(
-            integrity, rating_store, min_races=self.settings.rating_min_races, clock=clock
-        )
+        #: the review as others see it, and the operator's decisions (``room.review``):
+        #: built by whoever builds the hub, who hands it to the console and ladder too
+        self.reviews = reviews
         self.clock = clock
         self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
         self.identities = Identities(identities, self.settings, clock)
@@ -174,7 +172,7 @@ class Hub:
             reviews=self.reviews,
             assessments=self.assessments,
         )
-        #: the heartbeat and the timer sweep (started by the app, not by tests of rooms)
+        #: the heartbeat and the timer sweep (``start``: by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
         self._handlers: dict[type, Handler] = {
             Hello: self._hello,
@@ -206,7 +204,16 @@ class Hub:
 
     @property
     def sessions(self) -> dict[str, RoomSession]:
+        """The rooms served here, by code (one mapping for the process's life)."""
         return self.rooms.sessions
+
+    def start(self) -> None:
+        """The background parts: the presence heartbeat and the timer sweep."""
+        self.presence.start()
+
+    async def stop(self) -> None:
+        """The background parts stop (after ``shutdown``, once nothing needs them)."""
+        await self.presence.stop()
 
     # ------------------------------------------------------------ the room bus
 

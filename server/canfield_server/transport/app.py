@@ -33,6 +33,7 @@ from canfield_server.ops.ratelimit import PerAddress, RateLimiter, TokenBucket
 from canfield_server.room.hub import Hub
 from canfield_server.room.ports import BotLauncher
 from canfield_server.room.rating_races import FairPlay, match_rating_of, public_race_rater
+from canfield_server.room.review import Reviews
 from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.integrity import LineSignals
@@ -174,6 +175,9 @@ def create_app(
         max_points=settings.rating_history_max,
     )
     integrity = RedisIntegrityStore(redis, retention_days=settings.history_retention_days)
+    #: the review as others see it and the operator's decisions: the hub, the
+    #: ladder and the console each get it here
+    review = Reviews(integrity, ratings, min_races=settings.rating_min_races, clock=clock)
     dealer = DailyDealer(redis, pool, settings)
     reviews = LineReviews(redis, pool, settings)
     line_signals = LineSignals(pool, settings)
@@ -202,7 +206,7 @@ def create_app(
         ),
         match_rating=match_rating_of(ratings),
         integrity=integrity,
-        rating_store=ratings,
+        reviews=review,
         signals=line_signals,
     )
     console = ConsoleStore(redis, settings.presence_stale_ms, clock)
@@ -227,9 +231,15 @@ def create_app(
     drain = Drain(ws, clock)
     beat = Beat(
         [
-            ProcessBeat(settings.instance, console, ws, hub, drain, settings.presence_s),
+            ProcessBeat(settings.instance, console, ws, hub.sessions, drain, settings.presence_s),
             FiguresBeat(
-                settings.instance, figures, hub, pool.scheduler, redis, settings.presence_s, clock
+                settings.instance,
+                figures,
+                hub.sessions,
+                pool.scheduler,
+                redis,
+                settings.presence_s,
+                clock,
             ),
         ],
         clock,
@@ -239,7 +249,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         metrics.set_instance(settings.instance)
         bus.start(hub.on_event, hub.resync)
-        hub.presence.start()
+        hub.start()
         if settings.pool_target > 0:
             pool.start()
         dealer.start()
@@ -252,7 +262,7 @@ def create_app(
                 ("the rooms", hub.shutdown),
                 ("the daily deals", dealer.close),
                 ("the reviews", reviews.close),
-                ("the presence heartbeat", hub.presence.stop),
+                ("the presence heartbeat", hub.stop),
                 ("the solver", pool.close),
                 ("the room bus", bus.stop),
                 ("the daily store", daily.close),
@@ -268,7 +278,7 @@ def create_app(
     pages = Pages(root)
     share = ReplayShare(root, hub)
     api = Endpoints(hub, store, reviews, drain, embedded_redis)
-    ladder = Ladder(hub, ratings, hub.reviews, settings.rating_min_races)
+    ladder = Ladder(hub, ratings, review, settings.rating_min_races)
     admin = admin_routes(
         settings,
         pages.page("admin.html"),
@@ -276,7 +286,7 @@ def create_app(
         console=console,
         figures=figures,
         hub=hub,
-        review=hub.reviews,
+        review=review,
         integrity=integrity,
     )
 

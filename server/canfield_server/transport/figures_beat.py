@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
+from collections.abc import Mapping
 from typing import Any
 
 from canfield_server.ops import metrics
 from canfield_server.ops.clock import Clock
 from canfield_server.ops.figures import Reading, figures_between, read
-from canfield_server.room.hub import Hub
+from canfield_server.room.session import RoomSession
 from canfield_server.solving.scheduler import FairScheduler
 from canfield_server.storage.figures_store import MAX_OWNERS, FiguresStore
 
@@ -60,7 +61,7 @@ class FiguresBeat:
         self,
         name: str,
         store: FiguresStore,
-        hub: Hub,
+        sessions: Mapping[str, RoomSession],
         scheduler: FairScheduler,
         redis: Any,
         beat_s: float,
@@ -68,7 +69,8 @@ class FiguresBeat:
     ) -> None:
         self.process = name
         self.store = store
-        self.hub = hub
+        #: the rooms served here, by code (the hub's, live)
+        self.sessions = sessions
         self.scheduler = scheduler
         self.redis = redis
         #: the first figures a beat after the first reading, the base
@@ -90,7 +92,7 @@ class FiguresBeat:
         self.readings.append(now)
         solver = solver_figures(self.scheduler)
         metrics.set_solver(solver["waiting"], solver["running"], solver["owners_total"])
-        phases = Counter(str(s.state.phase) for s in self.hub.sessions.values())
+        phases = Counter(str(s.state.phase) for s in self.sessions.values())
         metrics.set_rooms_by_phase({phase: phases.get(phase, 0) for phase in PHASES})
         await self.store.publish(self.process, {**figures, "solver": solver})
         memory = await self.redis.info("memory")

@@ -11,9 +11,11 @@ operator asked it to drain (``cf:drain:NAME``: ``transport.drain``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from canfield_protocol import Notice, encode
 
-from canfield_server.room.hub import Hub
+from canfield_server.room.session import RoomSession
 from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.transport.drain import Drain
 from canfield_server.transport.ws import WebSocketEndpoint
@@ -37,14 +39,15 @@ class ProcessBeat:
         name: str,
         console: ConsoleStore,
         endpoint: WebSocketEndpoint,
-        hub: Hub,
+        sessions: Mapping[str, RoomSession],
         drain: Drain,
         beat_s: float,
     ) -> None:
         self.process = name
         self.console = console
         self.endpoint = endpoint
-        self.hub = hub
+        #: the rooms served here, by code (the hub's, live)
+        self.sessions = sessions
         self.drain = drain
         self.beat_s = beat_s
         self.notice_id: str | None = None
@@ -65,7 +68,7 @@ class ProcessBeat:
 
     async def beat(self) -> None:
         await self.console.beat_process(
-            self.process, len(self.endpoint.peers), len(self.hub.sessions), self.drain.deadline_ms
+            self.process, len(self.endpoint.peers), len(self.sessions), self.drain.deadline_ms
         )
 
     async def take_drain_request(self) -> None:
