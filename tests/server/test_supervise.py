@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from canfield_protocol import ErrorCode, Phase, ProtocolError, RoomSettings, RoomState
 from canfield_server.ops import metrics
-from canfield_server.ops.clock import SYSTEM
+from canfield_server.ops.clock import SYSTEM, ManualClock
 from canfield_server.ops.config import Settings
 from canfield_server.ops.supervise import Supervised
 from canfield_server.room.presence import Presence
@@ -270,9 +270,9 @@ async def test_the_daily_deals_ahead_come_back(monkeypatch: pytest.MonkeyPatch) 
     real_today = daily_deal.today
     proven = asyncio.Event()
 
-    def today(override: str | None = None) -> str:
+    def today(override: str | None = None, at_ms: int | None = None) -> str:
         flaky()
-        return real_today(override)
+        return real_today(override, at_ms)
 
     async def deal(date: str, draw: int) -> str:
         proven.set()
@@ -283,6 +283,33 @@ async def test_the_daily_deals_ahead_come_back(monkeypatch: pytest.MonkeyPatch) 
     dealer.start()
     await asyncio.wait_for(proven.wait(), TIMEOUT)
     assert dealer.ahead.restarts == 1 and dealer.ahead.running
+    await dealer.close()
+
+
+async def test_the_daily_deals_ahead_run_on_the_dealers_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Today's and tomorrow's deals are proven at the start; nothing more until the
+    wait between rounds has passed on the dealer's clock; a day on, the next day's."""
+    clock = ManualClock()
+    dealer = DailyDealer(None, None, Settings(daily_ahead_every_s=86_400), clock=clock)  # type: ignore[arg-type]
+    asked: list[tuple[str, int]] = []
+
+    async def deal(date: str, draw: int) -> str:
+        asked.append((date, draw))
+        return "CF2-D3-X"
+
+    monkeypatch.setattr(dealer, "deal", deal)
+    day = daily_deal.today(None, clock.now_ms())
+    dealer.start()
+    await clock.settle()
+    first = {date for date, _ in asked}
+    assert first == {day, daily_deal.day_after(day)}
+    await clock.advance(86_400 - 1)
+    assert {date for date, _ in asked} == first  # the wait has not passed
+    await clock.advance(1)
+    later = daily_deal.day_after(daily_deal.day_after(day))
+    assert {date for date, _ in asked} == first | {later}
     await dealer.close()
 
 

@@ -28,7 +28,7 @@ from typing import Any
 from canfield import DealCode
 from canfield_protocol import ErrorCode, ProtocolError
 
-from canfield_server.ops.clock import day_after, today
+from canfield_server.ops.clock import SYSTEM, Clock, day_after, today
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.ops.supervise import Supervised
@@ -52,8 +52,12 @@ def candidate(secret: bytes, date: str, draw: int, index: int) -> str:
 
 
 class DailyDealer:
-    def __init__(self, redis: Any, pool: DealPool, settings: Settings) -> None:
+    def __init__(
+        self, redis: Any, pool: DealPool, settings: Settings, *, clock: Clock = SYSTEM
+    ) -> None:
         self.redis = redis
+        #: what "today" is, and the wait between proofs ahead (a test's manual clock)
+        self.clock = clock
         self.pool = pool
         self.configured = (settings.daily_secret or "").encode()
         self.ttl_s = settings.daily_retention_days * 86_400
@@ -110,7 +114,7 @@ class DailyDealer:
 
     async def _ahead_forever(self) -> None:
         while True:
-            day = today(self.date_override)
+            day = today(self.date_override, self.clock.now_ms())
             for date in (day, day_after(day)):
                 for draw in DRAW_MODES:
                     try:
@@ -121,7 +125,7 @@ class DailyDealer:
                         log.warning(
                             "daily deal %s D%d not ready ahead: %s", date, draw, exc, exc_info=exc
                         )
-            await asyncio.sleep(self.ahead_every_s)
+            await self.clock.sleep(self.ahead_every_s)
 
     async def _prove(self, date: str, draw: int) -> str:
         secret = await self.secret()

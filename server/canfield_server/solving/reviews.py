@@ -57,6 +57,7 @@ from canfield_protocol import (
 )
 from redis.exceptions import RedisError
 
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.room.stamps import unstamp
 from canfield_server.solving.deal_pool import DealPool
@@ -123,9 +124,13 @@ class _Run:
 class LineReviews:
     """The reviews of finished races' lines: cached, claimed, run in fair turns."""
 
-    def __init__(self, redis: Any, pool: DealPool, settings: Settings) -> None:
+    def __init__(
+        self, redis: Any, pool: DealPool, settings: Settings, *, clock: Clock = SYSTEM
+    ) -> None:
         self.redis = redis
         self.pool = pool
+        #: the pause before asking again after the workers restarted
+        self.clock = clock
         self.call_s = settings.review_call_s
         self.line_s = settings.review_line_s
         self.wait_s = settings.review_wait_s
@@ -255,7 +260,7 @@ class LineReviews:
             except TimeoutError:
                 break
             except ProtocolError:  # the workers restarted
-                await asyncio.sleep(_RESTART_PAUSE_S)
+                await self.clock.sleep(_RESTART_PAUSE_S)
         log.warning("slip of a line of %s not taught: the solver stayed busy", review.code)
         return verdict
 
@@ -276,7 +281,7 @@ class LineReviews:
                 self.solver_calls += 1
                 return SolveResult(UNKNOWN, seconds=self.call_s)
             except ProtocolError:  # the workers restarted: the question is asked again
-                await asyncio.sleep(_RESTART_PAUSE_S)
+                await self.clock.sleep(_RESTART_PAUSE_S)
             await self.redis.set(claim, self._claim(review), xx=True, ex=self.claim_s)
         return None
 

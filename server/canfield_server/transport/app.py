@@ -178,8 +178,8 @@ def create_app(
     #: the review as others see it and the operator's decisions: the hub, the
     #: ladder and the console each get it here
     review = Reviews(integrity, ratings, min_races=settings.rating_min_races, clock=clock)
-    dealer = DailyDealer(redis, pool, settings)
-    reviews = LineReviews(redis, pool, settings)
+    dealer = DailyDealer(redis, pool, settings, clock=clock)
+    reviews = LineReviews(redis, pool, settings, clock=clock)
     line_signals = LineSignals(pool, settings)
     bus = RedisBus(redis)
     queue = RedisMatchQueue(redis, url)
