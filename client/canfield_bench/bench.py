@@ -107,6 +107,7 @@ class PhaseResult(WorkerResult):
         self.players += part.players
         self.stopped_players += part.stopped_players
         self.results += part.results
+        self.finished += part.finished
         self.standing_ms.extend(part.standing_ms)
         self.daily_start_ms.extend(part.daily_start_ms)
 
@@ -357,6 +358,7 @@ def _daily_summary(result: PhaseResult) -> dict[str, Any]:
     return {
         "daily_players": result.players,
         "daily_results": results,
+        "daily_finished": result.finished,
         "results_per_s": round(results / result.seconds, 1),
         "standing_p50_ms": _round(percentile(result.standing_ms, 50)),
         "standing_p99_ms": _round(percentile(result.standing_ms, 99)),

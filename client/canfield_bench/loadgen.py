@@ -75,6 +75,8 @@ class WorkerResult:
     #: daily mode: daily races finished (results submitted) inside the window,
     #: and the latency of each standing query and ``daily`` start
     results: int = 0
+    #: daily mode: daily races finished at all (inside the window or after it)
+    finished: int = 0
     standing_ms: list[float] = field(default_factory=list)
     daily_start_ms: list[float] = field(default_factory=list)
 
@@ -323,6 +325,7 @@ async def _daily_player(client: RaceClient, index: int, stats: _Stats, rng: rand
         await client.give_up()
         stats.acked(0, True, (time.perf_counter() - t0) * 1000)
         await client.wait_daily_finished(job.drain_s)
+        result.finished += 1
         if stats.in_window(time.time()):
             result.results += 1
         t0 = time.perf_counter()

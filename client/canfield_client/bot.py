@@ -71,17 +71,20 @@ def run_bot(
     token: str | None = None,
     races: int | None = None,
     seed: int | None = None,
+    reply_timeout: float = 10.0,
 ) -> Coroutine[Any, Any, int]:
     """Join ``room`` (or resume with ``token``) and race; returns races played.
 
     The options are checked at once (``ValueError``), before anything
-    connects; the returned coroutine does the racing.
+    connects; the returned coroutine does the racing. ``reply_timeout``: how
+    long the bot waits to connect and for each reply (a test on a busy machine
+    gives it longer).
     """
     rng = random.Random(seed)
     strategy = Strategy(strength, rng)
     if not pace_s >= 0:
         raise ValueError(f"pace must be 0 or more seconds, not {pace_s!r}")
-    return _race_in_room(ws_url, room, name, strategy, pace_s, token, races, rng)
+    return _race_in_room(ws_url, room, name, strategy, pace_s, token, races, rng, reply_timeout)
 
 
 async def _race_in_room(
@@ -93,9 +96,12 @@ async def _race_in_room(
     token: str | None,
     races: int | None,
     rng: random.Random,
+    reply_timeout: float,
 ) -> int:
     played = 0
-    async with RaceClient(ws_url) as client:
+    async with RaceClient(
+        ws_url, open_timeout=reply_timeout, reply_timeout=reply_timeout
+    ) as client:
         if token:
             await client.resume(room, token)
         else:

@@ -72,9 +72,12 @@ def test_daily_bench_run_submits_every_result() -> None:
     out = run_bench(BenchConfig(daily=40, seconds=2, warmup_s=0.5, workers=2))
     assert out["errors"] == 0, out["error_samples"]
     assert out["daily_players"] == 40 and out["standing_queries"] == 40
-    assert 0 < out["daily_results"] <= 40
+    # every player's result is in, though on a busy box some land after the 2 s
+    # window the throughput figures count (bounded by count, not by time)
+    assert out["daily_finished"] == 40 and 0 <= out["daily_results"] <= 40
     assert out["standing_p50_ms"] <= out["standing_p99_ms"]
-    assert out["server_cpu_ms_per_result"] is not None and out["server_cpu_ms_per_result"] > 0
+    per_result = out["server_cpu_ms_per_result"]
+    assert (per_result is not None and per_result > 0) == (out["daily_results"] > 0)
 
 
 def test_bystander_bench_runs_a_short_churn_and_reports_side_by_side() -> None:

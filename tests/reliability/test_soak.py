@@ -14,6 +14,7 @@ import asyncio
 import os
 import random
 import time
+import traceback
 import urllib.request
 from dataclasses import dataclass, field
 
@@ -30,6 +31,9 @@ SOAK_S = float(os.environ.get("CANFIELD_SOAK_S", "40"))
 ROOMS = int(os.environ.get("CANFIELD_SOAK_ROOMS", "12"))
 RACES = 2
 PACE_S = 0.02
+#: generous waits (to connect, for a reply, for the room): this test runs beside
+#: the rest of the suite on 2 cores, at a load of 20 at times
+WAIT_S = 60.0
 #: real limits except the rooms one address (this test) may create
 SOAK_ENV = {
     **FAST_ENV,
@@ -49,7 +53,7 @@ class Totals:
 
 async def room_life(url: str, slot: int, totals: Totals, rng: random.Random) -> None:
     """One room from creation to everyone leaving: ``RACES`` races with rematches."""
-    async with RaceClient(url) as host:
+    async with RaceClient(url, open_timeout=WAIT_S, reply_timeout=WAIT_S) as host:
         await host.create(f"Host {slot}")
         assert host.room is not None
         bots = [
@@ -62,20 +66,20 @@ async def room_life(url: str, slot: int, totals: Totals, rng: random.Random) -> 
                     strength="easy",
                     races=RACES,
                     seed=rng.randrange(2**32),
+                    reply_timeout=WAIT_S,
                 )
             )
             for j in (1, 2)
         ]
-        # generous waits: this test runs beside the rest of the suite on 2 cores
-        await host.wait_room(lambda s: len(s.members) == 3, timeout=60)
+        await host.wait_room(lambda s: len(s.members) == 3, timeout=WAIT_S)
         strategy = Strategy("easy", rng)
         for race in range(RACES):
             if race:
                 assert host.ws is not None
                 await host.ws.send(encode(Rematch()).decode())
-                await host.wait_room(lambda s: s.phase == "lobby", timeout=60)
+                await host.wait_room(lambda s: s.phase == "lobby", timeout=WAIT_S)
             await host.start(force=True)
-            await host.wait_started(60)
+            await host.wait_started(WAIT_S)
             await race_once(host, strategy, PACE_S, rng)
             finished = await host.wait_finished(120)
             totals.races += 1
@@ -90,7 +94,9 @@ async def slot_loop(url: str, slot: int, deadline: float, totals: Totals) -> Non
         try:
             await room_life(url, slot, totals, rng)
         except Exception as exc:  # noqa: BLE001 - every failure is counted and shown
-            totals.errors.append(f"{type(exc).__name__}: {exc}")
+            where = traceback.extract_tb(exc.__traceback__)[-3:]  # which wait, when one ran out
+            at = " < ".join(f"{f.name}:{f.lineno}" for f in reversed(where))
+            totals.errors.append(f"{type(exc).__name__}: {exc} (at {at})")
 
 
 def gauge(http_url: str, name: str) -> float | None:
