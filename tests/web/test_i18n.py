@@ -4,7 +4,9 @@
 a key missing in one language, or a placeholder spelled differently, would
 show the key itself or an empty gap. ``transport/replay_words.py`` fills a
 shared replay's preview with words the page also says: they must stay the
-page's words. Read as text: no browser needed.
+page's words (the daily race's opens the page's longer line; the final
+board's label is the server's own, in both languages alike). Read as text:
+no browser needed.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ MIRRORED = {
     "room": "rp_room",
     "replay": "replay",
 }
+#: the server's word -> the page's key that says it, then more (``rp_daily``: the
+#: race, then its count of players, which a preview leaves to the players' line)
+LEADING = {"daily": "rp_daily"}
+#: the server's words the page never says: the preview image's label of the
+#: featured racer's final board (the page shows the board itself, unlabelled)
+SERVER_ONLY = {"final_of"}
 
 
 def words(lang: str) -> dict[str, str]:
@@ -85,3 +93,26 @@ def test_the_servers_replay_words_are_the_pages() -> None:
             if server[word] != page.get(key)
         }
         assert differ == {}, lang
+        # the page's word opens with the server's, then says more after a comma
+        differ = {
+            word: (server[word], page.get(key))
+            for word, key in LEADING.items()
+            if not page.get(key, "").startswith(server[word] + ", ")
+        }
+        assert differ == {}, lang
+
+
+def test_every_server_word_is_checked_and_speaks_both_languages_alike() -> None:
+    """No word of the server's is left out of the checks above (one new is placed
+    in one of them), and each fills the same placeholders in both languages."""
+    checked = set(MIRRORED) | set(LEADING) | SERVER_ONLY
+    for server in WORDS.values():
+        assert sorted(set(server) - checked) == []
+        assert sorted(checked - set(server)) == []
+    en, hr = WORDS["en"], WORDS["hr"]
+    differ = {
+        word: (en[word], hr[word])
+        for word in en
+        if set(PLACEHOLDER.findall(en[word])) != set(PLACEHOLDER.findall(hr[word]))
+    }
+    assert differ == {}
