@@ -153,25 +153,37 @@ class Rooms:
         self.settings = settings or Settings()
         self.clock = ManualClock()
         self.backend = MemoryBackend()
-        #: the room stores' outages, as a test chooses them (``failing``)
+        #: the stores' outages, as a test chooses them (``failing``): the room
+        #: stores' calls by name (``save_room``), the others' by port and name
+        #: (``identity.claim_identity``, ``daily.apply``, ``deals.deal``)
         self.faults = Faults()
-        self.daily_deals = MemoryDailyDeals(
-            self.backend, lambda date, draw: f"CF1-D{draw}-{daily_deal}"
+        self.daily_deals = failing(
+            MemoryDailyDeals(self.backend, lambda date, draw: f"CF1-D{draw}-{daily_deal}"),
+            self.faults,
+            "deals",
         )
         #: every process's ratings (public races rated; quick races matched by them)
-        self.ratings = MemoryRatingStore(self.backend, max_points=self.settings.rating_history_max)
+        self.ratings = failing(
+            MemoryRatingStore(self.backend, max_points=self.settings.rating_history_max),
+            self.faults,
+            "ratings",
+        )
         #: every process's integrity review (flagged results, the queue, bars)
-        self.integrity = MemoryIntegrityStore(self.backend)
+        self.integrity = failing(MemoryIntegrityStore(self.backend), self.faults, "integrity")
         self.buses: list[MemoryBus] = []
         self.hubs: list[Hub] = []
         for _ in range(processes):
             bus = MemoryBus(self.backend)
-            identities = MemoryIdentityStore(
-                self.backend,
-                max_races=self.settings.history_max_races,
-                clock=self.clock,
-                retention_days=self.settings.history_retention_days,
-                new_ttl_s=self.settings.new_identity_ttl_s,
+            identities = failing(
+                MemoryIdentityStore(
+                    self.backend,
+                    max_races=self.settings.history_max_races,
+                    clock=self.clock,
+                    retention_days=self.settings.history_retention_days,
+                    new_ttl_s=self.settings.new_identity_ttl_s,
+                ),
+                self.faults,
+                "identity",
             )
             hub = Hub(
                 failing(
@@ -189,7 +201,7 @@ class Rooms:
                 storage_errors=STORAGE_ERRORS,
                 bus=bus,
                 identities=identities,
-                daily=MemoryDailyStore(self.backend),
+                daily=failing(MemoryDailyStore(self.backend), self.faults, "daily"),
                 daily_deals=self.daily_deals,
                 solver=solver,
                 queue=MemoryMatchQueue(self.backend),

@@ -1,5 +1,8 @@
-"""Storage outages in process: the room stores fail when a test says so
-(``storage.memory.failing``), on the manual clock, in milliseconds.
+"""Storage outages in process: the stores fail when a test says so
+(``storage.memory.failing``: the room stores, and the identity, daily,
+daily-deal, rating and integrity stores), on the manual clock, in
+milliseconds. What a player sees: a clear ``unavailable`` error, nothing
+applied, and nothing acknowledged lost once storage is back.
 
 The same paths run against a killed redis-server in
 ``tests/reliability/test_faults.py`` and ``test_race_live.py``; here each
@@ -106,7 +109,76 @@ async def test_the_timer_sweep_pauses_while_storage_is_down_and_ends_the_race_af
     try:
         finished = await ann.expect("finished")  # the clock jumps sweep to sweep
     finally:
-        await two.presence.stop()
+        await two.stop()
     assert world.faults.failed == ["due_rooms"] * 3  # three sweeps paused, the fourth ran
     assert {r["status"] for r in finished["standings"]} == {"timed_out"}
     assert (await bob.expect("finished"))["standings"] == finished["standings"]
+
+
+async def test_while_the_identity_store_is_down_identify_is_refused_clearly_and_issues_nothing(
+    rooms: MakeRooms,
+) -> None:
+    world = await rooms()
+    known = await world.open(0)
+    mine = await known.request("identity", type="identify")
+    token = mine["token"]
+    issued = dict(world.backend.identities)
+
+    world.faults.down = True  # Redis unreachable: every store's calls fail
+    for asked in ({}, {"token": token}):  # a new player, and one coming back
+        client = await world.open(0)
+        refused = await client.request("identity", type="identify", **asked)
+        assert refused["type"] == "error" and refused["code"] == "unavailable", refused
+        assert "nothing applied" in refused["message"]
+    assert world.backend.identities == issued  # no identity issued, none changed
+    assert world.faults.failed and all(f.startswith("identity.") for f in world.faults.failed)
+
+    world.faults.heal()
+    back = await world.open(0)
+    again = await back.request("identity", type="identify", token=token)
+    assert again["type"] == "identity" and again["id"] == mine["id"] and again["new"] is False
+    assert (await (await world.open(0)).request("identity", type="identify"))["new"] is True
+
+
+async def test_a_daily_move_refused_in_an_outage_is_played_again_after_and_none_is_lost(
+    rooms: MakeRooms,
+) -> None:
+    """The daily's moves while its store is down get a clear error, the move's
+    number with it; the player sends it again once storage is back; the moves
+    acknowledged before and after are all in the finished race."""
+    world = await rooms()
+    ann = await world.open(0)
+    await ann.request("identity", type="identify")
+    assert (await ann.request("daily_started", type="daily", name="Ann", draw=3))["type"] == (
+        "daily_started"
+    )
+    await play(ann, ["S"])  # acknowledged before the outage
+
+    world.faults.fail("daily.apply")
+    refused = await ann.request("ack", type="move", seq=2, move="S")
+    assert refused["type"] == "error" and refused["code"] == "unavailable", refused
+    assert refused["seq"] == 2
+    world.faults.heal()
+
+    again = await ann.request("ack", type="move", seq=2, move="S")
+    assert again["type"] == "ack" and not again.get("duplicate"), again
+    assert (await ann.request("ack", type="give_up", seq=3))["type"] == "ack"
+    done = await ann.expect("daily_finished")
+    assert done["row"]["moves"] == 2 and done["players"] == 1  # both draws count
+    assert world.faults.failed == ["daily.apply"]
+
+
+async def test_a_daily_start_in_an_outage_is_refused_and_claims_no_attempt(
+    rooms: MakeRooms,
+) -> None:
+    """Asked while the day's deal cannot be read, the daily is refused clearly;
+    once storage is back the player starts it afresh (not 'played already')."""
+    world = await rooms()
+    ann = await world.open(0)
+    await ann.request("identity", type="identify")
+    world.faults.fail("deals.deal", "deals.known")
+    refused = await ann.request("daily_started", type="daily", name="Ann", draw=3)
+    assert refused["type"] == "error" and refused["code"] == "unavailable", refused
+    world.faults.heal()
+    started = await ann.request("daily_started", type="daily", name="Ann", draw=3)
+    assert started["type"] == "daily_started" and started["resumed"] is False, started

@@ -1,7 +1,8 @@
 """Storage that fails when told: any in-memory adapter behind a ``Faults`` switch.
 
-``failing(adapter, faults)`` is the adapter, typed as itself, whose
-coroutine methods first ask ``faults``: a call chosen to fail raises
+``failing(adapter, faults, port)`` is the adapter, typed as itself, whose
+coroutine methods first ask ``faults`` (by ``port`` and method name, e.g.
+``daily.apply``; the room store's by method name alone): a call chosen to fail raises
 ``StorageDown`` - a ``redis.ConnectionError``, what the Redis adapters
 raise when Redis is unreachable (``storage.errors.STORAGE_ERRORS``) -
 with nothing applied. So the outage paths of the room logic run in
@@ -61,9 +62,10 @@ class _Failing:
     """The proxy ``failing`` returns: attributes read through to the adapter,
     coroutine methods checked against the faults first."""
 
-    def __init__(self, adapter: object, faults: Faults) -> None:
+    def __init__(self, adapter: object, faults: Faults, port: str) -> None:
         object.__setattr__(self, "_adapter", adapter)
         object.__setattr__(self, "_faults", faults)
+        object.__setattr__(self, "_port", f"{port}." if port else "")
 
     def __getattr__(self, name: str) -> Any:
         found = getattr(self._adapter, name)
@@ -72,8 +74,10 @@ class _Failing:
         faults: Faults = self._faults
         method: Callable[..., Any] = found
 
+        call = self._port + name
+
         async def checked(*args: Any, **kwargs: Any) -> Any:
-            faults.check(name)
+            faults.check(call)
             return await method(*args, **kwargs)
 
         return checked
@@ -82,6 +86,8 @@ class _Failing:
         setattr(self._adapter, name, value)
 
 
-def failing(adapter: Adapter, faults: Faults) -> Adapter:
-    """``adapter`` with its storage calls failing as ``faults`` says."""
-    return cast(Adapter, _Failing(adapter, faults))
+def failing(adapter: Adapter, faults: Faults, port: str = "") -> Adapter:
+    """``adapter`` with its storage calls failing as ``faults`` says; ``port``
+    names its calls apart from another adapter's of the same name (``daily``:
+    ``faults.fail("daily.apply")`` fails the daily moves, not the rooms')."""
+    return cast(Adapter, _Failing(adapter, faults, port))
