@@ -88,7 +88,7 @@ function megabytes(bytes) {
 function table(el, head, rows, empty) {
   el.tHead.replaceChildren(h("tr", {}, head.map((key) => h("th", { scope: "col" }, key ? t(key) : ""))));
   const body = rows.length
-    ? rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell))))
+    ? rows.map((cells) => h("tr", {}, cells.map((cell, i) => h("td", { "data-label": head[i] ? t(head[i]) : null }, cell))))
     : [h("tr", {}, h("td", { colspan: head.length, class: "hint" }, t(empty)))];
   el.tBodies[0].replaceChildren(...body);
 }

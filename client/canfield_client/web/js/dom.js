@@ -75,7 +75,11 @@ export async function copyText(text) {
   }
 }
 
-/** A button that acts only on a second click within 3 s (the first one asks,
+/** How long a "Sure?" button waits for its second tap: long enough to read it
+ * and reach for it again on a phone. */
+export const CONFIRM_MS = 6000;
+
+/** A button that acts only on a second click within CONFIRM_MS (the first one asks,
  * showing ``confirmText``); used where one slip would end a race. */
 export function confirmTwice(button, text, confirmText, action) {
   let armed = null;
@@ -91,7 +95,7 @@ export function confirmTwice(button, text, confirmText, action) {
     armed = setTimeout(() => {
       armed = null;
       button.textContent = text();
-    }, 3000);
+    }, CONFIRM_MS);
   });
 }
 

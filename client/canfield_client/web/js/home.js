@@ -40,6 +40,14 @@ export class Home {
       this.join("player");
     });
     $("#watch").addEventListener("click", () => this.join("spectator"));
+    // Enter in the name: join the room when there is a code to join, else on to
+    // "Race now" (the page's first action), never an error about a code nobody typed
+    $("#name").addEventListener("keydown", (e) => {
+      if (e.key !== "Enter" || e.isComposing) return;
+      e.preventDefault();
+      if (this.linked || $("#room-code").value.trim()) this.join("player");
+      else if (this.name()) $("#quick-3").focus();
+    });
     // "Race now": a seat in the next public race of that draw mode
     for (const button of [$("#quick-3"), $("#quick-1")]) {
       button.addEventListener("click", () => {

@@ -40,6 +40,9 @@ export class Lobby {
     $("#copy-link").addEventListener("click", async () => {
       if (await copyText($("#share-link").value)) this.flash(t("copied"));
     });
+    // a phone's own share sheet (the Web Share API) where the browser has one; Copy stays
+    $("#share-room").hidden = typeof navigator.share !== "function";
+    $("#share-room").addEventListener("click", () => this.share());
     $("#ready").addEventListener("click", () => {
       const mine = this.room?.members.find((m) => m.id === this.me?.id);
       this.send({ type: "ready", ready: !mine?.ready });
@@ -48,6 +51,16 @@ export class Lobby {
     setInterval(() => this.tickAway(), 250);
     $("#add-bot").addEventListener("click", () => this.send({ type: "add_bot" }));
     this.form.addEventListener("change", (e) => this.settingsChanged(e));
+    // typing a deal code picks its choice (the code is sent on Enter or on leaving
+    // the field); left empty, the choice goes back to what the room has
+    this.form.addEventListener("focusin", (e) => {
+      if (e.target.name === "deal_code") this.form.elements.deal_kind.value = "code";
+    });
+    this.form.addEventListener("focusout", (e) => {
+      if (e.target.name !== "deal_code" || e.target.value.trim()) return;
+      const random = (this.room?.settings?.deal ?? "random") === "random";
+      this.form.elements.deal_kind.value = random ? "random" : "code";
+    });
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.settingsChanged(e);
@@ -80,6 +93,16 @@ export class Lobby {
     // a typed-in deal is secret ("custom") until the end, but everyone should know it is not random
     $("#known-deal").hidden = (room.settings?.deal ?? "random") === "random";
     this.tickAway();
+  }
+
+  /** The room's link through the browser's share sheet (a cancelled share says nothing). */
+  async share() {
+    const url = $("#share-link").value;
+    try {
+      await navigator.share({ title: t("title"), text: t("share_text", { code: this.room?.room ?? "" }), url });
+    } catch (err) {
+      if (err?.name !== "AbortError" && (await copyText(url))) this.flash(t("copied"));
+    }
   }
 
   /** Start was refused for players who are not ready: the host may start without waiting. */
@@ -169,7 +192,7 @@ export class Lobby {
       if (!isHost) code.value = "";
       code.placeholder = typed && !isHost ? t("custom_deal") : "CF1-D3-AAAAACL";
     }
-    code.disabled = !isHost || form.elements.deal_kind.value !== "code";
+    code.disabled = !isHost;
     form.elements.time_limit.value = String(Math.round((settings.time_limit_s || 0) / 60));
     if (!form.elements.time_limit.value) form.elements.time_limit.value = "0";
     for (const name of checks) form.elements[name].checked = Boolean(settings[name]);
@@ -243,7 +266,6 @@ export class Lobby {
     const name = event.target.name;
     const kind = form.elements.deal_kind.value;
     const code = form.elements.deal_code;
-    code.disabled = kind !== "code";
     let msg = null;
     if (name === "draw") msg = { draw: Number(event.target.value) };
     else if (name === "time_limit") {

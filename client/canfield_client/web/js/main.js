@@ -3,7 +3,7 @@
 // lives in its own module.
 
 import { dismissable, fold, offlineBanner } from "./chrome.js";
-import { $, clock, confirmTwice, h } from "./dom.js";
+import { $, CONFIRM_MS, clock, confirmTwice, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { raceKeys } from "./board.js";
 import { ask, dismiss } from "./confirm.js";
@@ -332,12 +332,16 @@ $("#hint").addEventListener("click", askHint);
 let leaveArmed = null;
 function leave(e) {
   const button = e.currentTarget;
+  if (!state.room) {
+    goHome(); // the room is gone (the operator closed it): its results stay until then
+    return;
+  }
   if (state.view === "race" && state.me?.role === "player" && !isDone() && !leaveArmed) {
     button.textContent = t("sure_leave");
     leaveArmed = setTimeout(() => {
       leaveArmed = null;
       button.textContent = t("leave");
-    }, 3000);
+    }, CONFIRM_MS);
     return;
   }
   clearTimeout(leaveArmed);

@@ -39,6 +39,8 @@ export default {
   share_link: "Share link",
   copy: "Copy",
   copied: "Copied",
+  share: "Share",
+  share_text: "Race me on the same Canfield deal: room {code}",
   players: "Players",
   spectators: "Spectators",
   host: "host",

@@ -40,6 +40,8 @@ export default {
   share_link: "Poveznica za dijeljenje",
   copy: "Kopiraj",
   copied: "Kopirano",
+  share: "Podijeli",
+  share_text: "Utrkuj se sa mnom na istom dijeljenju Canfielda: soba {code}",
   players: "Igrači",
   spectators: "Gledatelji",
   host: "domaćin",
