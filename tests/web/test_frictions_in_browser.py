@@ -95,6 +95,26 @@ def test_enter_in_the_name_goes_on_and_a_typed_deal_code_picks_its_choice(
     expect(bo.locator("#room-settings input[name=deal_code]")).to_be_disabled()  # host only
 
 
+def test_watching_needs_no_name(browser: Browser, fast_server: ServerProcess) -> None:
+    base = fast_server.http_url
+    ana = new_page(browser)
+    room = create_room(ana, base, "Ana")
+    for options, guest in (({}, "Guest"), (HR, "Gost")):
+        watcher = new_page(browser, **options)
+        watcher.goto(f"{base}/r/{room}")  # the share link, nothing typed
+        watcher.click("#watch")
+        expect(watcher.locator("#view-lobby")).to_be_visible()
+        expect(watcher.locator("#home-error")).to_have_text("")
+        expect(ana.locator("#spectators .who", has_text=guest)).to_have_count(1)
+    # a code typed on the home page, no name: watching too
+    third = new_page(browser)
+    third.goto(base + "/")
+    third.fill("#room-code", room)
+    third.click("#watch")
+    expect(third.locator("#view-lobby")).to_be_visible()
+    expect(ana.locator("#spectators .who")).to_have_text(["Guest", "Gost", "Guest 2"])
+
+
 def test_sure_give_up_waits_long_enough_to_tap_again(
     browser: Browser, fast_server: ServerProcess
 ) -> None:

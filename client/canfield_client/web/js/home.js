@@ -23,9 +23,11 @@ export function linkedCode(pathname) {
 }
 
 export class Home {
-  /** request(msg): ask the server (sent as soon as the link is up). */
-  constructor(request) {
+  /** request(msg): ask the server (sent as soon as the link is up); watchUnnamed(room):
+   * watch a room under a name the page picks (watching needs no name typed). */
+  constructor(request, watchUnnamed = () => {}) {
     this.request = request;
+    this.watchUnnamed = watchUnnamed;
     this.linked = null;
     const name = $("#name");
     name.value = getName();
@@ -111,6 +113,11 @@ export class Home {
     if (!CODE_RE.test(code)) {
       this.error(t("code_needed"));
       $("#room-code").focus();
+      return;
+    }
+    if (role === "spectator" && !$("#name").value.trim()) {
+      this.error("");
+      this.watchUnnamed(code);
       return;
     }
     const who = this.name();

@@ -141,7 +141,7 @@ function focusView(name) {
   target?.focus({ preventScroll: true });
 }
 
-const home = new Home(request);
+const home = new Home(request, (room) => watchUnnamed(room, t("watcher_name")));
 const liveRaces = new LiveRaces();
 const waiting = new WaitingScreen({
   send: (msg) => conn.send(msg),
