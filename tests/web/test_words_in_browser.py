@@ -97,6 +97,8 @@ def test_race_again_says_you_and_a_ready_lobby_tells_the_host_to_start(
     expect(cy.locator("#ready")).to_have_text("Mogu krenuti")
     cy.click("#ready")
     expect(ana.locator("#lobby-wait")).to_have_text("Everyone is ready: press Start.")
+    ana.set_viewport_size({"width": 390, "height": 844})  # a phone: said in sight, by the players
+    expect(ana.locator("#lobby-wait")).to_be_in_viewport()
     expect(bo.locator("#lobby-wait")).to_have_text(
         "Everyone is ready: waiting for the host to start."
     )
