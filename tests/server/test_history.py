@@ -81,8 +81,10 @@ async def test_history_after_races_download_and_delete(
     assert status == 200 and download["races"] == [] and download["stats"] == []
 
 
-async def test_forged_identities_are_refused(server: ServerProcess, connect: Connect) -> None:
-    client = await connect(server.ws_url)
+async def test_forged_identities_are_refused(
+    shared_server: ServerProcess, connect: Connect
+) -> None:
+    client = await connect(shared_server.ws_url)
     # well-formed but never issued
     forged = await client.request("identity", type="identify", token="q0vS1d3Xo9kVvV7n5mJ8bQ7c")
     assert forged["type"] == "error" and forged["code"] == "bad-identity"

@@ -23,13 +23,13 @@ from tests.server.helpers import DEAL, healthz, lobby, play, start
 
 
 async def test_a_whole_race_of_three_players_watched_by_a_spectator(
-    fast_server: ServerProcess,
+    shared_server: ServerProcess,
     connect: Connect,
     line_of_play: LineOfPlay,
     same_board: SameBoard,
 ) -> None:
-    room, (ann, bob, cy) = await lobby(connect, fast_server.ws_url, ["Ann", "Bob", "Cy"])
-    eve = await connect(fast_server.ws_url)
+    room, (ann, bob, cy) = await lobby(connect, shared_server.ws_url, ["Ann", "Bob", "Cy"])
+    eve = await connect(shared_server.ws_url)
     assert (await eve.join(room, "Eve", "spectator"))["role"] == "spectator"
     assert eve.joined["state"]["settings"]["deal"] == "custom"  # the code stays secret
 
@@ -126,9 +126,9 @@ async def test_illegal_moves_duplicates_and_gaps_change_nothing(
 
 
 async def test_bad_frames_get_errors_and_the_connection_lives_on(
-    fast_server: ServerProcess, connect: Connect
+    shared_server: ServerProcess, connect: Connect
 ) -> None:
-    client = await connect(fast_server.ws_url)
+    client = await connect(shared_server.ws_url)
     cases = [
         ("{not json", "bad-json"),
         ('{"type": "teleport"}', "unknown-type"),
@@ -281,8 +281,8 @@ async def test_redis_down_means_unavailable_and_nothing_applied(
 
 
 @pytest.mark.parametrize("path", ["/", "/r/ABC234"])
-def test_the_web_page_and_share_links_are_served(fast_server: ServerProcess, path: str) -> None:
-    with urllib.request.urlopen(fast_server.http_url + path, timeout=5) as resp:
+def test_the_web_page_and_share_links_are_served(shared_server: ServerProcess, path: str) -> None:
+    with urllib.request.urlopen(shared_server.http_url + path, timeout=5) as resp:
         assert resp.status == 200
         assert b"<html" in resp.read().lower()
 
@@ -336,9 +336,9 @@ async def test_players_of_a_crashed_process_show_disconnected_elsewhere(
 
 
 async def test_the_host_adds_a_bot_that_joins_and_races(
-    fast_server: ServerProcess, connect: Connect
+    shared_server: ServerProcess, connect: Connect
 ) -> None:
-    ann = await connect(fast_server.ws_url)
+    ann = await connect(shared_server.ws_url)
     await ann.create("Ann", deal=DEAL)
     await ann.send(type="add_bot", pace_s=0.05, strength="easy")
     seated = await ann.expect("room", lambda m: len(m["members"]) == 2)

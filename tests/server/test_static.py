@@ -24,8 +24,10 @@ def get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
         return exc.code, {k.lower(): v for k, v in exc.headers.items()}, b""
 
 
-def test_static_files_come_gzipped_with_an_etag_and_revalidate(server: ServerProcess) -> None:
-    base = server.http_url
+def test_static_files_come_gzipped_with_an_etag_and_revalidate(
+    shared_server: ServerProcess,
+) -> None:
+    base = shared_server.http_url
     for path in ("/", "/app.css", "/js/main.js"):
         status, headers, body = get(base + path, **{"Accept-Encoding": "gzip"})
         assert status == 200, path
