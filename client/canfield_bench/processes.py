@@ -31,6 +31,7 @@ __all__ = [
     "ServerProcess",
     "BaselineProcess",
     "RedisProcess",
+    "DelayProxy",
     "local_servers",
     "stop_all",
 ]
@@ -290,3 +291,31 @@ def local_servers(
         finally:
             stop_all(started)
             redis.stop()
+
+
+class DelayProxy(LoopbackEndpoint, ChildProcess):
+    """``delay_proxy``: a loopback TCP proxy to ``target`` (a port) adding
+    ``rtt_ms`` to every round trip, as a process of its own."""
+
+    what = "delay proxy"
+
+    def __init__(self, target: int, rtt_ms: float, log_dir: Path) -> None:
+        self.target = target
+        self.rtt_ms = rtt_ms
+        self.port = 0
+        log = log_dir / f"delay-{target}-{rtt_ms:g}.log"
+        log.unlink(missing_ok=True)  # its port is read from this run's first line
+        super().__init__(log)
+
+    def argv(self) -> list[str]:
+        return [
+            *(sys.executable, "-m", "canfield_bench.delay_proxy"),
+            *("--target", str(self.target), "--rtt-ms", str(self.rtt_ms)),
+        ]
+
+    def ready(self) -> bool:
+        for line in self.log().splitlines():
+            if line.startswith("listening on "):
+                self.port = int(line.split()[-1])
+                return True
+        return False

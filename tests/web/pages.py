@@ -17,7 +17,8 @@ from typing import Any
 
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
-from canfield.cards import card_text, parse_card
+from canfield.cards import parse_card
+from canfield_bench.distance import picked_card as picked_card  # the benchmarks' too
 from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
 from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
@@ -132,17 +133,6 @@ def board_text(page: Page, root: str = "#board") -> dict[str, list[str]]:
 
 def leaderboard_row(page: Page, name: str) -> Locator:
     return page.locator("#race-lb tr", has=page.locator("td.c-player", has_text=name))
-
-
-def picked_card(game: Game, move: Move) -> str:
-    """The card a move picks up (the bottom card of a run)."""
-    if move.src == "R":
-        return card_text(game.reserve[-1])
-    if move.src == "W":
-        return card_text(game.waste[-1])
-    if move.src == "F":
-        return card_text(game.foundations[move.src_index][-1])
-    return card_text(game.tableau[move.src_index][-move.count])
 
 
 def tappable_moves(game: Game) -> Iterator[Move]:

@@ -56,6 +56,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --bystander: only this attack (churn-1, churn-50, solver-1, solver-8)",
     )
     parser.add_argument(
+        "--distance",
+        action="store_true",
+        help="distance mode: one solver line played through a real Chromium page (the"
+        " web client) behind a delaying proxy, at 0 ms and at --rtt-ms extra round trip;"
+        " prints both times and the aim (needs Playwright and Chromium)",
+    )
+    parser.add_argument(
+        "--rtt-ms", type=float, default=200.0, help="with --distance: the far run's round trip"
+    )
+    parser.add_argument("--deal", default=None, help="with --distance: the deal to race")
+    parser.add_argument(
         "--redis-url",
         default=None,
         help="with --server: the Redis it uses, to run the baseline against it too",
@@ -75,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.bystander:
         return _bystander(args)
+    if args.distance:
+        return _distance(args)
 
     cfg = BenchConfig(
         players=args.players,
@@ -100,6 +113,14 @@ def run(args: argparse.Namespace) -> int:
     progress.done()
     print(json.dumps(out) if args.json else format_table(out))
     return 0 if out.get("errors") == 0 else 1
+
+
+def _distance(args: argparse.Namespace) -> int:
+    from ..distance import DEAL, report, run_distance
+
+    line, runs = run_distance((0.0, args.rtt_ms), args.deal or DEAL)
+    print(report(line, runs))
+    return 0
 
 
 def _bystander(args: argparse.Namespace) -> int:

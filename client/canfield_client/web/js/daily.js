@@ -46,6 +46,7 @@ let saidRefused = false; // #daily-error says why there is no identity
 const race = new RaceBoard($("#daily-board"), conn, {
   playing: () => Boolean(S.race && !S.race.done),
   position: () => S.race?.board,
+  changed: () => showBoard(), // a guessed board (or a refused guess) renders now
 });
 const board = race.view;
 const { actions } = race;
@@ -133,9 +134,15 @@ conn.on("ack", (msg) => {
   if (!S.race) return;
   S.race.board = msg.board;
   if (msg.move === "G" || msg.board.won) S.race.done = true;
-  board.render(msg.board);
-  render();
+  showBoard();
 });
+
+/** The board as shown: our actions at once where the page can guess them (js/state.js). */
+function showBoard() {
+  const shown = S.race ? race.shown() : null;
+  if (shown && board.board !== shown) board.render(shown);
+  render();
+}
 
 conn.on("daily_finished", (msg) => {
   S.finished[msg.draw] = msg;
@@ -223,7 +230,7 @@ function renderRace(racing) {
   $("#daily-race").hidden = !shown;
   document.body.classList.toggle("racing", Boolean(racing));
   if (!shown) return;
-  const b = shown.board;
+  const b = race.shown() || shown.board;
   $("#daily-score").textContent = b.score;
   $("#daily-cards").textContent = b.on_foundations;
   $("#daily-undo").disabled = !b.can_undo;
@@ -371,7 +378,7 @@ raceKeys(() => Boolean(S.race && !S.race.done), act);
 initShell(() => {
   standing.relabel();
   render();
-  if (S.race) board.render(S.race.board);
+  if (S.race) board.render(race.shown());
 });
 $("#daily-name").value = getName();
 render();

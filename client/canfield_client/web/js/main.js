@@ -176,6 +176,8 @@ const race = new RaceBoard($("#board"), conn, {
   playing: () => isPlaying(),
   position: () => state.board,
   onIllegal: () => sounds.play("illegal"),
+  changed: () => update(), // a guessed board (or a refused guess) renders now
+  onShown: (before, after, move) => sounds.action(before, after, move),
 });
 const board = race.view;
 const { actions } = race;
@@ -224,9 +226,10 @@ function goHome(linkedRoom = null, error = "") {
 
 function renderRace() {
   document.body.classList.toggle("spectator", state.me?.role !== "player");
-  const shown = state.me?.role === "player" ? state.board : null;
+  // our own actions show at once where the page can guess them (js/state.js)
+  const shown = state.me?.role === "player" && state.board ? race.shown() : null;
   if (board.board !== shown) board.render(shown);
-  const b = state.board;
+  const b = shown;
   $("#score").textContent = b ? b.score : "0";
   $("#undo").disabled = !b?.can_undo || isDone();
   $("#hint").hidden = !isPractice() || state.me?.role !== "player";
@@ -237,9 +240,9 @@ function renderRace() {
   const note = $("#race-note");
   let text = "";
   if (state.me?.waiting) text = t("waiting_note");
-  else if (b?.won || myStatus() === "won") text = t("you_won"); // a win from another tab too
+  else if (state.board?.won || myStatus() === "won") text = t("you_won"); // the server's word; from another tab too
   else if (isDone()) text = t("you_gave_up");
-  else if (b && b.useful_move === false) text = t("no_useful");
+  else if (state.board?.useful_move === false && b === state.board) text = t("no_useful");
   note.textContent = text;
   note.hidden = !text || (state.me?.role !== "player" && !state.me?.waiting);
 }
@@ -449,14 +452,11 @@ conn.on("started", (msg) => {
 });
 
 conn.on("board", (msg) => {
-  if (typeof msg.last_seq === "number") actions.sync(msg.last_seq);
+  if (typeof msg.last_seq === "number") actions.sync(msg.last_seq, msg.board);
   dispatch(msg);
 });
 
-conn.on("ack", (msg) => {
-  sounds.action(state.board, msg.board, msg.move);
-  dispatch(msg);
-});
+conn.on("ack", (msg) => dispatch(msg)); // its sound played when it showed (RaceBoard's onShown)
 
 conn.on("hint", (msg) => {
   hintAsked = 0;

@@ -27,6 +27,31 @@ export class ReplayGame {
     this.gaveUp = false;
   }
 
+  /**
+   * The game a player's board shows (the server's player view), every card the
+   * view does not show standing as `hidden`: a move applied to it that turns one
+   * up shows `hidden` in its view (js/predict.js). `baseSuit`: the suit that owns
+   * foundation 1 ("H"), as the board learnt it.
+   */
+  static fromView(view, baseSuit, hidden) {
+    const under = (n) => Array(Math.max(0, n)).fill(hidden);
+    const game = Object.create(ReplayGame.prototype);
+    return Object.assign(game, {
+      draw: view.draw,
+      startRank: view.start_rank,
+      baseSuit,
+      reserve: view.reserve.top ? [...under(view.reserve.count - 1), view.reserve.top] : [],
+      foundations: view.foundations.map((pile) => [...pile]),
+      tableau: view.tableau.map((col) => [...col]),
+      stock: under(view.stock.count),
+      waste: [...under(view.waste.count - view.waste.fan.length), ...view.waste.fan],
+      fan: view.waste.fan.length,
+      score: view.score,
+      history: [],
+      gaveUp: false,
+    });
+  }
+
   snapshot() {
     return JSON.stringify([this.reserve, this.foundations, this.tableau, this.stock, this.waste, this.fan, this.score]);
   }

@@ -2,10 +2,12 @@
 // in through dispatch() (js/race-state.js folds them in), the page's own
 // changes (which view is on screen) through update(), and what subscribe()d
 // renders it again - and the numbered board actions (move, tap, undo, give
-// up). One action is in flight at a time; seq numbers follow the protocol so a
-// retry after a dropped link is never applied twice.
+// up): sent as they are made, their boards guessed where the page can know
+// them; seq numbers follow the protocol so a retry after a dropped link is
+// never applied twice.
 
 import { ERR } from "./protocol.js";
+import { sameBoard } from "./predict.js";
 import { EMPTY, applyServerMessage } from "./race-state.js";
 
 /** The race's state: a new object after every change, never changed in place.
@@ -36,21 +38,54 @@ export function dispatch(msg) {
   if (next !== state) changed(next);
 }
 
+/** Actions that may wait unsent behind one whose board the page cannot guess. */
 const MAX_QUEUED = 4;
 
+/**
+ * The numbered board actions (move, tap, undo, give up), sent as they are made:
+ * several may be in flight, numbered by `seq`, and the server answers them in
+ * order. Each action's board is guessed at once when the page can know it (no
+ * hidden card turns up: `guess(board, action)`, js/predict.js) and shown; an
+ * action the page cannot guess (a draw, a card turned up, undo, give up) is
+ * sent too, and what comes after it waits unsent until its answer is in. Each
+ * answer is the server's word: an ack's board replaces the guess (the later
+ * guesses are made again from it when it differs), and a refusal drops the
+ * guesses (the board goes back to the server's); the actions sent after a
+ * refused one are refused too (a seq gap), silently.
+ */
 export class Actions {
-  /** send(msg) -> bool: false when the link is down. */
-  constructor(send) {
+  /** send(msg) -> bool: false when the link is down; confirmed(): the server's
+   * board; guess(board, action) -> {board} or null. */
+  constructor(send, confirmed = () => null, guess = () => null) {
     this.send = send;
-    this.lastSeq = 0;
-    this.inflight = null;
-    this.queue = [];
+    this.confirmed = confirmed;
+    this.guess = guess;
+    this.reset(0);
   }
 
   reset(lastSeq = 0) {
+    /** the last seq the server applied, as far as this page knows */
     this.lastSeq = lastSeq;
-    this.inflight = null;
+    /** sent, not answered yet, oldest first: {msg, board (the guess, or null), doomed} */
+    this.sent = [];
+    /** made, not sent yet (behind an action without a guess) */
     this.queue = [];
+  }
+
+  /** The actions still in flight that count (not refused already). */
+  live() {
+    return this.sent.filter((entry) => !entry.doomed);
+  }
+
+  /** The board to show: the last guess in flight, else the server's board. */
+  shown() {
+    const guessed = this.live().filter((entry) => entry.board);
+    return guessed.length ? guessed[guessed.length - 1].board : this.confirmed();
+  }
+
+  /** An action in flight without a guess: what comes next waits for its answer. */
+  blocked() {
+    return this.live().some((entry) => !entry.board);
   }
 
   /** Queue a board action; returns false when it could not be sent. */
@@ -60,50 +95,77 @@ export class Actions {
     return this.pump();
   }
 
+  /** Send what is queued, up to the first action without a guess. */
   pump() {
-    if (this.inflight || !this.queue.length) return true;
-    const msg = { ...this.queue.shift(), seq: this.lastSeq + 1 };
-    if (!this.send(msg)) {
-      this.queue = [];
-      return false;
+    while (this.queue.length && !this.blocked()) {
+      const action = this.queue.shift();
+      const msg = { ...action, seq: this.lastSeq + this.live().length + 1 };
+      delete msg.retried;
+      const made = this.guess(this.shown(), action);
+      if (!this.send(msg)) {
+        this.queue = [];
+        return false;
+      }
+      this.sent.push({ action, msg, board: made?.board || null, doomed: false });
     }
-    this.inflight = msg;
     return true;
   }
 
+  /** The server's ack of the oldest action in flight: its board replaces the guess. */
   ack(msg) {
+    const index = this.sent.findIndex((entry) => !entry.doomed && entry.msg.seq === msg.seq);
     if (msg.seq > this.lastSeq) this.lastSeq = msg.seq;
-    if (this.inflight && msg.seq >= this.inflight.seq) this.inflight = null;
+    if (index < 0) {
+      this.pump();
+      return;
+    }
+    const [entry] = this.sent.splice(0, index + 1).slice(-1);
+    if (!entry.board || !sameBoard(entry.board, msg.board)) this.guessAgain(msg.board);
     this.pump();
   }
 
-  /** The server refused the action in flight: forget what was queued after it. */
+  /** Guess the boards of the actions still in flight again, from `board`. */
+  guessAgain(board) {
+    let base = board;
+    for (const entry of this.live()) {
+      const made = base ? this.guess(base, entry.action) : null;
+      entry.board = made?.board || null;
+      base = entry.board;
+    }
+  }
+
+  /** The server refused an action (`msg`: its error): the failed action, or null
+   * when it was one sent after a refused one (or a seq gap, sent again once). */
   fail(msg) {
-    const failed = this.inflight;
-    this.inflight = null;
-    this.queue = [];
+    const index = typeof msg.seq === "number" ? this.sent.findIndex((entry) => entry.msg.seq === msg.seq) : 0;
+    const head = index >= 0 ? this.sent.splice(0, index + 1).pop() : null;
+    if (!head || head.doomed) return null;
+    for (const entry of this.sent) entry.doomed = true; // refused in turn: a gap
     if (typeof msg.last_seq === "number") this.lastSeq = msg.last_seq;
-    if (msg.code === ERR.SEQ_GAP && failed && !failed.retried) {
-      this.queue.push({ ...failed, retried: true });
+    if (msg.code === ERR.SEQ_GAP && !head.action.retried) {
+      this.queue = [{ ...head.action, retried: true }];
       this.pump();
       return null;
     }
-    return failed;
+    this.queue = [];
+    return head.msg;
   }
 
-  /** The server reports how far it got (a `board` message): forget actions it has applied. */
-  sync(lastSeq) {
+  /** The server reports how far it got and its board (a `board` message): forget
+   * actions it has applied, and guess the others again from that board. */
+  sync(lastSeq, board) {
     if (lastSeq > this.lastSeq) this.lastSeq = lastSeq;
-    if (this.inflight && this.inflight.seq <= lastSeq) this.inflight = null;
+    this.sent = this.sent.filter((entry) => !entry.doomed && entry.msg.seq > lastSeq);
+    this.guessAgain(board);
     this.pump();
   }
 
-  /** After a resume: an action the server already applied is done; otherwise send it again. */
+  /** After a resume: actions the server applied are done; the others go again, in order. */
   resumed(lastSeq) {
     this.lastSeq = lastSeq;
-    const pending = this.inflight;
-    this.inflight = null;
-    if (pending && pending.seq > lastSeq) this.queue.unshift(pending);
+    const again = this.live().filter((entry) => entry.msg.seq > lastSeq).map((entry) => entry.action);
+    this.sent = [];
+    this.queue = [...again, ...this.queue];
     this.pump();
   }
 }
