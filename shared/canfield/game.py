@@ -713,6 +713,10 @@ class Game:
     def view(self) -> dict[str, Any]:
         """What the player may see: no stock card, no reserve card under the top."""
         fan = self.waste[-max(self.fan, 1) :] if self.waste else []
+        # Draw 3 shows the waste's top three: under a fan of fewer, the cards beneath
+        # it (all seen when they were turned), so the next ones to play are in sight
+        shown = min(len(self.waste), 3) if self.draw == 3 else len(fan)
+        under = self.waste[len(self.waste) - shown : len(self.waste) - len(fan)]
         return {
             "draw": self.draw,
             "start_rank": RANKS[self.base_rank],
@@ -723,7 +727,11 @@ class Game:
             "foundations": [[card_text(c) for c in pile] for pile in self.foundations],
             "tableau": [[card_text(c) for c in col] for col in self.tableau],
             "stock": {"count": len(self.stock)},
-            "waste": {"fan": [card_text(c) for c in fan], "count": len(self.waste)},
+            "waste": {
+                "fan": [card_text(c) for c in fan],
+                "under": [card_text(c) for c in under],
+                "count": len(self.waste),
+            },
             "score": self.score,
             "on_foundations": self.on_foundations,
             "won": self.is_won,

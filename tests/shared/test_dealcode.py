@@ -238,7 +238,7 @@ def test_game_deals_in_canonical_order() -> None:
     assert game.view()["foundations"] == [[cards[13]], [], [], []]
     assert game.view()["start_rank"] == cards[13][0]
     assert game.view()["tableau"] == [[c] for c in cards[14:18]]
-    assert game.view()["waste"] == {"fan": [], "count": 0}
+    assert game.view()["waste"] == {"fan": [], "under": [], "count": 0}
     assert (game.score, game.on_foundations, game.can_undo) == (0, 1, False)
     turned = []
     for _ in range(34):

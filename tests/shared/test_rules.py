@@ -319,12 +319,13 @@ def test_draw_three_turns_three_and_then_the_rest() -> None:
     game = stock_game(3)
     game.push_text("S")
     view = game.view()
-    assert view["waste"] == {"fan": ["9C", "8C", "6C"], "count": 3}
+    assert view["waste"] == {"fan": ["9C", "8C", "6C"], "under": [], "count": 3}
     assert view["stock"] == {"count": 4}
     game.push_text("S")
     assert game.view()["waste"]["fan"] == ["5C", "4C", "3C"]
     game.push_text("S")  # fewer than three left: the last one is turned
-    assert game.view()["waste"] == {"fan": ["2C"], "count": 7}
+    # the top three show: the two seen cards beneath the last one turned
+    assert game.view()["waste"] == {"fan": ["2C"], "under": ["4C", "3C"], "count": 7}
     assert game.view()["stock"] == {"count": 0}
 
 
@@ -353,7 +354,7 @@ def test_recycling_deals_the_waste_again_the_same_way_for_free(draw: int) -> Non
     first = one_pass()
     for _ in range(5):  # passes are unlimited
         game.push_text("S")  # stock empty: the waste turns over
-        assert game.view()["waste"] == {"fan": [], "count": 0}
+        assert game.view()["waste"] == {"fan": [], "under": [], "count": 0}
         assert game.view()["stock"] == {"count": 7}
         assert one_pass() == first
     assert game.score == score
@@ -364,7 +365,7 @@ def test_recycle_after_a_waste_card_was_played_keeps_the_order() -> None:
     play(game, "S", "W-4", "S", "S")  # the 6C went onto the 7D
     assert game.view()["waste"]["fan"] == ["2C"]
     play(game, "S", "S")  # turn over, then draw three again
-    assert game.view()["waste"] == {"fan": ["9C", "8C", "5C"], "count": 3}
+    assert game.view()["waste"] == {"fan": ["9C", "8C", "5C"], "under": [], "count": 3}
     play(game, "S")
     assert game.view()["waste"]["fan"] == ["4C", "3C", "2C"]
 

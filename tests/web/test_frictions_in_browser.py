@@ -12,6 +12,7 @@ import json
 import urllib.request
 
 import pytest
+from canfield import Game, Move
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
@@ -26,6 +27,7 @@ from tests.web.pages import (
     pick_language,
     race_button,
     room_of,
+    set_deal,
     wait_board,
 )
 
@@ -131,6 +133,35 @@ def test_sure_give_up_waits_long_enough_to_tap_again(
         expect(button).to_have_text(sure)
         button.click()
         expect(page.locator("#race-note")).to_have_text(done)
+
+
+def test_a_draw_3_waste_shows_its_top_three_on_a_phone(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    ana, bo = room_of(browser, fast_server.http_url, ("Ana", PHONE), ("Bo", {**PHONE, **HR}))
+    set_deal(ana, DEAL)
+    start_race(ana, [bo])
+    game = Game.deal(DEAL)
+    for _ in range(12):  # the twelfth draw turns the stock's last card alone
+        game.push(Move.parse("S"))
+    waste = game.view()["waste"]
+    assert len(waste["fan"]) == 1 and len(waste["under"]) == 2
+    for page, label in ((ana, "Waste, 34 cards"), (bo, "Otpad, karata: 34")):
+        for _ in range(12):
+            before = page.locator("#board .stock .count").inner_text()
+            page.click("#board .stock")
+            expect(page.locator("#board .stock .count")).not_to_have_text(before)
+        fanned = page.locator("#board .waste .card.fanned")
+        # the one turned, and the two seen beneath it: the next plays are in sight
+        expect(fanned).to_have_count(3)
+        assert [c.get_attribute("data-card") for c in fanned.all()] == [
+            *waste["under"],
+            *waste["fan"],
+        ]
+        page.wait_for_function("() => document.getAnimations().length === 0")  # cards landed
+        lefts = [c.bounding_box()["x"] for c in fanned.all()]  # type: ignore[index]
+        assert lefts[0] < lefts[1] < lefts[2], lefts
+        expect(page.locator("#board .waste")).to_have_attribute("aria-label", label)
 
 
 def test_the_share_sheet_where_the_browser_has_one_and_copy_everywhere(

@@ -147,13 +147,15 @@ export class BoardView {
     const fan = board.waste.fan;
     const label = board.waste.count ? t("pile_cards", { name: t("waste"), n: board.waste.count }) : t("pile_empty", { name: t("waste") });
     const pile = h("div", { class: "pile waste", dataset: { drop: "W" }, ...this.pileAttrs(label) });
-    if (!fan.length) pile.append(slotEl());
-    else if (board.waste.count > fan.length) pile.append(slotEl("", "under"));
-    fan.forEach((card, i) => {
+    // Draw 3: the top three face up, the seen cards under the last draw's fan first
+    const shown = [...(board.waste.under || []), ...fan];
+    if (!shown.length) pile.append(slotEl());
+    else if (board.waste.count > shown.length) pile.append(slotEl("", "under"));
+    shown.forEach((card, i) => {
       const el = cardEl(card);
       el.style.setProperty("--i", i);
       el.classList.add("fanned");
-      if (i === fan.length - 1) this.makeSource(el, { pile: "W", index: 0, count: 1, card }, true, t("waste"));
+      if (i === shown.length - 1) this.makeSource(el, { pile: "W", index: 0, count: 1, card }, true, t("waste"));
       pile.append(el);
     });
     pile.append(h("div", { class: "count", text: board.waste.count || "", "aria-hidden": "true" }));

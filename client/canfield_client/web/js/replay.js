@@ -114,6 +114,15 @@ export class ReplayGame {
   }
 
   /** The same shape as the server's player view, so the board renders it. */
+  /** The waste as the engine's view has it: the last draw's fan and, in Draw 3, the
+   * seen cards beneath it up to the top three (canfield.Game.view). */
+  wasteView() {
+    const fan = this.waste.length ? this.waste.slice(-Math.max(this.fan, 1)) : [];
+    const shown = this.draw === 3 ? Math.min(this.waste.length, 3) : fan.length;
+    const under = this.waste.slice(this.waste.length - shown, this.waste.length - fan.length);
+    return { fan, under, count: this.waste.length };
+  }
+
   view() {
     const onFoundations = this.foundations.reduce((sum, pile) => sum + pile.length, 0);
     return {
@@ -123,7 +132,7 @@ export class ReplayGame {
       foundations: this.foundations.map((pile) => [...pile]),
       tableau: this.tableau.map((col) => [...col]),
       stock: { count: this.stock.length },
-      waste: { fan: this.waste.slice(-Math.max(this.fan, 1)), count: this.waste.length },
+      waste: this.wasteView(),
       score: this.score,
       on_foundations: onFoundations,
       won: onFoundations === 52,
