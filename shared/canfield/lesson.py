@@ -8,13 +8,17 @@ line to learn from is a short one, and the move that lost the win is
 worth a sentence of why. Both are worked out here, in process, with a
 bound, so the server can run them as one more job at its solver workers.
 
-``short_line`` makes the line short in two ways, both sound:
+``short_line`` makes the line short in three ways, each sound:
 
 * **Shortcuts**: the solver's line is replayed, and wherever a position
   further along it can be reached in fewer actions (one move after some
   stock taps, or the taps alone), the actions between are cut. Loops
   (a position reached twice) go the same way. This costs one pass of the
   legal moves per position of the line, and never lengthens it.
+* **Splices**: from every fifth position of the line a fresh plain search
+  (``solver.depth_first.search``, a few thousand positions) looks for a
+  win; where it wins in fewer actions than the rest of the line, it
+  replaces that rest (detours cut again), and the line is read again.
 * **A search** from the position for a line shorter than the best so far:
   best-first on actions spent plus the cards not yet home (which no line
   can beat, since every card needs one more action at least), first
@@ -53,6 +57,7 @@ from .cards import card_text
 from .game import Game
 from .moves import DRAW, FOUNDATION, RESERVE, STOCK, TABLEAU, WASTE, Move
 from .review import Question, Verdict, stood_moves
+from .solver.depth_first import is_won, search
 
 __all__ = ["ShortLine", "Why", "short_line", "shortcut", "explain", "teach", "taught"]
 
@@ -64,8 +69,14 @@ Key = tuple[Any, ...]
 #: and this many kept a worker under 80 MB (peak, measured); at 2 s the time
 #: bound comes first on a loaded machine
 NODE_LIMIT = 150_000
-#: share of the time the weighted search gets before the plain one
-_WEIGHTED_SHARE = 0.5
+#: the share of the bounds used up by the splices (``_splice``), then by the
+#: weighted search; the plain search gets the rest
+_SPLICE_SHARE = 0.3
+_WEIGHTED_SHARE = 0.7
+#: a splice tries a fresh plain search from every this many positions of the
+#: line, each at most this many positions
+_SPLICE_EVERY = 5
+_SPLICE_NODES = 3_000
 #: the weighted search's weight on the cards left
 _WEIGHT = 3
 
@@ -75,7 +86,8 @@ class ShortLine:
     """A winning line from a position, made short within a bound.
 
     ``first`` is the length of the line it started from; ``shortest`` is
-    true only when the search proved no shorter line exists.
+    true only when the search proved no shorter line exists. ``nodes``
+    counts the best-first search's positions (the splices' are not).
     """
 
     moves: list[str]
@@ -186,16 +198,43 @@ def short_line(
     best = shortcut(game, line)
     nodes = 0
     shortest = False
-    # the weighted search first (its share of the bounds), then the plain one (the rest)
+    if timeout_s is not None:
+        best = _splice(game, best, start + timeout_s * _SPLICE_SHARE)
+    # the weighted search next (its share of the bounds), then the plain one (the rest)
     for weight, share in ((_WEIGHT, _WEIGHTED_SHARE), (1, 1.0)):
         until = None if timeout_s is None else start + timeout_s * share
-        limit = int(node_limit * share) - nodes
+        limit = int(node_limit * (share - _SPLICE_SHARE)) - nodes
         found, spent, done = _best_first(game, len(best), weight, until, limit)
         nodes += spent
         if found is not None and len(found) < len(best):
             best = shortcut(game, found)
         shortest = done and weight == 1  # the plain search ran out: nothing shorter
     return ShortLine(best, len(line), shortest, time.process_time() - start, nodes)
+
+
+def _splice(game: Game, line: list[str], deadline: float) -> list[str]:
+    """``line`` made shorter where a fresh plain search from one of its
+    positions (every ``_SPLICE_EVERY``-th, each at most ``_SPLICE_NODES``
+    positions) wins in fewer actions than the rest of it, its detours cut
+    again; until no splice helps or the ``deadline`` passes."""
+    best = line
+    while time.process_time() < deadline:
+        here = game.copy()
+        here.history.clear()
+        for at, text in enumerate(best):
+            if time.process_time() >= deadline:
+                return best
+            if at % _SPLICE_EVERY == 0:
+                found = search(here, is_won, node_limit=_SPLICE_NODES)
+                if found.found and len(found.moves) < len(best) - at:
+                    tried = shortcut(game, best[:at] + [m.text() for m in found.moves])
+                    if len(tried) < len(best):
+                        best = tried
+                        break
+            here.play_text(text)
+        else:
+            return best
+    return best
 
 
 def _best_first(

@@ -114,7 +114,8 @@ def test_verdicts_on_the_results_and_the_winning_line_in_both_replays(
     expect(verdict_row(page, "Ana")).to_contain_text("Won")
     expect(verdict_row(page, "Pia")).to_contain_text("Still winnable when you stopped")
     bo_row = verdict_row(page, "Bo")
-    expect(bo_row).to_contain_text(f"Move {SLIP_MOVE} lost the win", timeout=30_000)
+    # the review, then its lesson (one more job of up to 2 s): generous on a loaded machine
+    expect(bo_row).to_contain_text(f"Move {SLIP_MOVE} lost the win", timeout=120_000)
     assert list(store.scan_iter(match="cf:rv:*:claim")) == []  # all kept, none under way
 
     # why, in words: Bo's draw buried the waste's top card, the king of spades,
@@ -231,4 +232,4 @@ def test_verdicts_on_the_results_and_the_winning_line_in_both_replays(
     page.click("#rv-back")
     expect(page.locator("#rp-moves li.slip")).to_contain_text("ovdje je izgubljena pobjeda")
     shoot(page, "replay-page-hr-1920x1080")
-    assert len(asked) <= 12  # polled with a backoff, then stopped: every review done
+    assert len(asked) <= 16  # polled with a backoff (a review, then its lesson), then stopped
