@@ -84,6 +84,8 @@ __all__ = [
     "Ack",
     "BoardMsg",
     "Leaderboard",
+    "RacerBoard",
+    "Boards",
     "RacerProgress",
     "Progress",
     "Finished",
@@ -212,6 +214,9 @@ class RoomSettings(msgspec.Struct, kw_only=True, omit_defaults=False):
     best_of: Literal[1, 3, 5, 7] = 1
     #: the first racer to win ends the race for everyone (default: race for every place)
     first_finish_ends: bool = False
+    #: spectators see every racer's board live (``boards``): what each racer sees,
+    #: never a face-down card; never in a public race (added within version 1)
+    spectator_boards: bool = False
 
 
 class NewRoomSettings(RoomSettings, forbid_unknown_fields=True):
@@ -262,6 +267,7 @@ class SettingsMsg(_Client, tag="settings"):
     practice: bool | None = None
     best_of: Literal[1, 3, 5, 7] | None = None
     first_finish_ends: bool | None = None
+    spectator_boards: bool | None = None
 
 
 class Ready(_Client, tag="ready"):
@@ -501,6 +507,11 @@ class Row(msgspec.Struct, kw_only=True):
     status: MemberStatus
     time_ms: int
     reached_ms: int | None = None
+    #: cards left in the racer's reserve, and cards on their tableau: counts of
+    #: cards the racer sees (never which), the progress a lane shows before cards
+    #: go home (added within version 1: null from an older server)
+    reserve: int | None = None
+    tableau: int | None = None
 
 
 class RatedRow(Row, kw_only=True, omit_defaults=True):
@@ -592,6 +603,22 @@ class BoardMsg(_Server, tag="board"):
 
 class Leaderboard(_Server, tag="leaderboard"):
     rows: list[Row]
+    server_time: int
+
+
+class RacerBoard(msgspec.Struct, kw_only=True):
+    """One racer's board as that racer sees it (the engine's player view)."""
+
+    id: str
+    board: Board
+
+
+class Boards(_Server, tag="boards"):
+    """To spectators of a room whose host chose ``spectator_boards``: the racers'
+    boards that changed since the last one (all of them on joining and at the
+    start), at most one a leaderboard interval. Never a face-down card."""
+
+    boards: list[RacerBoard]
     server_time: int
 
 
@@ -955,6 +982,7 @@ ServerMessage = (
     | Ack
     | BoardMsg
     | Leaderboard
+    | Boards
     | Progress
     | Finished
     | Error

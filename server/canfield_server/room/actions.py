@@ -156,7 +156,7 @@ class _RoomBoard:
     """A racer's board in a room (``numbered.BoardStorage``): confirmed here in its slot,
     stored with the room's move script, which also ends the race with its last racer."""
 
-    __slots__ = ("actions", "session", "member_id", "slot", "row", "race_no")
+    __slots__ = ("actions", "session", "member_id", "slot", "row", "race_no", "view", "seq")
 
     def __init__(
         self, actions: BoardActions, session: RoomSession, member_id: str, slot: Slot
@@ -164,6 +164,9 @@ class _RoomBoard:
         self.actions, self.session, self.member_id, self.slot = actions, session, member_id, slot
         self.row: StoredRow | None = None
         self.race_no = 0
+        #: the board saved, as the spectators see it (a room that shows boards)
+        self.view: bytes | None = None
+        self.seq = 0
 
     def confirmed(self) -> PlayerRace | None:
         return self.slot.race
@@ -181,6 +184,8 @@ class _RoomBoard:
         state = session.state
         me = rules.member(state, member_id)
         self.row, self.race_no = race.row(member_id, me.name if me else "?"), state.race
+        self.view = race.view_json() if rules.boards_shown(state) else None
+        self.seq = race.seq
         return self.actions.store.apply(
             MoveRecord(
                 room_code=session.code,
@@ -191,6 +196,7 @@ class _RoomBoard:
                 snapshot=race.snapshot(),
                 row=self.row,
                 done=race.done,
+                board=self.view,
             )
         )
 
@@ -202,6 +208,8 @@ class _RoomBoard:
         session, rooms = self.session, self.actions.rooms
         session.rows[self.member_id] = self.row
         session.mark_dirty()
+        if self.view is not None:
+            session.board_moved(self.member_id, self.seq, self.view)
         if applied.race_over:  # this action ended the race: its results
             rooms.spawn(rooms.owner.finalize(session.code, self.race_no))
         elif self.row.status == MemberStatus.WON and session.state.settings.first_finish_ends:

@@ -28,6 +28,8 @@ __all__ = [
 
 #: SAVE_ROOM replaces this with the version it wrote
 VER_SLOT = b"{ver}"
+#: a row event's board when it carries none
+NO_BOARD = msgspec.Raw(b"")
 
 
 class RoomEvent(msgspec.Struct, tag_field="k", tag="room"):
@@ -40,6 +42,11 @@ class RoomEvent(msgspec.Struct, tag_field="k", tag="room"):
 
 class RowEvent(msgspec.Struct, tag_field="k", tag="row"):
     row: StoredRow
+    #: a room that shows boards to its spectators: the racer's board after their
+    #: action number ``seq`` (their own view: no face-down card); empty: none
+    #: (a raw value cannot be optional in a schema)
+    seq: int = 0
+    board: msgspec.Raw = NO_BOARD
 
 
 class FinishedEvent(msgspec.Struct, tag_field="k", tag="finished"):
@@ -62,10 +69,13 @@ def pack(origin: bytes, event: Any) -> bytes:
     return origin + b" " + body
 
 
-def pack_row(origin: bytes, row_json: bytes) -> bytes:
-    """``pack(origin, RowEvent(row))`` for a row already encoded (the move's hot
-    path encodes each row once, for the rows hash and this event alike)."""
-    return origin + b' {"k":"row","row":' + row_json + b"}"
+def pack_row(origin: bytes, row_json: bytes, board: bytes | None = None, seq: int = 0) -> bytes:
+    """``pack(origin, RowEvent(row, seq, board))`` for a row (and a board) already
+    encoded (the move's hot path encodes each row once, for the rows hash and
+    this event alike)."""
+    if board is None:
+        return origin + b' {"k":"row","row":' + row_json + b"}"
+    return b'%s {"k":"row","row":%s,"seq":%d,"board":%s}' % (origin, row_json, seq, board)
 
 
 def unpack(payload: bytes) -> tuple[bytes, Event]:

@@ -10,10 +10,12 @@ from typing import Any
 
 import msgspec
 from canfield_protocol import (
+    Boards,
     Leaderboard,
     Phase,
     Progress,
     ProtocolError,
+    RacerBoard,
     RacerProgress,
     RoomMsg,
     RoomState,
@@ -30,6 +32,7 @@ __all__ = [
     "room_frame",
     "leaderboard_frame",
     "progress_frame",
+    "boards_frame",
     "error_frame",
 ]
 
@@ -63,6 +66,13 @@ def progress_frame(started_at: int, reached: dict[str, list[int]], now: int) -> 
     from the race's start by a connection that came later."""
     racers = [RacerProgress(id=pid, reached=steps) for pid, steps in reached.items()]
     return text(Progress(started_at=started_at, racers=racers, server_time=now))
+
+
+def boards_frame(boards: dict[str, bytes], now: int) -> str:
+    """Racers' boards (member id -> the board's JSON, each a racer's own view,
+    encoded once when it changed) for a room's spectators."""
+    racers = [RacerBoard(id=pid, board=msgspec.Raw(board)) for pid, board in boards.items()]  # type: ignore[arg-type]
+    return text(Boards(boards=racers, server_time=now))
 
 
 def error_frame(exc: ProtocolError, seq: int | None = None) -> str:

@@ -60,6 +60,8 @@ def wire_row(row: StoredRow, rank: int, status: MemberStatus | None = None) -> R
         status=row.status if status is None else status,
         time_ms=row.time_ms,
         reached_ms=row.at,
+        reserve=row.reserve,
+        tableau=row.tableau,
     )
 
 

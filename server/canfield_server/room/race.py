@@ -142,6 +142,11 @@ class PlayerRace:
         view["useful_move"] = useful(self.game, len(self.reached) - 1)
         return view
 
+    def view_json(self) -> bytes:
+        """The player's view as JSON, as a spectator is shown it (no face-down card;
+        no "useful move" note, which is the racer's own)."""
+        return _encoder.encode(self.game.view())
+
     def row(self, member_id: str, name: str) -> StoredRow:
         won = self.status == MemberStatus.WON
         return StoredRow(
@@ -153,6 +158,8 @@ class PlayerRace:
             status=self.status,
             time_ms=self.time_ms,
             at=self.time_ms if won else self.reached[self.game.on_foundations],
+            reserve=len(self.game.reserve),
+            tableau=sum(len(col) for col in self.game.tableau),
         )
 
     def snapshot(self) -> bytes:

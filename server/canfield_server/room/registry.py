@@ -29,6 +29,7 @@ from canfield_server.room.events import FinishedEvent, RoomEvent, RowEvent, unpa
 from canfield_server.room.leaderboard import Pace
 from canfield_server.room.ports import Peer, RoomBus, RoomRecord, RoomSave, RoomStore, StorageErrors
 from canfield_server.room.session import RoomSession, SessionHooks
+from canfield_server.room.watching import fill_boards
 
 __all__ = ["Rooms", "RoomChange", "RoomOwner"]
 
@@ -161,6 +162,14 @@ class Rooms:
         session.adopt(record.ver, record.state, record.deal, record.final, force=True)
         if record.state.phase in (Phase.RACING, Phase.FINISHED):
             session.adopt_rows(await self.store.rows(session.code))
+        watchers = session.watchers()
+        if record.state.phase == Phase.RACING and watchers and rules.boards_shown(session.state):
+            # the bus came back: boards moved meanwhile are read again, all of them
+            session.boards.clear()
+            await fill_boards(self.store, session)
+            frame = session.boards_frame()
+            for peer in watchers:
+                peer.send(frame)
         if record.state.phase == Phase.FINISHED and not record.final:
             # the race ended but its results were never written (a crash): write them
             self.spawn(self.owner.finalize(session.code, record.state.race))
@@ -306,6 +315,8 @@ class Rooms:
         if isinstance(event, RowEvent):
             session.rows[event.row.id] = event.row
             session.mark_dirty()
+            if event.board:
+                session.board_moved(event.row.id, event.seq, bytes(event.board))
         elif isinstance(event, FinishedEvent):
             session.adopt(event.ver, event.state, None, bytes(event.final))
         elif isinstance(event, RoomEvent):

@@ -63,6 +63,7 @@ __all__ = [
     "heir",
     "member",
     "public_settings",
+    "boards_shown",
 ]
 
 TIME_LIMIT_RANGE = (30, 7200)
@@ -104,6 +105,13 @@ def public_settings(settings: RoomSettings) -> RoomSettings:
     if settings.deal == RANDOM_DEAL:
         return settings
     return msgspec.structs.replace(settings, deal=HIDDEN_DEAL)
+
+
+def boards_shown(state: RoomState) -> bool:
+    """Whether this room's spectators see the racers' boards live: only where its
+    host chose it, and never in a public race (rated: nobody may watch a rival's
+    cards there; its boards show in its replays, once it is over)."""
+    return state.settings.spectator_boards and not state.public
 
 
 def member(state: RoomState, member_id: str) -> Member | None:
@@ -218,6 +226,9 @@ def update_settings(state: RoomState, member_id: str, msg: SettingsMsg) -> RoomS
         best_of=old.best_of if msg.best_of is None else msg.best_of,
         first_finish_ends=(
             old.first_finish_ends if msg.first_finish_ends is None else msg.first_finish_ends
+        ),
+        spectator_boards=(
+            old.spectator_boards if msg.spectator_boards is None else msg.spectator_boards
         ),
     )
     if msg.draw is not None and msg.deal is None and merged.deal != RANDOM_DEAL:

@@ -40,6 +40,7 @@ from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomSave, R
 from canfield_server.room.race import reached_of
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession, removed_by_operator
+from canfield_server.room.watching import fill_boards
 
 __all__ = ["Seating"]
 
@@ -262,9 +263,12 @@ class Seating:
         starts_at = state.starts_at or 0
         counting = now < starts_at  # the countdown of a race, not yet dealt
         # read before anything is sent: a seat is taken whole or not at all
-        progress = None
+        progress = boards = None
         if state.phase == Phase.RACING and not counting:
             progress = await self._progress(session)
+            if me.role != Role.PLAYER and rules.boards_shown(state):
+                await fill_boards(self.store, session)  # every racer's board so far
+                boards = session.boards_frame()
         joined = Joined(
             room=code,
             player_id=member_id,
@@ -282,6 +286,8 @@ class Seating:
                 peer.send(frames.text(BoardMsg(board=race.board(), last_seq=race.seq)))
             peer.send(progress)
             peer.send(frames.leaderboard_frame(session.ranked(), self.clock.now_ms()))
+            if boards is not None:
+                peer.send(boards)
         elif state.phase == Phase.FINISHED and session.final:
             peer.send(session.final.decode())
 

@@ -100,6 +100,12 @@ class RoomSession:
         self.peers: set[Peer] = set()
         self.slots: dict[str, Slot] = {}
         self.rows: dict[str, StoredRow] = {}
+        #: the racers' boards for the spectators, in a room that shows them
+        #: (``rules.boards_shown``): member id -> (the number of actions it is at,
+        #: the racer's own view as JSON, encoded once); a newer one replaces it
+        self.boards: dict[str, tuple[int, bytes]] = {}
+        #: racers whose board changed since the spectators were last sent boards
+        self._boards_dirty: set[str] = set()
         self.timers: list[Timer] = []
         #: fires when the earliest grace time of an away member runs out
         self._grace: tuple[int, Timer] | None = None
@@ -190,9 +196,7 @@ class RoomSession:
             self._begin(fresh=state.race != old.race)
         elif state.phase == Phase.LOBBY and old.phase != Phase.LOBBY:
             self._cancel_timers()
-            self.slots.clear()
-            self.rows.clear()
-            self.final = None
+            self._forget_race()
         if state.phase == Phase.FINISHED:
             self._cancel_timers()
             if final and final != self.final:
@@ -286,9 +290,7 @@ class RoomSession:
         state = self.state
         self._cancel_timers()
         if fresh:
-            self.slots.clear()
-            self.rows.clear()
-            self.final = None
+            self._forget_race()
         self._fill_rows()
         now = self.clock.now_ms()
         starts_at = state.starts_at or now
@@ -299,6 +301,14 @@ class RoomSession:
             delay = max(0.0, (state.ends_at - now) / 1000)
             race_no = state.race
             self.timers.append(self.clock.call_later(delay, self.hooks.time_up, self.code, race_no))
+
+    def _forget_race(self) -> None:
+        """The last race's boards, rows and results: gone with a new race or the lobby."""
+        self.slots.clear()
+        self.rows.clear()
+        self.boards.clear()
+        self._boards_dirty.clear()
+        self.final = None
 
     def _deal(self) -> None:
         """The start: every player here gets the same deal, spectators the clock."""
@@ -326,6 +336,11 @@ class RoomSession:
         for peer in self.peers:
             peer.send(for_players if peer.role == Role.PLAYER else for_others)
         metrics.broadcast(len(self.peers))
+        if rules.boards_shown(state):
+            # every racer starts on the same board (one on another process too)
+            view = first.view_json()
+            for m in rules.players(state):
+                self.board_moved(m.id, 0, view)
         self.flush()
 
     def _fill_rows(self) -> None:
@@ -365,12 +380,56 @@ class RoomSession:
         dirty_since, self._dirty_since = self._dirty_since, None
         if self.rows and self.peers:
             rows = self.ranked()
-            if timed and rows == self._shown:
-                return
-            self._shown = rows
-            self.broadcast(frames.leaderboard_frame(rows, self.clock.now_ms()))
-            if dirty_since is not None:
-                metrics.leaderboard_sent(now - dirty_since)
+            if not (timed and rows == self._shown):
+                self._shown = rows
+                self.broadcast(frames.leaderboard_frame(rows, self.clock.now_ms()))
+                if dirty_since is not None:
+                    metrics.leaderboard_sent(now - dirty_since)
+        self._send_boards()
+
+    # ------------------------------------------------------------ boards for spectators
+
+    def board_moved(self, member_id: str, seq: int, board: bytes) -> None:
+        """A racer's board after their action number ``seq`` (acted here, or heard on
+        the bus): kept when newer than the one held, and sent to the spectators with
+        the next leaderboard (coalesced: a racer's many moves in one interval are
+        one board, the latest)."""
+        if self.adopt_board(member_id, seq, board):
+            self._boards_dirty.add(member_id)
+            self.mark_dirty()
+
+    def adopt_board(self, member_id: str, seq: int, board: bytes) -> bool:
+        """Keep ``board`` unless the one held is as new; True when it was kept."""
+        held = self.boards.get(member_id)
+        if held is not None and held[0] >= seq:
+            return False
+        self.boards[member_id] = (seq, board)
+        return True
+
+    def watchers(self) -> list[Peer]:
+        """The connections here that watch the race (spectators, late joiners)."""
+        return [peer for peer in self.peers if peer.role != Role.PLAYER]
+
+    def boards_frame(self, only: set[str] | None = None) -> str:
+        """The boards held (``only`` those racers'), one frame for every spectator."""
+        held = {
+            pid: board for pid, (_, board) in self.boards.items() if only is None or pid in only
+        }
+        return frames.boards_frame(held, self.clock.now_ms())
+
+    def _send_boards(self) -> None:
+        """The boards that changed, to this room's spectators here: one frame
+        encoded once, the same text to each, and only where the room shows them."""
+        if not self._boards_dirty:
+            return
+        changed, self._boards_dirty = self._boards_dirty, set()
+        watchers = self.watchers()
+        if not watchers or not rules.boards_shown(self.state):
+            return
+        frame = self.boards_frame(changed)
+        for peer in watchers:
+            peer.send(frame)
+        metrics.broadcast(len(watchers))
 
     def ranked(self) -> list[Row]:
         connected = {m.id for m in self.state.members if m.connected}

@@ -316,7 +316,7 @@ class RedisStore:
                 "1" if move.done else "0",
                 self.ttl_s,
                 keys.channel(code),
-                pack_row(self.origin, row),
+                pack_row(self.origin, row, move.board, move.base_seq + 1),
                 self.origin,
             ],
         )

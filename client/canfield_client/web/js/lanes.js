@@ -1,8 +1,12 @@
 // Live race lanes: one per racer (place, name, cards home along a 52-card
 // track), in place order, always in view: beside the board on a wide screen,
 // a compact strip above it on a phone. A racer who passes another slides into
-// their place. Built from the `leaderboard` rows every page receives (cards
-// home per racer, never anyone's cards).
+// their place. Built from the `leaderboard` rows every page receives (counts
+// per racer, never anyone's cards): the track shows the cards home, and after
+// them, lighter, the cards on the racer's tableau, so a lane moves as soon as a
+// racer plays a card out of the reserve or the stock (home and tableau together
+// are every card in play: the reserve and the stock hold the rest); while they
+// race, the lane also says how many cards are left in their reserve.
 
 import { $, h, setText, syncKeyed } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
@@ -10,6 +14,12 @@ import { STATUS } from "./protocol.js";
 
 const SLIDE_MS = 320;
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
+
+/** A bar `cards` of 52 cards long. */
+function widen(bar, cards) {
+  const width = `${Math.round((Math.max(0, cards) / 52) * 100)}%`;
+  if (bar.style.width !== width) bar.style.width = width;
+}
 
 export class Lanes {
   /** conn: the Connection (its messages are heard here too); read(): the page's
@@ -58,9 +68,11 @@ export class Lanes {
     lane.place = h("b", { class: "place" });
     lane.name = h("span", { class: "name" });
     lane.fillBar = h("span", { class: "fill" });
+    lane.playBar = h("span", { class: "play" });
     lane.count = h("b", { class: "count" });
     lane.mark = h("span", { class: "mark" });
-    lane.append(lane.place, lane.name, h("span", { class: "track", "aria-hidden": "true" }, lane.fillBar), lane.count, lane.mark);
+    const track = h("span", { class: "track", "aria-hidden": "true" }, lane.fillBar, lane.playBar);
+    lane.append(lane.place, lane.name, track, lane.count, lane.mark);
     return lane;
   }
 
@@ -70,9 +82,14 @@ export class Lanes {
     setText(lane.place, row.rank);
     setText(lane.name, row.name);
     setText(lane.count, row.on_foundations);
-    const width = `${Math.round((row.on_foundations / 52) * 100)}%`;
-    if (lane.fillBar.style.width !== width) lane.fillBar.style.width = width;
-    setText(lane.mark, row.status === STATUS.PLAYING ? "" : t(`st_${row.status}`));
-    lane.setAttribute("aria-label", t("lane_label", { place: row.rank, name: row.name, n: row.on_foundations }));
+    const tableau = Number.isInteger(row.tableau) ? row.tableau : 0; // null from an older server
+    widen(lane.fillBar, row.on_foundations);
+    widen(lane.playBar, row.status === STATUS.WON ? 0 : Math.min(tableau, 52 - row.on_foundations));
+    const reserve = Number.isInteger(row.reserve) ? t("lane_reserve", { n: row.reserve }) : "";
+    const playing = row.status === STATUS.PLAYING || row.status === STATUS.DISCONNECTED;
+    setText(lane.mark, row.status === STATUS.PLAYING ? reserve : t(`st_${row.status}`));
+    const label = t("lane_label", { place: row.rank, name: row.name, n: row.on_foundations });
+    const more = Number.isInteger(row.tableau) && playing ? `, ${t("lane_tableau", { n: tableau })}, ${reserve}` : "";
+    lane.setAttribute("aria-label", label + more);
   }
 }

@@ -62,6 +62,11 @@ class StoredRow(msgspec.Struct, kw_only=True):
     status: MemberStatus
     time_ms: int
     at: int
+    #: cards left in the reserve and cards on the tableau (counts of cards the
+    #: racer sees, never which): a lane's progress before cards go home; None in
+    #: a row stored by an older server
+    reserve: int | None = None
+    tableau: int | None = None
 
 
 class RoomRecord(msgspec.Struct):
@@ -107,6 +112,9 @@ class MoveRecord(NamedTuple):
     snapshot: bytes
     row: StoredRow
     done: bool
+    #: the racer's board after it (``PlayerRace.view_json``), for the spectators of
+    #: a room that shows boards: it goes to the other processes with the row
+    board: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

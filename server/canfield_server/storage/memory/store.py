@@ -235,7 +235,7 @@ class MemoryRoomStore:
                 race_over = True
         servers = b.servers.get(code, {})
         if len(servers) > 1 or (len(servers) == 1 and self.origin not in servers):
-            b.publish(code, pack_row(self.origin, row))
+            b.publish(code, pack_row(self.origin, row, move.board, move.base_seq + 1))
         return Stored(race_over=race_over)
 
     async def log_entry(self, code: str, member_id: str, seq: int) -> str:
