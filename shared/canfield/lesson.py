@@ -415,13 +415,7 @@ def explain(game: Game, slip: str, line: Sequence[str]) -> Why | None:
             return Why("taken", card_text(mine.onto), card_text(mine.card), card_text(step.card))
         if mine.onto is not None and step.card == mine.onto:
             return _why("covered", mine.onto, mine.card, steps, at)
-        if (
-            mine.dst == TABLEAU
-            and mine.onto is None
-            and step.dst == TABLEAU
-            and step.onto is None
-            and step.src != TABLEAU
-        ):
+        if mine.dst == TABLEAU and mine.onto is None and step.dst == TABLEAU and step.onto is None:
             return Why("filled", card_text(step.card), card_text(mine.card), to="column")
     return Why("instead", _text(first.card), to=_where(first))
 

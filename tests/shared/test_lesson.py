@@ -32,6 +32,7 @@ SLIPS = [
     ),
     ("CF1-D3-KAIZOGN", "S S 4-1 2-F 4-F S S S S S S S W-F", "used"),
     ("CF1-D3-VWCCIAE", "S S W-2 R-F S S S S S W-F S S W-2", "covered"),
+    ("CF1-D3-RNDZSQT", "S S W-4 S S W-4", "early"),
 ]
 
 
@@ -44,6 +45,36 @@ def slip_position(code: str, text: str) -> tuple[Game, str, list[str]]:
     assert won.result == WINNABLE
     assert decide(Game.replay(before, moves[-1:]), 10.0).result == NOT_WINNABLE
     return before, moves[-1], won.moves
+
+
+def places(game: Game) -> dict[int, tuple[str, int]]:
+    """Where each card lies: (pile kind, index) for the reserve, waste, columns
+    and foundations (the stock's cards left out)."""
+    at: dict[int, tuple[str, int]] = {card: ("R", 0) for card in game.reserve}
+    at.update({card: ("W", 0) for card in game.waste})
+    for j, col in enumerate(game.tableau):
+        at.update({card: ("T", j) for card in col})
+    for j, pile in enumerate(game.foundations):
+        at.update({card: ("F", j) for card in pile})
+    return at
+
+
+def first_moved(game: Game, line: list[str]) -> int:
+    """The card the line's first move other than a tap takes (a run: its bottom)."""
+    work = game.copy()
+    for text in line:
+        if text != "S":
+            if text[0].isdigit():  # a column's card, or a run's bottom card
+                count = int(text.split("-")[0].split(":")[1]) if ":" in text else 1
+                return work.tableau[int(text[0]) - 1][-count]
+            before = places(work)
+            work.play_text(text)
+            after = places(work)
+            changed = [c for c in after if c in before and before[c] != after[c]]
+            assert len(changed) == 1
+            return changed[0]
+        work.play_text(text)
+    raise AssertionError("the line moves no card")
 
 
 @pytest.mark.parametrize(("code", "text", "kind"), SLIPS)
@@ -70,8 +101,31 @@ def test_a_slip_is_told_from_the_cards_the_winning_line_needed(
             assert any(col[-2:] == [card, moved] for col in after.tableau)
         if kind == "used":
             assert card == moved
+    if kind == "early":  # the slip's card goes the same way later; first the line moved another
+        assert why.moved is not None and why.card != why.moved
+        assert first_moved(before, line) == card
     if why.need is not None:  # the line built that card on this one
         assert BUILDS_ON[parse_card(why.need) * 52 + card]
+
+
+def test_a_move_into_an_empty_column_the_line_filled_and_a_line_that_touches_nothing() -> None:
+    game = Game.from_layout(
+        foundations=[["AC"], [], [], []],
+        tableau=[["KS"], [], ["QH", "JC"], ["5C"]],
+        waste=["9D"],
+        stock=["2C"],
+    )
+    why = explain(game, "W-2", ["3-2"])
+    assert why is not None and why.to_dict() == {
+        "kind": "filled", "card": "JC", "moved": "9D", "need": None, "to": "column"
+    }  # fmt: skip
+    # a draw from an empty waste buries nothing: the line's first move, "instead"
+    fresh = Game.deal(DEAL)
+    line = solve(fresh, 10.0).moves
+    why = explain(fresh, "S", line)
+    assert why is not None and why.kind == "instead"
+    assert parse_card(why.card) == first_moved(fresh, line)
+    assert explain(fresh, "S", ["S", "S"]) is None  # no card moved: nothing to say
 
 
 def test_the_review_s_own_slip_covered_the_club_every_club_needs_first() -> None:
