@@ -27,13 +27,13 @@ from tests.server.helpers import (
     rate_far_in,
 )
 
-#: a band of 50 points that widens by 1000 after 6 s; a race counts down 1 s after
-#: its deal is found (up to 2 s for a proven one while the server's pool fills), so
-#: the first race is dealt well before any band has widened, on a busy machine too
+#: a band of 50 points that widens by 1000 after 4 s (each lone racer looks again
+#: then): the second racer's ask, just after the first's, comes well before any
+#: band has widened, on a busy machine too, so each opens a race of their own
 BAND_ENV = {
     "CANFIELD_QUICK_BAND_POINTS": "50",
     "CANFIELD_QUICK_BAND_WIDEN_POINTS": "1000",
-    "CANFIELD_QUICK_BAND_WIDEN_S": "6",
+    "CANFIELD_QUICK_BAND_WIDEN_S": "4",
     "CANFIELD_QUICK_BAND_MOST_POINTS": "1000",
     "CANFIELD_COUNTDOWN_S": "1",
 }
@@ -94,7 +94,7 @@ async def test_two_lone_racers_far_apart_meet_once_the_bands_have_widened(
     first = await far.quick("Far")
     second = await ann.quick("Ann")
     assert first.room != second.room
-    # nobody else comes; after 6 s the bands are 1,050 wide and one of the two,
+    # nobody else comes; after 4 s the bands are 1,050 wide and one of the two,
     # looking again, moves into the other's race (told by ``joined``, no ``left``)
     started = await asyncio.gather(far.wait_started(60), ann.wait_started(60))
     assert started[0].started_at == started[1].started_at
