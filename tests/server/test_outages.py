@@ -15,6 +15,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 from canfield_protocol import Phase
+from canfield_server.room import identifiers
 from canfield_server.room.ports import RoomSave
 from canfield_server.room.results import OUTAGE_TRIES
 from canfield_server.storage.errors import STORAGE_ERRORS
@@ -182,3 +183,28 @@ async def test_a_daily_start_in_an_outage_is_refused_and_claims_no_attempt(
     world.faults.heal()
     started = await ann.request("daily_started", type="daily", name="Ann", draw=3)
     assert started["type"] == "daily_started" and started["resumed"] is False, started
+
+
+async def test_a_public_race_whose_ratings_cannot_be_read_is_finished_and_rated_once_after(
+    rooms: MakeRooms,
+) -> None:
+    """The ratings are read as the results are written: while the rating store is
+    down the results wait (retried on the manual clock), then come with ratings,
+    stored once."""
+    world = await rooms(rating_min_races=1, rating_min_opponents=1)
+    ann, bob = await world.open(0, ip="10.0.1.1"), await world.open(0, ip="10.0.2.1")
+    tokens = [(await c.request("identity", type="identify"))["token"] for c in (ann, bob)]
+    room = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
+    assert (await bob.request("joined", type="quick", name="Bob", draw=3))["room"] == room
+    for racer in (ann, bob):
+        await racer.expect("started")  # a quick race of two starts by itself
+    assert (await ann.request("ack", type="give_up", seq=1))["type"] == "ack"
+    world.faults.fail("ratings.ratings", times=2)
+    assert (await bob.request("ack", type="give_up", seq=1))["type"] == "ack"
+    finished = await ann.expect("finished")
+    assert world.faults.failed == ["ratings.ratings"] * 2
+    assert all(row.get("rating") is not None for row in finished["standings"]), finished
+    assert (await bob.expect("finished"))["standings"] == finished["standings"]
+    for token in tokens:
+        points = await world.ratings.rating_history(identifiers.token_hash(token), 3, 10)
+        assert len(points) == 1  # rated once, however many tries the results took
