@@ -30,14 +30,19 @@ async def test_calls_past_the_pool_size_wait_their_turn(redis_server: EmbeddedRe
 
 async def test_past_the_wait_a_call_fails_clearly(redis_server: EmbeddedRedis) -> None:
     redis = redis_client(redis_server.url, pool_wait_s=0.05, max_connections=1)
+    other = Redis.from_url(redis_server.url)
     assert isinstance(redis, Redis)  # a single redis-server: one pool
     try:
-        holder = asyncio.ensure_future(redis.blpop(["nothing"], 2))
+        # the one connection held until another client lets it go (60 s at most)
+        holder = asyncio.ensure_future(redis.blpop(["nothing"], 60))
         async with asyncio.timeout(10):  # until the one connection is taken
             while not redis.connection_pool._in_use_connections:
                 await asyncio.sleep(0.001)
         with pytest.raises(MaxConnectionsError):
             await redis.get("x")
-        assert await holder is None
+        await other.lpush("nothing", "go")
+        assert await holder == (b"nothing", b"go")
+        assert await redis.get("x") is None  # the connection back, calls go through
     finally:
         await redis.aclose()
+        await other.aclose()
