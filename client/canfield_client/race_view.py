@@ -13,12 +13,13 @@ run the recorded sequences of ``tests/fixtures/race_messages.json``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from canfield_protocol import (
     Ack,
     Board,
     BoardMsg,
+    Boards,
     BotOffer,
     DailyFinished,
     Finished,
@@ -60,6 +61,8 @@ class RaceView:
     #: waiting alone for a public race: the last word on it, and the bot race offered
     search: Searching | None = None
     bot_offer: BotOffer | None = None
+    #: a spectator's view of the racers' boards (a room that shows them), by member id
+    boards: dict[str, Board] = field(default_factory=dict)
 
     def apply(self, msg: object) -> None:
         """Fold one server message in (any other message changes nothing)."""
@@ -67,6 +70,8 @@ class RaceView:
             self.board = msg.board
         elif isinstance(msg, Leaderboard):
             self.leaderboard = msg
+        elif isinstance(msg, Boards):
+            self.boards.update((racer.id, racer.board) for racer in msg.boards)
         elif isinstance(msg, Joined):
             self.room, self.player_id, self.token = msg.room, msg.player_id, msg.token
             self.is_host, self.state = msg.is_host, msg.state
@@ -80,6 +85,7 @@ class RaceView:
         elif isinstance(msg, Started):
             self.started, self.board, self.seq = msg, msg.board, 0
             self.finished = None
+            self.boards = {}
             self.search = self.bot_offer = None
         elif isinstance(msg, Reconnect):
             self.retry_s = max(msg.retry_ms / 1000, 0.05)

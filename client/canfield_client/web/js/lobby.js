@@ -9,7 +9,9 @@ import { seriesEl } from "./series.js";
 
 const LIMITS_MIN = [0, 1, 2, 3, 5, 10, 15, 20, 30, 60];
 /** On/off settings, shown as checkboxes when the server's settings carry them. */
-const CHECKS = ["winnable_only", "practice", "first_finish_ends"];
+const CHECKS = ["winnable_only", "practice", "first_finish_ends", "spectator_boards"];
+/** What a setting gives away, said under it (a watcher sees every racer's cards). */
+const HINTS = { spectator_boards: "spectator_boards_hint" };
 /** Races in a series (best of N), offered when the server's settings carry best_of. */
 const BEST_OF = [1, 3, 5, 7];
 
@@ -255,7 +257,10 @@ export class Lobby {
       );
     }
     for (const name of checks) {
-      fields.push(h("label", { class: "check" }, h("input", { type: "checkbox", name }), h("span", { text: t(name) })));
+      const hint = HINTS[name] ? h("p", { class: "hint", id: `${name}-hint`, text: t(HINTS[name]) }) : null;
+      const box = h("input", { type: "checkbox", name, "aria-describedby": hint ? hint.id : null });
+      fields.push(h("label", { class: "check" }, box, h("span", { text: t(name) })));
+      if (hint) fields.push(hint);
     }
     return fields;
   }

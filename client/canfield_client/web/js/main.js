@@ -25,6 +25,7 @@ import { Sounds } from "./sound.js";
 import { dispatch, state, subscribe, update } from "./state.js";
 import { clearSeat, getName, getPref, getSeat, scopeSeats, setPref, setSeat } from "./store.js";
 import { TvMode, tvAsked } from "./tv.js";
+import { WatchBoards } from "./watchboards.js";
 import { WatchScreen } from "./watchscreen.js";
 
 // what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
@@ -158,6 +159,7 @@ new RaceWatch(conn, () => state, (row, mine) => sounds.play(mine ? "finish" : "r
 new Lanes(conn, () => state); // every racer's progress, always in view
 const tv = new TvMode(); // no site header, big type, the room's code and QR code in a corner
 new WatchScreen(conn, tv); // a spectator's feed of finishes and the TV mode's button
+const watchBoards = new WatchBoards($("#view-race .race-main")); // the racers' boards, where the host shows them
 const leaderboard = new Leaderboard(
   $("#race-lb"),
   () => (state.startedAt && state.roomState?.phase === "racing" ? Math.max(0, conn.serverNow() - state.startedAt) : null),
@@ -284,6 +286,8 @@ subscribe(() => {
   if (state.view === "race") renderRace();
   if (state.view === "search") waiting.render();
   tv.show(state.view, state.room);
+  const watching = state.view === "race" && state.me?.role !== "player";
+  watchBoards.render(watching ? state.boards : null, state.leaderboard?.rows);
   showTitle();
 });
 
@@ -476,6 +480,8 @@ conn.on("leaderboard", (msg) => {
     board.setRank(msg.rows.find((r) => r.id === state.me?.id)?.rank, msg.rows.length);
   }
 });
+
+conn.on("boards", (msg) => dispatch(msg));
 
 conn.on("finished", (msg) => {
   dispatch(msg);

@@ -6,7 +6,7 @@
 // (tests/client/test_race_messages.py, tests/web/test_race_state_in_browser.py).
 
 /** The fields a race fills; cleared when the page changes seat or the seat goes. */
-const NO_RACE = { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null, roomState: null, search: null };
+const NO_RACE = { board: null, leaderboard: null, finished: null, startedAt: null, endsAt: null, roomState: null, search: null, boards: null };
 
 /** The page's state before any message: no seat, nothing on screen but home. */
 export const EMPTY = Object.freeze({ view: "home", room: null, me: null, ...NO_RACE });
@@ -64,6 +64,7 @@ export function applyServerMessage(state, msg) {
       return {
         ...state,
         board: msg.board,
+        boards: null,
         startedAt: msg.started_at,
         endsAt: msg.ends_at ?? null,
         finished: null,
@@ -75,6 +76,14 @@ export function applyServerMessage(state, msg) {
       return { ...state, board: msg.board };
     case "leaderboard":
       return { ...state, leaderboard: msg };
+    case "boards": {
+      // a spectator's view of the racers' boards (a room that shows them): the changed ones
+      const boards = { ...(state.boards || {}) };
+      for (const racer of Array.isArray(msg.boards) ? msg.boards : []) {
+        if (typeof racer?.id === "string" && Array.isArray(racer.board?.tableau)) boards[racer.id] = racer.board;
+      }
+      return { ...state, boards };
+    }
     case "searching":
       return searched(state, msg, {
         searching: msg.searching,

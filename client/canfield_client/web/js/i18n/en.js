@@ -588,6 +588,9 @@ export default {
   watch_feed_empty: "Nobody has finished yet.",
   watch_feed_detail: "{time} \u00b7 {n} cards home",
   "watch_feed_detail:one": "{time} \u00b7 {n} card home",
+  spectator_boards: "Watchers see the boards",
+  spectator_boards_hint: "Anyone watching then sees every racer's cards live, and could tell a racer: only for people you trust. Public races never show them.",
+  watch_boards: "The racers' boards",
   // TV mode (tv.js): the room's code and QR code in a corner; the names a watcher with no name takes
   tv_join: "Join the race",
   tv_exit: "Exit TV mode",

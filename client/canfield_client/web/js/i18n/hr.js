@@ -604,6 +604,9 @@ export default {
   watch_feed_detail: "{time} \u00b7 {n} karata na temeljima",
   "watch_feed_detail:one": "{time} \u00b7 {n} karta na temeljima",
   "watch_feed_detail:few": "{time} \u00b7 {n} karte na temeljima",
+  spectator_boards: "Gledatelji vide stolove",
+  spectator_boards_hint: "Tko god gleda, tada uživo vidi karte svih natjecatelja i može ih nekome odati: samo za ljude kojima vjeruješ. Javne utrke ih nikad ne prikazuju.",
+  watch_boards: "Stolovi natjecatelja",
   // TV mode (tv.js): the room's code and QR code in a corner; the names a watcher with no name takes
   tv_join: "Pridruži se utrci",
   tv_exit: "Izađi iz TV načina",

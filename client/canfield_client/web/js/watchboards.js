@@ -1,0 +1,51 @@
+// The racers' boards on the spectator screen, in a room whose host chose
+// "Watchers see the boards": a grid of every racer's live board, the leader's
+// large, each under its racer's place, name and cards home. The boards are what
+// each racer sees (the server sends nothing face down); main.js hands this view
+// the state's boards and rows, and it only draws them (read-only BoardViews).
+
+import { BoardView } from "./board.js";
+import { h, setText, syncKeyed } from "./dom.js";
+import { t } from "./i18n.js";
+
+export class WatchBoards {
+  /** parent: where the grid goes (the race view's main area). */
+  constructor(parent) {
+    this.cells = new Map(); // player id -> cell
+    this.grid = h("section", { id: "watch-boards", class: "watch-boards", hidden: true, "aria-label": t("watch_boards") });
+    parent.prepend(this.grid);
+  }
+
+  /** Show `boards` (player id -> board, or null: none) in the order of `rows`
+   * (the leaderboard's, leader first); racers with no board yet are left out. */
+  render(boards, rows) {
+    const shown = boards ? (rows || []).filter((row) => boards[row.id]) : [];
+    this.grid.hidden = !shown.length;
+    document.body.classList.toggle("watch-boards-on", shown.length > 0);
+    if (!shown.length) return;
+    this.grid.setAttribute("aria-label", t("watch_boards"));
+    this.grid.dataset.count = String(shown.length);
+    syncKeyed(this.grid, this.cells, shown, () => this.makeCell(), (cell, row) => {
+      cell.classList.toggle("lead", row === shown[0]);
+      cell.dataset.id = row.id;
+      cell.dataset.status = row.status;
+      setText(cell.place, row.rank);
+      setText(cell.name, row.name);
+      setText(cell.count, `${row.on_foundations}/52`);
+      cell.count.title = t("finish_cards", { n: row.on_foundations });
+      cell.setAttribute("aria-label", t("lane_label", { place: row.rank, name: row.name, n: row.on_foundations }));
+      if (cell.view.board !== boards[row.id]) cell.view.render(boards[row.id]);
+    });
+  }
+
+  makeCell() {
+    const cell = h("article", { class: "wb-cell" });
+    cell.place = h("b", { class: "place" });
+    cell.name = h("span", { class: "name" });
+    cell.count = h("span", { class: "count" });
+    const root = h("div", { class: "board-wrap wb-board" });
+    cell.append(h("header", { class: "wb-head" }, cell.place, cell.name, cell.count), root);
+    cell.view = new BoardView(root);
+    return cell;
+  }
+}
