@@ -421,8 +421,12 @@ class StockView(msgspec.Struct):
 
 
 class WasteView(msgspec.Struct):
+    """``under``: Draw 3's seen cards beneath a fan of fewer than three (absent
+    from an older server, so read as none)."""
+
     fan: list[str]
     count: int
+    under: list[str] = msgspec.field(default_factory=list)
 
 
 class Board(msgspec.Struct, kw_only=True):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from canfield import Game, Move
 from canfield.dealcode import DealCode
@@ -15,6 +16,7 @@ from canfield_client.board import game_from_view
 from canfield_client.bot import run_bot
 from canfield_client.strategy import LEVELS, Strategy, play_out
 from canfield_client.study import study_codes
+from canfield_protocol.messages import Board
 
 DEALS = [DealCode.from_seed(seed * 7919 + 13, draw) for seed in range(12) for draw in (1, 3)]
 
@@ -82,6 +84,19 @@ def test_sees_only_the_player_view() -> None:
             if move is None:
                 break
             real.push(move)
+
+
+def test_a_view_rebuilds_to_the_same_view_draw_3_waste_beneath_included() -> None:
+    """Every seen card stays where the view shows it, the cards under a short Draw 3
+    fan too; and the client's typed board keeps them (``waste.under``)."""
+    game = Game.deal(DealCode.from_seed(99, 3))
+    while game.stock:  # the last draw turns fewer than three: seen cards beneath
+        game.push(Move.parse("S"))
+    view = game.view()
+    assert view["waste"]["under"] and len(view["waste"]["fan"]) < 3
+    rebuilt = game_from_view(view).view()
+    assert {**rebuilt, "can_undo": True} == view  # a rebuilt game has no history to undo
+    assert msgspec.to_builtins(msgspec.convert(view, Board).waste) == view["waste"]
 
 
 @pytest.mark.parametrize("draw", [1, 3])
