@@ -1,4 +1,4 @@
-"""The layers hold, and the code type-checks: both checked on every test run.
+"""The layers hold, the code type-checks and lints: checked on every test run.
 
 ``lint-imports`` reads the contracts in ``pyproject.toml`` (engine <-
 protocol <- server and client, which never import each other; the
@@ -35,6 +35,14 @@ def test_every_package_type_checks() -> None:
     done = run(sys.executable, "-m", "mypy")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success" in done.stdout
+
+
+def test_the_whole_project_lints_and_is_formatted() -> None:
+    """``ruff check`` and ``ruff format --check`` over every file, tests included:
+    a long line or an unsorted import fails here, not only in an editor."""
+    for command in (("check", "--no-cache"), ("format", "--check", "--no-cache")):
+        done = run(str(BIN / "ruff"), *command, ".")
+        assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_server_and_client_never_import_each_other_even_lazily() -> None:

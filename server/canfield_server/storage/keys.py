@@ -14,7 +14,8 @@ key                               type    holds
 ``cf:{CODE}:tokens``              hash    sha256(token) -> member id
 ``cf:{CODE}:presence``            hash    member id -> live connection count
 ``cf:{CODE}:rows``                hash    member id -> leaderboard row JSON
-``cf:{CODE}:servers``             hash    process origin -> ms of its last beat (who serves the room)
+``cf:{CODE}:servers``             hash    process origin -> ms of its last beat (who serves the
+                                          room)
 ``cf:{CODE}:p:{ID}``              hash    ``seq`` (last applied), ``snap`` (player snapshot)
 ``cf:{CODE}:p:{ID}:log``          list    the race's actions: move text, ``U`` undo, ``G`` give up,
                                           each with its receipt time (``room.stamps``: ``S@1210``)
