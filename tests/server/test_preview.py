@@ -4,14 +4,27 @@ are tested end to end in ``tests/web/test_replay_page_in_browser.py``)."""
 
 from __future__ import annotations
 
+import asyncio
+import io
+import threading
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, cast
 
 from canfield import Game
 from canfield.solver import solve
-from canfield_server.transport.preview import HEIGHT, WIDTH, render_svg
+from canfield_server.transport.picture_cache import PictureCache
+from canfield_server.transport.preview import (
+    BOARD_X,
+    BOARD_Y,
+    CW,
+    HEIGHT,
+    WIDTH,
+    render_png,
+    render_svg,
+)
 from canfield_server.transport.replay_words import language, summarize
 from canfield_server.transport.share import preview_head
+from PIL import Image
 
 #: the solver wins this one in milliseconds
 WINNABLE_DEAL = "CF1-D3-AAADKOH"
@@ -91,14 +104,18 @@ def test_the_preview_tags_are_escaped_and_name_the_result() -> None:
     head = preview_head(summarize(race, "en"), "https://cards.example", "r-AAAAAAAAAAAAAAAA")
     assert "Ana &quot;&amp;&quot; Bo wins! - Canfield Race" in head
     assert '"&"' not in head
-    assert 'content="https://cards.example/replays/r-AAAAAAAAAAAAAAAA.svg"' in head
+    assert 'content="https://cards.example/replays/r-AAAAAAAAAAAAAAAA.png"' in head
+    assert '<meta property="og:image:type" content="image/png">' in head
+    assert (
+        'type="image/svg+xml" href="https://cards.example/replays/r-AAAAAAAAAAAAAAAA.svg"' in head
+    )
     assert '<meta name="twitter:card" content="summary_large_image">' in head
     description = summarize(race, "en").description
     assert description == (
         'All 52 cards home in 3:12. Players: Ana "&" Bo and Mo. Room QX7P, draw 3, 2031-03-14.'
     )
     croatian = preview_head(summarize(race, "hr"), "https://x.example", "r-AAAAAAAAAAAAAAAA")
-    assert "r-AAAAAAAAAAAAAAAA.svg?lang=hr" in croatian and "pobjeđuje" in croatian
+    assert "r-AAAAAAAAAAAAAAAA.png?lang=hr" in croatian and "pobjeđuje" in croatian
 
 
 def test_the_language_is_the_asked_one_else_the_browsers() -> None:
@@ -106,3 +123,60 @@ def test_the_language_is_the_asked_one_else_the_browsers() -> None:
     assert language(None, "de-DE,hr;q=0.8,en;q=0.5") == "hr"
     assert language("fr", None) == "en"
     assert language(None, "") == "en"
+
+
+def test_the_png_is_the_same_picture_painted() -> None:
+    line = solve(WINNABLE_DEAL, 30).moves
+    race = room_replay(line)
+    painted = render_png(race, summarize(race, "en"))
+    assert painted[:8] == b"\x89PNG\r\n\x1a\n"
+    image = Image.open(io.BytesIO(painted)).convert("RGB")
+    assert image.size == (WIDTH, HEIGHT)
+
+    def pixel(x: float, y: float) -> tuple[int, int, int]:
+        r, g, b = cast(tuple[int, int, int], image.getpixel((round(x), round(y))))
+        return r, g, b
+
+    felt = pixel(WIDTH // 2, 10)
+    assert felt[1] > felt[0] and felt[1] > felt[2]  # green felt
+    # the first foundation (column 3 of the board) holds a card: white paper
+    paper = pixel(BOARD_X + 3 * (CW + 12) + CW / 2, BOARD_Y + 6)
+    assert min(paper) > 240
+    # the stock is empty (all 52 home): its slot shows the felt through it
+    slot = pixel(BOARD_X + CW / 2, BOARD_Y + 60)
+    assert max(slot) < 200
+    assert 20_000 < len(painted) < 400_000
+
+
+async def test_pictures_are_painted_once_kept_within_bounds_and_refused_when_too_many_wait() -> (
+    None
+):
+    pictures = PictureCache(entries=2, at_once=1, waiting=2)
+    painted: list[str] = []
+
+    def paint(name: str) -> bytes:
+        painted.append(name)
+        return name.encode()
+
+    assert await pictures.get("a", lambda: paint("a")) == b"a"
+    assert await pictures.get("a", lambda: paint("a")) == b"a"
+    assert painted == ["a"]  # kept
+    await pictures.get("b", lambda: paint("b"))
+    await pictures.get("c", lambda: paint("c"))
+    assert len(pictures) == 2  # "a", the least recently served, dropped
+    await pictures.get("a", lambda: paint("a"))
+    assert painted == ["a", "b", "c", "a"]
+
+    gate = threading.Event()
+
+    def slow(name: str) -> bytes:
+        gate.wait(30)
+        return name.encode()
+
+    first = asyncio.create_task(pictures.get("x", lambda: slow("x")))
+    second = asyncio.create_task(pictures.get("y", lambda: slow("y")))
+    while pictures._queued < 2:
+        await asyncio.sleep(0)
+    assert await pictures.get("z", lambda: slow("z")) is None  # two wait already: refused
+    gate.set()
+    assert await asyncio.wait_for(asyncio.gather(first, second), 30) == [b"x", b"y"]

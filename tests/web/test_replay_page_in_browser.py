@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import struct
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -155,8 +156,14 @@ def test_the_shared_link_previews_with_escaped_tags_and_a_picture(
     assert description.startswith("All 52 cards home in ")
     assert "Players: Ana & Bo's and Mo" in description and "draw 3" in description
     assert tags["og:url"] == f"{base}/replays/{replay_id}"
-    assert tags["og:image"] == tags["twitter:image"] == f"{base}/replays/{replay_id}.svg"
-    status, kind, picture = fetch(tags["og:image"])
+    assert tags["og:image"] == tags["twitter:image"] == f"{base}/replays/{replay_id}.png"
+    assert tags["og:image:type"] == "image/png"
+    status, kind, painted = fetch(tags["og:image"])
+    assert status == 200 and kind == "image/png"
+    assert painted[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", painted[16:24]) == (1200, 630)  # the IHDR's width and height
+    assert fetch(tags["og:image"])[2] == painted  # painted once, kept
+    status, kind, picture = fetch(f"{base}/replays/{replay_id}.svg")
     assert status == 200 and kind.startswith("image/svg+xml")
     cards = [
         el.attrib["data-card"] for el in ET.fromstring(picture).iter() if "data-card" in el.attrib
@@ -166,11 +173,14 @@ def test_the_shared_link_previews_with_escaped_tags_and_a_picture(
     croatian = MetaTags()
     croatian.feed(fetch(f"{base}/replays/{replay_id}", "hr-HR,hr;q=0.9")[2].decode())
     assert croatian.tags["og:title"] == "Ana & Bo's pobjeđuje! - Canfield Race"
-    assert croatian.tags["og:image"].endswith(".svg?lang=hr")
+    assert croatian.tags["og:image"].endswith(".png?lang=hr")
+    hr_png = fetch(croatian.tags["og:image"])[2]
+    assert hr_png[:8] == b"\x89PNG\r\n\x1a\n" and hr_png != painted  # its own words
 
     for unknown in ("r-AAAAAAAAAAAAAAAA", "nothing"):
         assert fetch(f"{base}/replays/{unknown}")[0] == 404
         assert fetch(f"{base}/replays/{unknown}.svg")[0] == 404
+        assert fetch(f"{base}/replays/{unknown}.png")[0] == 404
 
 
 def test_the_replay_page_puts_the_board_first_at_every_size_in_both_languages(

@@ -64,6 +64,7 @@ from canfield_server.transport.endpoints import (
 from canfield_server.transport.figures_beat import FiguresBeat
 from canfield_server.transport.instance import InstanceHeader, instance_header
 from canfield_server.transport.ladder import Ladder
+from canfield_server.transport.picture_cache import PictureCache
 from canfield_server.transport.process_beat import ProcessBeat
 from canfield_server.transport.qr import room_qr
 from canfield_server.transport.share import ReplayShare
@@ -276,7 +277,7 @@ def create_app(
 
     root = web_root()
     pages = Pages(root)
-    share = ReplayShare(root, hub)
+    share = ReplayShare(root, hub, PictureCache())
     api = Endpoints(hub, store, reviews, drain, embedded_redis)
     ladder = Ladder(hub, ratings, review, settings.rating_min_races)
     admin = admin_routes(
@@ -298,6 +299,7 @@ def create_app(
         Route("/replay/{replay_id}", api.replay, methods=["GET"]),
         Route("/replay/{replay_id}/review", api.replay_review, methods=["GET"]),
         Route("/replays/{replay_id}.svg", share.image, methods=["GET"]),
+        Route("/replays/{replay_id}.png", share.png, methods=["GET"]),
         Route("/replays/{replay_id}", share.page, methods=["GET"]),
         Route("/history", api.history_download, methods=["GET"]),
         Route("/daily", pages.page("daily.html")),

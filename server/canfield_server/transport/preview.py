@@ -1,5 +1,6 @@
-"""The picture a shared replay link previews with: an SVG of 1200x630 (the
-size link previews ask for) drawn from the stored replay, no browser needed.
+"""The picture a shared replay link previews with: 1200x630 (the size link
+previews ask for), drawn from the stored replay as shapes (``picture``) and
+written as SVG and as PNG, no browser needed.
 
 The final position is rebuilt by the engine from the deal and the featured
 racer's moves (the first of the standings), as the replay page rebuilds it:
@@ -12,18 +13,18 @@ glyphs, so the picture reads the same wherever it is drawn.
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 from canfield import CanfieldError, Game
 
 from canfield_server.room.race import replay as replay_moves
+from canfield_server.transport import picture
+from canfield_server.transport.picture import BACK, FELT, Box, Group, Shape, Suit, Words
 from canfield_server.transport.replay_words import PRODUCT, Summary
 
-__all__ = ["WIDTH", "HEIGHT", "final_view", "render_svg"]
+__all__ = ["WIDTH", "HEIGHT", "final_view", "render_svg", "render_png", "heading", "wrap", "back"]
 
 WIDTH, HEIGHT = 1200, 630
-FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 INK, RED, ACCENT = "#1b1f23", "#c21f32", "#ffcf3f"
 #: the board: seven card widths from BOARD_X, two rows from BOARD_Y
 CW, GAP, BOARD_X, BOARD_Y = 88, 12, 470, 78
@@ -34,17 +35,6 @@ BOARD_BOTTOM = HEIGHT - 28
 FAN_MAX = round(CH * 0.27)
 #: the text beside the board
 TEXT_X, TEXT_W = 56, 380
-
-#: the suits in a 100x100 box, drawn from circles and polygons
-SUIT_SHAPES = {
-    "D": '<path d="M50 3 90 50 50 97 10 50Z"/>',
-    "H": '<circle cx="29" cy="33" r="25"/><circle cx="71" cy="33" r="25"/>'
-    '<path d="M6 43H94L50 96Z"/>',
-    "S": '<circle cx="29" cy="60" r="23"/><circle cx="71" cy="60" r="23"/>'
-    '<path d="M8 54H92L50 4Z"/><path d="M50 62 63 97H37Z"/>',
-    "C": '<circle cx="50" cy="28" r="21"/><circle cx="27" cy="60" r="21"/>'
-    '<circle cx="73" cy="60" r="21"/><path d="M50 44 62 97H38Z"/>',
-}
 
 
 def final_view(replay: dict[str, Any]) -> dict[str, Any] | None:
@@ -61,14 +51,11 @@ def final_view(replay: dict[str, Any]) -> dict[str, Any] | None:
             return None
 
 
-def _text(x: float, y: float, size: int, text: str, fill: str = "#fff", weight: int = 400) -> str:
-    return (
-        f'<text x="{x:g}" y="{y:g}" font-size="{size}" font-weight="{weight}" '
-        f'fill="{fill}">{escape(text)}</text>'
-    )
+def _text(x: float, y: float, size: int, text: str, fill: str = "#fff", weight: int = 400) -> Words:
+    return Words(x, y, size, text, fill, weight)
 
 
-def _wrap(text: str, size: int, width: float, max_lines: int, bold: bool = False) -> list[str]:
+def wrap(text: str, size: int, width: float, max_lines: int, bold: bool = False) -> list[str]:
     """Lines of ``text`` that fit ``width`` px at ``size`` (a character's width
     estimated), at most ``max_lines``, the last cut with an ellipsis."""
     per_line = max(1, int(width / (size * (0.6 if bold else 0.55))))
@@ -95,75 +82,76 @@ def _wrap(text: str, size: int, width: float, max_lines: int, bold: bool = False
     return lines
 
 
-def _card(x: float, y: float, card: str) -> str:
+def _card(x: float, y: float, card: str) -> Group:
     rank, suit = ("10" if card[0] == "T" else card[0]), card[1]
     colour = RED if suit in "DH" else INK
-    return (
-        f'<g data-card="{escape(card)}" transform="translate({x:g} {y:g})">'
-        f'<rect width="{CW}" height="{CH}" rx="8" fill="#fff" stroke="#00000033"/>'
-        f'<text x="6" y="28" font-size="26" font-weight="700" fill="{colour}"'
-        f' letter-spacing="-1">{rank}</text>'
-        f'<use xlink:href="#s-{suit}" x="7" y="34" width="20" height="20" fill="{colour}"/>'
-        f'<use xlink:href="#s-{suit}" x="{CW - 52}" y="{CH - 54}" width="44" height="44"'
-        f' fill="{colour}"/></g>'
+    return Group(
+        x,
+        y,
+        card,
+        (
+            Box(0, 0, CW, CH, "#fff", rx=8, stroke="#00000033"),
+            Words(6, 28, 26, rank, colour, 700),
+            Suit(7, 34, 20, suit, colour),
+            Suit(CW - 52, CH - 54, 44, suit, colour),
+        ),
     )
 
 
-def _back(x: float, y: float) -> str:
-    return (
-        f'<rect x="{x:g}" y="{y:g}" width="{CW}" height="{CH}" rx="8" fill="url(#back)"'
-        ' stroke="#fff" stroke-width="4"/>'
-    )
+def back(x: float, y: float) -> Box:
+    return Box(x, y, CW, CH, BACK, rx=8, stroke="#fff", stroke_w=4)
 
 
-def _slot(x: float, y: float, label: str = "") -> str:
-    slot = (
-        f'<rect x="{x:g}" y="{y:g}" width="{CW}" height="{CH}" rx="8" fill="#0000001f"'
-        ' stroke="#ffffff73" stroke-width="2" stroke-dasharray="6 4"/>'
-    )
+def _slot(x: float, y: float, label: str = "") -> list[Shape]:
+    slot: list[Shape] = [
+        Box(x, y, CW, CH, "#0000001f", rx=8, stroke="#ffffff73", stroke_w=2, dash=True)
+    ]
     if label:
-        slot += (
-            f'<text x="{x + CW / 2:g}" y="{y + CH / 2 + 14:g}" font-size="40" font-weight="800"'
-            f' fill="#ffffffb3" text-anchor="middle">{escape(label)}</text>'
-        )
+        slot.append(Words(x + CW / 2, y + CH / 2 + 14, 40, label, "#ffffffb3", 800, "middle"))
     return slot
 
 
-def _count(x: float, y: float, n: int) -> str:
-    return (
-        f'<text x="{x + CW / 2:g}" y="{y + CH + 24:g}" font-size="18" font-weight="700"'
-        f' fill="#fff" text-anchor="middle">{n}</text>'
-    )
+def _count(x: float, y: float, n: int) -> Words:
+    return Words(x + CW / 2, y + CH + 24, 18, str(n), "#fff", 700, "middle")
 
 
-def _board(view: dict[str, Any]) -> list[str]:
+def _board(view: dict[str, Any]) -> list[Shape]:
     """The board as the page lays it out seven wide: stock, waste and the four
     foundations over the reserve and the four columns."""
 
     def left(col: int) -> float:
         return BOARD_X + col * (CW + GAP)
 
-    out: list[str] = []
+    out: list[Shape] = []
     stock = view["stock"]["count"]
-    out.append(_back(left(0), BOARD_Y) if stock else _slot(left(0), BOARD_Y))
+    if stock:
+        out.append(back(left(0), BOARD_Y))
+    else:
+        out.extend(_slot(left(0), BOARD_Y))
     out.append(_count(left(0), BOARD_Y, stock))
     fan = view["waste"]["fan"]
     if not fan:
-        out.append(_slot(left(1), BOARD_Y))
+        out.extend(_slot(left(1), BOARD_Y))
     for i, card in enumerate(fan):
         out.append(_card(left(1) + i * round(CW * 0.5), BOARD_Y, card))
     start = "10" if view["start_rank"] == "T" else view["start_rank"]
     for i, pile in enumerate(view["foundations"]):
         x = left(3 + i)
-        out.append(_card(x, BOARD_Y, pile[-1]) if pile else _slot(x, BOARD_Y, start))
+        if pile:
+            out.append(_card(x, BOARD_Y, pile[-1]))
+        else:
+            out.extend(_slot(x, BOARD_Y, start))
     reserve = view["reserve"]
     top = reserve["top"]
-    out.append(_card(left(0), ROW2_Y, top) if top else _slot(left(0), ROW2_Y))
+    if top:
+        out.append(_card(left(0), ROW2_Y, top))
+    else:
+        out.extend(_slot(left(0), ROW2_Y))
     out.append(_count(left(0), ROW2_Y, reserve["count"]))
     for j, column in enumerate(view["tableau"]):
         x = left(3 + j)
         if not column:
-            out.append(_slot(x, ROW2_Y))
+            out.extend(_slot(x, ROW2_Y))
             continue
         room = BOARD_BOTTOM - ROW2_Y - CH
         fan_px = min(FAN_MAX, room / max(len(column) - 1, 1))
@@ -171,60 +159,55 @@ def _board(view: dict[str, Any]) -> list[str]:
     return out
 
 
-def _words(summary: Summary) -> list[str]:
-    """The product name, the result and the race, down the left side."""
-    out = [
+def heading(kind: str) -> list[Shape]:
+    """The felt, the product name, its rule and what the picture is (``kind``)."""
+    return [
+        Box(0, 0, WIDTH, HEIGHT, FELT),
         _text(TEXT_X, 104, 46, PRODUCT, weight=800),
-        f'<rect x="{TEXT_X}" y="126" width="88" height="6" rx="3" fill="{ACCENT}"/>',
-        _text(TEXT_X, 170, 22, summary.word("replay"), fill="#cfe6d8", weight=600),
+        Box(TEXT_X, 126, 88, 6, ACCENT, rx=3),
+        _text(TEXT_X, 170, 22, kind, fill="#cfe6d8", weight=600),
     ]
+
+
+def _words(summary: Summary) -> list[Shape]:
+    """The product name, the result and the race, down the left side."""
+    out = heading(summary.word("replay"))
     y = 220.0
-    for line in _wrap(summary.title, 38, TEXT_W, 3, bold=True):
+    for line in wrap(summary.title, 38, TEXT_W, 3, bold=True):
         out.append(_text(TEXT_X, y, 38, line, fill=ACCENT, weight=800))
         y += 46
     y += 8
-    for line in _wrap(summary.how, 24, TEXT_W, 4, bold=True):
+    for line in wrap(summary.how, 24, TEXT_W, 4, bold=True):
         out.append(_text(TEXT_X, y, 24, line, fill="#e4f3ea", weight=600))
         y += 32
     y += 14
-    for line in _wrap(summary.players, 22, TEXT_W, 3):
+    for line in wrap(summary.players, 22, TEXT_W, 3):
         out.append(_text(TEXT_X, y, 22, line))
         y += 30
     race = ", ".join(p for p in (summary.race, summary.date) if p)
-    for i, line in enumerate(reversed(_wrap(race, 20, TEXT_W, 2))):
+    for i, line in enumerate(reversed(wrap(race, 20, TEXT_W, 2))):
         out.append(_text(TEXT_X, HEIGHT - 40 - i * 28, 20, line, fill="#cfe6d8"))
+    return out
+
+
+def shapes(replay: dict[str, Any], summary: Summary) -> list[Shape]:
+    """The preview picture of a replay (``GET /replay/<id>``'s body), as shapes."""
+    view = final_view(replay)
+    out = _words(summary)
+    if view is not None:
+        if summary.featured:
+            label = summary.word("final_of", name=summary.featured)
+            out.append(_text(BOARD_X, 50, 20, wrap(label, 20, 680, 1)[0], fill="#e4f3ea"))
+        out.extend(_board(view))
     return out
 
 
 def render_svg(replay: dict[str, Any], summary: Summary) -> str:
     """The preview picture of a replay (``GET /replay/<id>``'s body) as SVG text."""
-    view = final_view(replay)
-    symbols = "".join(
-        f'<symbol id="s-{suit}" viewBox="0 0 100 100">{shape}</symbol>'
-        for suit, shape in SUIT_SHAPES.items()
-    )
-    parts = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
-        f' width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}"'
-        f' font-family="{FONT}" lang="{summary.lang}">',
-        f"<title>{escape(summary.title)} - {PRODUCT}</title>",
-        "<defs>",
-        '<radialGradient id="felt" cx="50%" cy="0%" r="110%">'
-        '<stop offset="0" stop-color="#25805a"/><stop offset=".45" stop-color="#1d6b45"/>'
-        '<stop offset="1" stop-color="#124a30"/></radialGradient>',
-        '<pattern id="back" width="10" height="10" patternUnits="userSpaceOnUse"'
-        ' patternTransform="rotate(45)"><rect width="10" height="10" fill="#3a62b8"/>'
-        '<rect width="5" height="10" fill="#2d4f9e"/></pattern>',
-        symbols,
-        "</defs>",
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="url(#felt)"/>',
-        *_words(summary),
-    ]
-    if view is not None:
-        if summary.featured:
-            label = summary.word("final_of", name=summary.featured)
-            parts.append(_text(BOARD_X, 50, 20, _wrap(label, 20, 680, 1)[0], fill="#e4f3ea"))
-        parts.extend(_board(view))
-    parts.append("</svg>")
-    return "\n".join(parts)
+    title = f"{summary.title} - {PRODUCT}"
+    return picture.svg(WIDTH, HEIGHT, summary.lang, title, shapes(replay, summary))
+
+
+def render_png(replay: dict[str, Any], summary: Summary) -> bytes:
+    """The same picture as PNG bytes (a few tens of ms of CPU: ``share`` caches it)."""
+    return picture.png(WIDTH, HEIGHT, shapes(replay, summary))
