@@ -140,13 +140,18 @@ def test_the_lanes_follow_every_racer_and_a_pass_reorders_them(
     lanes = ana.locator("#race-lb .lane")
     expect(lanes).to_have_count(3)
     expect(lanes.locator(".count")).to_have_text(["1", "1", "1"])
-    play_home(bob)
+    game = play_home(bob)
+    # his columns were refilled from his reserve: what the lane's lighter bar and mark show
+    assert (sum(len(col) for col in game.tableau), len(game.reserve)) == (4, 11)
     expect(lanes.first.locator(".name")).to_have_text("Bob")
     expect(lanes.first.locator(".place")).to_have_text("1")
     expect(lanes.first.locator(".count")).to_have_text("3")
-    expect(lanes.first).to_have_attribute("aria-label", "1. Bob, 3 cards home")
+    expect(lanes.first.locator(".mark")).to_have_text("11 in reserve")
+    expect(lanes.first).to_have_attribute(
+        "aria-label", "1. Bob, 3 cards home, 4 cards in the columns, 11 in reserve"
+    )
     expect(cy.locator("#race-lb .lane").first).to_have_attribute(
-        "aria-label", "1. Bob, 3 karte na temeljima"
+        "aria-label", "1. Bob, 3 karte na temeljima, 4 karte u stupcima, pričuva: 11"
     )
     box = lanes.first.bounding_box()
     assert box and box["y"] + box["height"] <= 844  # the strip is on the phone's screen

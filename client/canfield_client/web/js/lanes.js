@@ -86,10 +86,15 @@ export class Lanes {
     widen(lane.fillBar, row.on_foundations);
     widen(lane.playBar, row.status === STATUS.WON ? 0 : Math.min(tableau, 52 - row.on_foundations));
     const reserve = Number.isInteger(row.reserve) ? t("lane_reserve", { n: row.reserve }) : "";
-    const playing = row.status === STATUS.PLAYING || row.status === STATUS.DISCONNECTED;
-    setText(lane.mark, row.status === STATUS.PLAYING ? reserve : t(`st_${row.status}`));
-    const label = t("lane_label", { place: row.rank, name: row.name, n: row.on_foundations });
-    const more = Number.isInteger(row.tableau) && playing ? `, ${t("lane_tableau", { n: tableau })}, ${reserve}` : "";
-    lane.setAttribute("aria-label", label + more);
+    const status = row.status === STATUS.PLAYING ? "" : t(`st_${row.status}`);
+    setText(lane.mark, status || reserve);
+    // the label says what the lane shows: the cards home, the cards still in play
+    // while the racer is in the race (away too: the lighter bar stays), the mark
+    const inPlay = row.status === STATUS.PLAYING || row.status === STATUS.DISCONNECTED;
+    const parts = [t("lane_label", { place: row.rank, name: row.name, n: row.on_foundations })];
+    if (inPlay && Number.isInteger(row.tableau)) parts.push(t("lane_tableau", { n: tableau }));
+    if (inPlay && reserve) parts.push(reserve);
+    if (status) parts.push(status);
+    lane.setAttribute("aria-label", parts.join(", "));
   }
 }
