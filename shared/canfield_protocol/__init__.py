@@ -6,7 +6,9 @@ message types with their schema (``messages``), the error codes and the
 enums both sides of the wire use (``enums``).
 """
 
+from .arena_messages import *  # noqa: F403
+from .arena_messages import __all__ as _arena_all
 from .messages import *  # noqa: F403
 from .messages import __all__ as _messages_all
 
-__all__ = list(_messages_all)
+__all__ = [*_messages_all, *_arena_all]

@@ -20,6 +20,19 @@ from typing import Annotated, Any, Literal
 import msgspec
 from canfield.textinput import excerpt
 
+from .arena_messages import (
+    ArenaBerserk,
+    ArenaBerserkOn,
+    ArenaCreate,
+    ArenaEnd,
+    ArenaJoin,
+    ArenaLeave,
+    ArenaLeft,
+    ArenaMsg,
+    ArenaRemove,
+    ArenaSettingsMsg,
+    ArenaWatch,
+)
 from .enums import Cap, MemberStatus, Outcome, Phase, ReviewState, Role
 
 __all__ = [
@@ -120,6 +133,7 @@ __all__ = [
     "decode_server",
     "error",
 ]
+
 
 VERSION = 1
 
@@ -405,6 +419,14 @@ ClientMessage = (
     | DailyStandingQuery
     | HistoryQuery
     | DeleteHistory
+    | ArenaCreate
+    | ArenaJoin
+    | ArenaWatch
+    | ArenaSettingsMsg
+    | ArenaEnd
+    | ArenaRemove
+    | ArenaBerserk
+    | ArenaLeave
 )
 
 
@@ -490,6 +512,8 @@ class _RoomBody(msgspec.Struct, kw_only=True):
     series: Series | None = None
     #: a public race (``quick``): anyone may be seated, nobody hosts it
     public: bool = False
+    #: the arena this race is a heat of (its code; added within version 1)
+    arena: str | None = None
 
 
 class RoomState(_RoomBody):
@@ -1005,6 +1029,9 @@ ServerMessage = (
     | DailyStanding
     | HistoryMsg
     | HistoryDeleted
+    | ArenaMsg
+    | ArenaLeft
+    | ArenaBerserkOn
 )
 
 # ---------------------------------------------------------------- codecs

@@ -325,3 +325,20 @@ def code_of(call: Callable[[], object]) -> str:
     with pytest.raises(ProtocolError) as info:
         call()
     return info.value.code
+
+
+class SolverStub:
+    """A solver with nothing to say beyond a test's own ``take``: no par, no hint,
+    a deal put back forgotten."""
+
+    async def put_back(self, draw: int, proven: Any) -> None:
+        return None
+
+    def solve_par(self, code: str, room: str) -> None:
+        return None
+
+    async def par(self, code: str, room: str) -> int | None:
+        return None
+
+    async def hint(self, *args: Any) -> str | None:
+        return None

@@ -34,6 +34,7 @@ from canfield_server.room.rating_races import FairPlay, match_rating_of, public_
 from canfield_server.room.review import Reviews
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.memory import (
+    MemoryArenaStore,
     MemoryBackend,
     MemoryBus,
     MemoryDailyDeals,
@@ -223,6 +224,7 @@ class Rooms:
                     clock=self.clock,
                 ),
                 signals=signals,
+                arenas=MemoryArenaStore(self.backend, self.clock.now_ms),
             )
             bus.start(hub.on_event, hub.resync)
             self.buses.append(bus)

@@ -15,7 +15,7 @@ from canfield.solver import solve
 from canfield_protocol import RANDOM_DEAL, ErrorCode, ProtocolError
 
 from tests.server.conftest import MakeRooms, SameBoard
-from tests.server.helpers import DEAL, FAST, lobby, member, play, seated, start
+from tests.server.helpers import DEAL, FAST, SolverStub, lobby, member, play, seated, start
 
 #: a deal the solver wins in milliseconds
 WINNABLE_DEAL = "CF1-D3-AAADKOH"
@@ -290,7 +290,7 @@ async def test_in_a_first_finish_room_the_first_win_ends_the_race(rooms: MakeRoo
     ]
 
 
-class NoProvenDeal:
+class NoProvenDeal(SolverStub):
     """A solver with no proven deal to give: it says so at once, or never answers."""
 
     def __init__(self, answers: bool) -> None:
@@ -302,18 +302,6 @@ class NoProvenDeal:
         if not self.answers:
             await asyncio.Event().wait()  # a solver busy far beyond any start's patience
         raise ProtocolError(ErrorCode.UNAVAILABLE, "no proven winnable deal is ready")
-
-    async def put_back(self, draw: int, proven: Any) -> None:
-        return None
-
-    def solve_par(self, code: str, room: str) -> None:
-        return None
-
-    async def par(self, code: str, room: str) -> int | None:
-        return None
-
-    async def hint(self, *args: Any) -> str | None:
-        return None
 
 
 @pytest.mark.parametrize("answers", [True, False], ids=["says-none", "never-answers"])

@@ -67,6 +67,23 @@ class Settings:
     #: joins one client address may make at once, and then per second
     joins_per_ip_burst: int = 30
     joins_per_ip_per_s: float = 0.5
+    #: arenas (``room/arena.py``): each process looks at its arenas every ``tick_s``
+    #: (heats formed, racers seated, pages told of a change at most this often)
+    arena_tick_s: float = 1.0
+    #: racers who finish a moment apart race together: a heat forms once the longest
+    #: waiter has waited this long (at once when a full heat waits)
+    arena_gather_s: float = 3.0
+    #: the most a racer waits alone for company; then they race the deal alone
+    arena_alone_s: float = 20.0
+    #: a heat's time limit; no heat starts in an arena's last ``arena_last_heat_s``
+    arena_heat_limit_s: int = 300
+    arena_last_heat_s: float = 60.0
+    #: a heat starts once every racer put in it is seated, or this long after it formed
+    arena_seat_wait_s: float = 3.0
+    #: rows of the standing on an arena's page (each racer also sees their own)
+    arena_standing_rows: int = 30
+    #: an arena's keys live this long past its end
+    arena_keep_s: int = 7 * 24 * 3600
     #: racers in one public race (``quick``), at most; one more opens the next race
     quick_max_racers: int = 8
     #: a racer waiting alone this long in a public race is offered a bot race (at

@@ -25,6 +25,14 @@ import msgspec
 from canfield_protocol import (
     VERSION,
     AddBot,
+    ArenaBerserk,
+    ArenaCreate,
+    ArenaEnd,
+    ArenaJoin,
+    ArenaLeave,
+    ArenaRemove,
+    ArenaSettingsMsg,
+    ArenaWatch,
     ClientMessage,
     Create,
     Daily,
@@ -70,12 +78,14 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
+from canfield_server.room.arena import Arenas
 from canfield_server.room.assess import Assessments
 from canfield_server.room.closing import close_room, remove_member
 from canfield_server.room.daily import DailyRaces
 from canfield_server.room.identity import REPLAY_ID, Identities, Identity
 from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import (
+    ArenaStore,
     BotLauncher,
     DailyDeals,
     DailyStore,
@@ -133,6 +143,7 @@ class Hub:
         ratings: RatePublicRace | None = None,
         match_rating: MatchRating | None = None,
         signals: SignalService | None = None,
+        arenas: ArenaStore | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.store = store
@@ -172,6 +183,12 @@ class Hub:
             reviews=self.reviews,
             assessments=self.assessments,
         )
+        #: arenas (None: this server runs none; their messages are refused)
+        self.arenas = (
+            Arenas(self.rooms, self.seating, self.identities, arenas, solver, self.results.end)
+            if arenas is not None
+            else None
+        )
         #: the heartbeat and the timer sweep (``start``: by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
         self._handlers: dict[type, Handler] = {
@@ -200,6 +217,14 @@ class Hub:
             DeleteHistory: self.identities.delete_history,
             Daily: self.daily.start,
             DailyStandingQuery: self.daily.standing,
+            ArenaCreate: self._arena,
+            ArenaJoin: self._arena,
+            ArenaWatch: self._arena,
+            ArenaSettingsMsg: self._arena,
+            ArenaEnd: self._arena,
+            ArenaRemove: self._arena,
+            ArenaBerserk: self._arena,
+            ArenaLeave: self._arena,
         }
 
     @property
@@ -250,6 +275,25 @@ class Hub:
         """THE hook at the end of a public race (once, on one process), with its
         full finishing order (rated already, in ``Results``): no longer live."""
         await self.quick.race_over(state, standings)
+        if state.arena is not None and self.arenas is not None:
+            await self.arenas.heat_over(state.arena, state.room, list(standings))
+
+    async def _arena(self, peer: Peer, msg: Any) -> None:
+        """An arena's message, to ``Arenas`` (``room.arena``) by its type."""
+        if self.arenas is None:
+            raise ProtocolError(E.UNAVAILABLE, "this server runs no arenas")
+        arenas = self.arenas
+        handlers: dict[type, Handler] = {
+            ArenaCreate: arenas.create,
+            ArenaJoin: arenas.join,
+            ArenaWatch: arenas.watch,
+            ArenaSettingsMsg: arenas.settings,
+            ArenaEnd: arenas.end,
+            ArenaRemove: arenas.remove,
+            ArenaBerserk: arenas.berserk,
+            ArenaLeave: arenas.leave,
+        }
+        await handlers[type(msg)](peer, msg)
 
     # ------------------------------------------------------------ messages
 
@@ -287,6 +331,8 @@ class Hub:
         if self.daily.owns(peer):
             await self.daily.act(peer, msg)
         else:
+            if self.arenas is not None:
+                self.arenas.check_action(peer, msg)
             await self.actions.act(peer, msg)
 
     async def replay(self, replay_id: str) -> tuple[int, bytes | dict[str, str]]:
@@ -351,6 +397,8 @@ class Hub:
         """A connection ended. Never raises: whatever fails is logged, and the
         presence heartbeat corrects what could not be recorded."""
         self.daily.detach(peer)
+        if self.arenas is not None:
+            await self.arenas.detach(peer)
         self.identities.detach(peer)
         try:
             await self.seating.detach(peer)

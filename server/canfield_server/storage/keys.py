@@ -34,6 +34,13 @@ key                               type    holds
 ``cf:quick:{POOL}:waiting``       zset    ``CODE/MEMBER`` -> ms it stops counting unless told again:
                                           the racers waiting alone in the pool (a count on their
                                           waiting screens)
+``cf:{a:CODE}:PART``              (many)  an arena (``storage/arena_store.py``): ``record`` (hash:
+                                          ``json``, ``ver``, ``moves``), ``names``, ``streak``,
+                                          ``heats``, ``last`` (hashes by racer), ``standing`` (zset:
+                                          racer -> minus points), ``waiting`` (zset: racer -> ms),
+                                          ``assign`` (racer -> heat), ``heatinfo``, ``running``,
+                                          ``seats:HEAT``, ``berserk:HEAT``, ``raced``, ``scored``,
+                                          ``removed``, ``lock``, ``done``
 ``cf:live``                       zset    public race code -> ms it started: races in progress
 ``cf:pool:d{DRAW}``               set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``          string  held by the process refilling that pool
@@ -104,6 +111,7 @@ __all__ = [
     "open_cases_of",
     "race_flags",
     "race_changes",
+    "arena",
 ]
 
 
@@ -373,3 +381,8 @@ def race_flags(race: str) -> str:
 
 def race_changes(code: str, race_no: int) -> str:
     return f"cf:{{{code}}}:rchg:{race_no}"
+
+
+def arena(code: str, part: str) -> str:
+    """One of an arena's keys (all in the slot of ``{a:CODE}``)."""
+    return f"cf:{{a:{code}}}:{part}"

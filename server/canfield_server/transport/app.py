@@ -38,6 +38,7 @@ from canfield_server.solving.daily_deal import DailyDealer
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.integrity import LineSignals
 from canfield_server.solving.reviews import LineReviews
+from canfield_server.storage.arena_store import RedisArenaStore
 from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.storage.daily_store import RedisDailyStore
@@ -209,6 +210,7 @@ def create_app(
         integrity=integrity,
         reviews=review,
         signals=line_signals,
+        arenas=RedisArenaStore(redis),
     )
     console = ConsoleStore(redis, settings.presence_stale_ms, clock)
     figures = FiguresStore(redis, settings.presence_stale_ms, clock)

@@ -14,6 +14,14 @@ One module per seam: ``rooms`` (the room store, the bus, a peer),
 
 from __future__ import annotations
 
+from canfield_server.room.ports.arenas import (
+    LAST_PLACES,
+    ArenaRecord,
+    ArenaStore,
+    HeatPlace,
+    HeatRecord,
+    StandingEntry,
+)
 from canfield_server.room.ports.daily import (
     DailyAttempt,
     DailyDeals,
@@ -73,6 +81,12 @@ from canfield_server.room.ports.solving import (
 )
 
 __all__ = [
+    "LAST_PLACES",
+    "ArenaRecord",
+    "ArenaStore",
+    "HeatPlace",
+    "HeatRecord",
+    "StandingEntry",
     "StorageErrors",
     "Peer",
     "StoredRow",

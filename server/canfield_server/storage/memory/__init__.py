@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from canfield_server.storage.memory.arena_store import MemoryArenaStore
 from canfield_server.storage.memory.backend import MemoryBackend
 from canfield_server.storage.memory.daily_store import MemoryDailyDeals, MemoryDailyStore
 from canfield_server.storage.memory.history import MemoryIdentityStore
@@ -33,6 +34,7 @@ from canfield_server.storage.memory.store import MemoryRoomStore
 
 if TYPE_CHECKING:
     from canfield_server.room.ports import (
+        ArenaStore,
         DailyDeals,
         DailyStore,
         IdentityStore,
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "MemoryArenaStore",
     "MemoryBackend",
     "MemoryRoomStore",
     "MemoryBus",
@@ -71,6 +74,9 @@ if TYPE_CHECKING:  # the type checker proves each adapter is its port
             MemoryRatingStore(backend, max_points=1),
             MemoryIntegrityStore(backend),
         )
+
+    def _arenas(backend: MemoryBackend) -> ArenaStore:
+        return MemoryArenaStore(backend, lambda: 0)
 
     def _deals(backend: MemoryBackend) -> DailyDeals:
         return MemoryDailyDeals(backend, lambda date, draw: "")

@@ -119,6 +119,8 @@ class MemoryBackend:
         #: pool -> the racers waiting alone in it (``CODE/MEMBER``) -> ms they stop counting
         self.quick_waiting: dict[str, dict[str, int]] = {}
         self.live: dict[str, int] = {}
+        #: arena code -> its state (``memory.arena_store.MemoryArena``)
+        self.arenas: dict[str, Any] = {}
 
     def publish(self, code: str, payload: bytes) -> None:
         """Deliver on the next turn of the event loop, as a Redis subscriber hears it."""

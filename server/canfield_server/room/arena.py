@@ -1,0 +1,391 @@
+"""Arenas: an evening of heats with a standing that carries over.
+
+An arena (``ArenaRecord``) has a name, a draw mode, a start and a length
+(15 to 120 minutes). A private arena is made by anyone identified and
+joined by its link (``/a/<code>``); its creator is its host, who may change
+its length and draw mode before it starts, end it early and remove a racer,
+nothing else. From its start, everyone waiting is put into heats
+(``room.arena_heats``); points by place, the streak and berserk are
+``room.arena_rules``'; the standing is the ``ArenaStore``'s (Redis, shared
+by every process).
+
+Pages follow an arena (``arena_join``: racing; ``arena_watch``: the standing
+only) and get an ``arena`` message when they come and then at most once a
+tick while anything in it changed: one read of the arena's version per
+tick, never a message per racer per move.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+
+import msgspec
+from canfield_protocol import (
+    ARENA_CODE,
+    ArenaBerserk,
+    ArenaBerserkOn,
+    ArenaCreate,
+    ArenaEnd,
+    ArenaHeat,
+    ArenaInfo,
+    ArenaJoin,
+    ArenaLeave,
+    ArenaLeft,
+    ArenaMsg,
+    ArenaRemove,
+    ArenaRow,
+    ArenaSettingsMsg,
+    ArenaWatch,
+    Phase,
+    ProtocolError,
+    Role,
+    Undo,
+)
+from canfield_protocol import ErrorCode as E
+
+from canfield_server.ops.logs import event
+from canfield_server.room import frames
+from canfield_server.room.arena_heats import HeatRunner, Racer
+from canfield_server.room.identifiers import CODE_ALPHABET
+from canfield_server.room.identity import Identities
+from canfield_server.room.names import clean_name
+from canfield_server.room.ports import ArenaRecord, ArenaStore, Peer, SolverService, StandingEntry
+from canfield_server.room.registry import Rooms
+from canfield_server.room.seating import Seating
+
+__all__ = ["Arenas", "new_arena_code"]
+
+log = logging.getLogger(__name__)
+
+ARENA_CODE_LENGTH = 8
+#: host changes tried against other changes of the record
+SAVE_ATTEMPTS = 5
+
+#: ends a heat's race now (``Results.end`` with its race number)
+EndHeat = Callable[[str, int], Awaitable[None]]
+
+
+def new_arena_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(ARENA_CODE_LENGTH))
+
+
+def _row(entry: StandingEntry, rank: int, racing: bool = False) -> ArenaRow:
+    return ArenaRow(
+        rank=rank,
+        id=entry.racer,
+        name=entry.name,
+        points=entry.points,
+        streak=entry.streak,
+        heats=entry.heats,
+        last=entry.last,
+        racing=racing,
+    )
+
+
+class Arenas:
+    def __init__(
+        self,
+        rooms: Rooms,
+        seating: Seating,
+        identities: Identities,
+        store: ArenaStore,
+        solver: SolverService | None,
+        end_heat: EndHeat,
+    ) -> None:
+        self.rooms = rooms
+        self.identities = identities
+        self.store = store
+        self.end_heat = end_heat
+        self.clock = rooms.clock
+        settings = rooms.settings
+        self.tick_s = settings.arena_tick_s
+        self.rows = settings.arena_standing_rows
+        self.keep_s = settings.arena_keep_s
+        self.heats = HeatRunner(rooms, seating, store, solver, secrets.token_hex(8))
+        #: arena code -> the connections here that follow it (a racer's, or None: watching)
+        self.followers: dict[str, dict[Peer, Racer | None]] = {}
+        #: arena code -> what its pages were last sent (version, status)
+        self.sent: dict[str, tuple[int, str]] = {}
+        #: (heat, member) of the racers here who went berserk: no undo
+        self.no_undo: set[tuple[str, str]] = set()
+        self.ticking = False
+
+    # ------------------------------------------------------------ messages
+
+    async def create(self, peer: Peer, msg: ArenaCreate) -> None:
+        """A private arena; its creator hosts it and races in it."""
+        identity = self.identities.require(peer)
+        name = clean_name(msg.name)
+        starts_at = self.clock.now_ms() + msg.starts_in_s * 1000
+        for _ in range(4):
+            record = ArenaRecord(
+                code=new_arena_code(),
+                name=name,
+                draw=msg.draw,
+                minutes=msg.minutes,
+                starts_at=starts_at,
+                host=identity.id,
+            )
+            ttl = msg.starts_in_s + msg.minutes * 60 + self.keep_s
+            if await self.store.create(record, ttl):
+                break
+        else:  # pragma: no cover - 31**8 codes
+            raise ProtocolError(E.UNAVAILABLE, "could not find a free arena code")
+        event(log, "arena.created", arena=record.code, minutes=record.minutes, draw=record.draw)
+        await self.join(peer, msg=ArenaJoin(arena=record.code, name=msg.player_name))
+
+    async def join(self, peer: Peer, msg: ArenaJoin) -> None:
+        """Race in the arena: in its standing, waiting for a heat from its start."""
+        identity = self.identities.require(peer)
+        if peer.room is not None:
+            raise ProtocolError(E.ALREADY_IN_ROOM, f"this connection is in room {peer.room}")
+        record, _ = await self._load(msg.arena)
+        if record.over:
+            raise ProtocolError(E.WRONG_PHASE, "this arena is over")
+        name = clean_name(msg.name)
+        if not await self.store.enter(record.code, identity.id, name):
+            raise ProtocolError(E.NOT_ALLOWED, "the host removed you from this arena")
+        racer = Racer(record.code, identity.id, name)
+        racing = any(
+            r is not None and r.racer == identity.id and r.heat
+            for r in self.followers.get(record.code, {}).values()
+        )
+        self._follow(peer, record.code, racer)
+        now = self.clock.now_ms()
+        if not racing and self.heats.forming(record, max(now, record.starts_at)):
+            await self.store.wait(record.code, identity.id, max(now, record.starts_at))
+        await self._send(record, {peer: racer})
+
+    async def watch(self, peer: Peer, msg: ArenaWatch) -> None:
+        record, _ = await self._load(msg.arena)
+        self._follow(peer, record.code, None)
+        await self._send(record, {peer: None})
+
+    async def settings(self, peer: Peer, msg: ArenaSettingsMsg) -> None:
+        """The host sets the length or the draw mode, before the start."""
+
+        def change(record: ArenaRecord) -> ArenaRecord:
+            if self.clock.now_ms() >= record.starts_at:
+                raise ProtocolError(E.WRONG_PHASE, "the arena has started: its settings stay")
+            return msgspec.structs.replace(
+                record,
+                minutes=record.minutes if msg.minutes is None else msg.minutes,
+                draw=record.draw if msg.draw is None else msg.draw,
+            )
+
+        await self._host_change(peer, change)
+
+    async def end(self, peer: Peer, msg: ArenaEnd) -> None:
+        """The host ends the arena now: no new heat; the heats running end now."""
+
+        def change(record: ArenaRecord) -> ArenaRecord:
+            if record.over or record.ended_at is not None:
+                raise ProtocolError(E.WRONG_PHASE, "this arena has ended")
+            return msgspec.structs.replace(record, ended_at=self.clock.now_ms())
+
+        record = await self._host_change(peer, change)
+        for heat in await self.store.running(record.code):
+            await self.end_heat(heat.room, 1)
+        event(log, "arena.ended", arena=record.code)
+
+    async def remove(self, peer: Peer, msg: ArenaRemove) -> None:
+        """The host removes a racer: off the standing, never in a heat again."""
+        record = await self._host_record(peer)
+        identity = self.identities.require(peer)
+        if msg.racer == identity.id:
+            raise ProtocolError(E.NOT_ALLOWED, "the host cannot remove themselves: leave instead")
+        if not await self.store.entries(record.code, [msg.racer]):
+            raise ProtocolError(E.UNKNOWN_PLAYER, "no such racer in this arena")
+        await self.store.remove(record.code, msg.racer)
+        event(log, "arena.removed", arena=record.code, racer=msg.racer)
+
+    async def berserk(self, peer: Peer, msg: ArenaBerserk) -> None:
+        """Before a heat's "Go": no undo in it, one point more on a podium."""
+        session = self.rooms.session_of(peer)
+        state = session.state
+        if state.arena is None:
+            raise ProtocolError(E.NOT_ALLOWED, "berserk is for an arena's heats")
+        if peer.role != Role.PLAYER or peer.member_id is None:
+            raise ProtocolError(E.NOT_PLAYER, "only a racer of the heat goes berserk")
+        gathering = state.phase == Phase.LOBBY
+        counting = state.phase == Phase.RACING and self.clock.now_ms() < (state.starts_at or 0)
+        if not (gathering or counting):
+            raise ProtocolError(E.WRONG_PHASE, "berserk is chosen before the heat's start")
+        await self.store.berserk(state.arena, session.code, peer.member_id)
+        self.no_undo.add((session.code, peer.member_id))
+        peer.send(frames.text(ArenaBerserkOn(room=session.code)))
+
+    def check_action(self, peer: Peer, msg: object) -> None:
+        """A berserk racer has no undo in their heat."""
+        if isinstance(msg, Undo) and (peer.room, peer.member_id) in self.no_undo:
+            raise ProtocolError(E.NOT_ALLOWED, "berserk: no undo in this heat")
+
+    async def leave(self, peer: Peer, msg: ArenaLeave) -> None:
+        code = self._unfollow(peer)
+        if code is None:
+            raise ProtocolError(E.NOT_ALLOWED, "this connection follows no arena")
+        peer.send(frames.text(ArenaLeft(arena=code)))
+
+    async def detach(self, peer: Peer) -> None:
+        """A connection ended: it follows nothing; its racer waits no more."""
+        self._unfollow(peer)
+
+    # ------------------------------------------------------------ the end of a heat
+
+    async def heat_over(self, code: str, heat: str, standings: list) -> dict[str, int] | None:
+        self.no_undo = {(h, m) for h, m in self.no_undo if h != heat}
+        return await self.heats.heat_over(code, heat, standings)
+
+    # ------------------------------------------------------------ following
+
+    def _follow(self, peer: Peer, code: str, racer: Racer | None) -> None:
+        self._unfollow(peer, quiet=True)
+        self.followers.setdefault(code, {})[peer] = racer
+        if not self.ticking:
+            self.ticking = True
+            self.clock.call_later(self.tick_s, self._tick)
+
+    def _unfollow(self, peer: Peer, quiet: bool = False) -> str | None:
+        for code, peers in list(self.followers.items()):
+            if peer in peers:
+                racer = peers.pop(peer)
+                if not peers:
+                    del self.followers[code]
+                    self.sent.pop(code, None)
+                others = [
+                    r
+                    for r in peers.values()
+                    if r is not None and racer is not None and r.racer == racer.racer
+                ]
+                if racer is not None and not others and not quiet:
+                    self.rooms.spawn(self.store.unwait(code, racer.racer))
+                return code
+        return None
+
+    def _tick(self) -> None:
+        if not self.followers:
+            self.ticking = False
+            return
+        self.rooms.spawn(self._tick_all())
+
+    async def _tick_all(self) -> None:
+        try:
+            for code in list(self.followers):
+                try:
+                    await self._tick_one(code)
+                except self.rooms.storage_errors as exc:
+                    log.warning("arena %s: tick skipped: %s", code, exc)
+                except Exception:
+                    log.exception("arena %s: tick failed", code)
+        finally:
+            self.clock.call_later(self.tick_s, self._tick)
+
+    async def _tick_one(self, code: str) -> None:
+        found = await self.store.load(code)
+        peers = self.followers.get(code, {})
+        if found is None:
+            for peer in list(peers):
+                self._unfollow(peer, quiet=True)
+                peer.send(frames.text(ArenaLeft(arena=code, by="gone")))
+            return
+        record, _ = found
+        racers = {p: r for p, r in peers.items() if r is not None}
+        await self.heats.tick(record, racers)
+        version = await self.store.version(code)
+        key = (version, self._status(record))
+        if self.sent.get(code) != key:
+            await self._send(record, dict(self.followers.get(code, {})))
+            self.sent[code] = key
+
+    # ------------------------------------------------------------ the page's message
+
+    def _status(self, record: ArenaRecord) -> str:
+        now = self.clock.now_ms()
+        if record.over:
+            return "over"
+        if now < record.starts_at:
+            return "scheduled"
+        return "running" if self.heats.forming(record, now) else "closing"
+
+    async def _send(self, record: ArenaRecord, peers: dict[Peer, Racer | None]) -> None:
+        """Each of ``peers`` gets the arena as it is now (its own row included)."""
+        code = record.code
+        top, count = await self.store.standing(code, self.rows)
+        running = await self.store.running(code)
+        waiting = await self.store.waiting(code)
+        racing = {r for heat in running for r in heat.racers}
+        mine = [r.racer for r in peers.values() if r is not None]
+        lines = await self.store.entries(code, mine) if mine else {}
+        ranks: dict[str, int] = {}
+        rows = []
+        for n, entry in enumerate(top):
+            rank = n + 1 if n == 0 or entry.points != top[n - 1].points else ranks[top[n - 1].racer]
+            ranks[entry.racer] = rank
+            rows.append(_row(entry, rank, entry.racer in racing and entry.racer not in waiting))
+        info = ArenaInfo(
+            code=code,
+            name=record.name,
+            draw=record.draw,
+            minutes=record.minutes,
+            starts_at=record.starts_at,
+            ends_at=record.ends_at,
+            status=self._status(record),
+            public=record.public,
+            host=record.host,
+        )
+        heats = [ArenaHeat(room=h.room, names=h.names, started_at=h.opened_ms) for h in running]
+        now = self.clock.now_ms()
+        for peer, racer in peers.items():
+            me = None
+            if racer is not None:
+                line = lines.get(racer.racer)
+                if line is None:  # removed by the host
+                    self._unfollow(peer, quiet=True)
+                    peer.send(frames.text(ArenaLeft(arena=code, by="host")))
+                    continue
+                me = _row(line[0], line[1], bool(racer.heat))
+            message = ArenaMsg(
+                arena=info,
+                standing=rows,
+                racers=count,
+                me=me,
+                heats=heats,
+                waiting=len(waiting),
+                in_arena=racer is not None and racer.racer in waiting,
+                server_time=now,
+            )
+            peer.send(frames.text(message))
+
+    # ------------------------------------------------------------ the host
+
+    async def _load(self, code: str) -> tuple[ArenaRecord, int]:
+        if not re.fullmatch(ARENA_CODE, code):
+            raise ProtocolError(E.BAD_MESSAGE, "not an arena code: 8 letters and digits")
+        found = await self.store.load(code.upper())
+        if found is None:
+            raise ProtocolError(E.UNKNOWN_ROOM, "no such arena (or it is long over)")
+        return found
+
+    async def _host_record(self, peer: Peer) -> ArenaRecord:
+        identity = self.identities.require(peer)
+        code = next((c for c, peers in self.followers.items() if peer in peers), None)
+        if code is None:
+            raise ProtocolError(E.NOT_ALLOWED, "this connection follows no arena")
+        record, _ = await self._load(code)
+        if record.public or record.host != identity.id:
+            raise ProtocolError(E.NOT_HOST, "only the arena's host can do that")
+        return record
+
+    async def _host_change(
+        self, peer: Peer, change: Callable[[ArenaRecord], ArenaRecord]
+    ) -> ArenaRecord:
+        record = await self._host_record(peer)
+        for _ in range(SAVE_ATTEMPTS):
+            record, ver = await self._load(record.code)
+            new = change(record)
+            if await self.store.save(new, ver) is not None:
+                return new
+        raise ProtocolError(E.UNAVAILABLE, "the arena is too busy; try again")

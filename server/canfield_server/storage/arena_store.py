@@ -1,0 +1,290 @@
+"""Arenas in Redis (``room.ports.ArenaStore``): every key of an arena shares the
+hash tag ``{a:CODE}`` (``keys.arena``), so its scripts touch them at once on a
+Redis Cluster too. The standing is a sorted set by minus the points (ties in
+racer id order, as the in-memory twin reads it); a heat is scored by one
+script, once, with its streak rule (``HEAT_OVER``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+from redis.asyncio import Redis, RedisCluster
+
+from canfield_server.room.ports import (
+    LAST_PLACES,
+    ArenaRecord,
+    HeatPlace,
+    HeatRecord,
+    StandingEntry,
+)
+from canfield_server.storage import keys
+
+__all__ = ["RedisArenaStore"]
+
+#: KEYS record; ARGV ver, new record JSON -> the new version, or false
+SAVE = """
+if tonumber(redis.call('HGET', KEYS[1], 'ver') or -1) ~= tonumber(ARGV[1]) then return false end
+redis.call('HSET', KEYS[1], 'json', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'moves', 1)
+return redis.call('HINCRBY', KEYS[1], 'ver', 1)
+"""
+
+#: KEYS waiting, assign, record; ARGV heat, racers... -> the racers taken
+TAKE = """
+local taken = {}
+for i = 2, #ARGV do
+  if redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[1])
+    taken[#taken + 1] = ARGV[i]
+  end
+end
+redis.call('HINCRBY', KEYS[3], 'moves', 1)
+return taken
+"""
+
+#: KEYS assign; ARGV racer, heat -> 1 when claimed
+CLAIM = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+return redis.call('HDEL', KEYS[1], ARGV[1])
+"""
+
+#: KEYS scored, running, standing, streak, heats, last, removed, record
+#: ARGV heat, keep (places kept), then per racer: racer, points, podium, bonus, mark
+#: -> {racer, points, ...}, or false when scored already
+HEAT_OVER = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return false end
+redis.call('ZREM', KEYS[2], ARGV[1])
+local keep, out = tonumber(ARGV[2]), {}
+for i = 3, #ARGV, 5 do
+  local racer = ARGV[i]
+  if redis.call('SISMEMBER', KEYS[7], racer) == 0 then
+    local podium, streak = ARGV[i + 2] == '1', tonumber(redis.call('HGET', KEYS[4], racer) or 0)
+    local points = tonumber(ARGV[i + 1])
+    if podium then points = points + tonumber(ARGV[i + 3]) end
+    if podium and streak >= 2 then points = points * 2 end
+    redis.call('HSET', KEYS[4], racer, podium and streak + 1 or 0)
+    redis.call('ZINCRBY', KEYS[3], -points, racer)
+    redis.call('HINCRBY', KEYS[5], racer, 1)
+    local last = (redis.call('HGET', KEYS[6], racer) or '') .. ARGV[i + 4]
+    redis.call('HSET', KEYS[6], racer, string.sub(last, -keep))
+    out[#out + 1] = racer
+    out[#out + 1] = points
+  end
+end
+redis.call('HINCRBY', KEYS[8], 'moves', 1)
+return out
+"""
+
+#: KEYS lock; ARGV owner, ttl ms -> 1 when held by owner now
+LOCK = """
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+#: the arena's keys (``keys.arena`` parts); all expire with the record
+PARTS = (
+    "record names standing streak heats last removed waiting assign heatinfo running "
+    "raced scored lock done"
+).split()
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class RedisArenaStore:
+    def __init__(self, redis: Redis | RedisCluster) -> None:
+        self.redis = redis
+        self._save = redis.register_script(SAVE)
+        self._take = redis.register_script(TAKE)
+        self._claim = redis.register_script(CLAIM)
+        self._heat_over = redis.register_script(HEAT_OVER)
+        self._lock = redis.register_script(LOCK)
+
+    async def close(self) -> None:
+        pass
+
+    async def _bump(self, code: str) -> None:
+        await self.redis.hincrby(keys.arena(code, "record"), "moves", 1)
+
+    async def create(self, record: ArenaRecord, ttl_s: int) -> bool:
+        key = keys.arena(record.code, "record")
+        if not await self.redis.hsetnx(key, "json", msgspec.json.encode(record)):
+            return False
+        await self.redis.hset(key, mapping={"ver": 1, "moves": 0})
+        await self.expire(record.code, ttl_s)
+        return True
+
+    async def expire(self, code: str, ttl_s: int) -> None:
+        """Every key of the arena (those there now) lives ``ttl_s`` more."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for part in PARTS:
+                pipe.expire(keys.arena(code, part), ttl_s)
+            await pipe.execute()
+
+    async def load(self, code: str) -> tuple[ArenaRecord, int] | None:
+        found = await self.redis.hmget(keys.arena(code, "record"), ["json", "ver"])
+        if found[0] is None:
+            return None
+        return msgspec.json.decode(found[0], type=ArenaRecord), int(found[1] or 1)
+
+    async def save(self, record: ArenaRecord, ver: int) -> int | None:
+        new = await self._save(
+            keys=[keys.arena(record.code, "record")], args=[ver, msgspec.json.encode(record)]
+        )
+        return None if new is None else int(new)
+
+    async def version(self, code: str) -> int:
+        return int(await self.redis.hget(keys.arena(code, "record"), "moves") or 0)
+
+    async def enter(self, code: str, racer: str, name: str) -> bool:
+        if await self.redis.sismember(keys.arena(code, "removed"), racer):
+            return False
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(keys.arena(code, "names"), racer, name)
+            pipe.zadd(keys.arena(code, "standing"), {racer: 0}, nx=True)
+            pipe.hincrby(keys.arena(code, "record"), "moves", 1)
+            await pipe.execute()
+        return True
+
+    async def remove(self, code: str, racer: str) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(keys.arena(code, "removed"), racer)
+            pipe.zrem(keys.arena(code, "standing"), racer)
+            pipe.zrem(keys.arena(code, "waiting"), racer)
+            pipe.hdel(keys.arena(code, "assign"), racer)
+            pipe.hincrby(keys.arena(code, "record"), "moves", 1)
+            await pipe.execute()
+
+    async def wait(self, code: str, racer: str, since_ms: int) -> None:
+        if not await self.redis.sismember(keys.arena(code, "removed"), racer):
+            await self.redis.zadd(keys.arena(code, "waiting"), {racer: since_ms})
+            await self._bump(code)
+
+    async def unwait(self, code: str, racer: str) -> None:
+        if await self.redis.zrem(keys.arena(code, "waiting"), racer):
+            await self._bump(code)
+
+    async def waiting(self, code: str) -> dict[str, int]:
+        found = await self.redis.zrange(keys.arena(code, "waiting"), 0, -1, withscores=True)
+        return {_text(pair[0]): int(pair[1]) for pair in found}
+
+    async def take(self, code: str, racers: Sequence[str], heat: str) -> list[str]:
+        parts = [keys.arena(code, p) for p in ("waiting", "assign", "record")]
+        taken = await self._take(keys=parts, args=[heat, *racers])
+        return [_text(r) for r in taken]
+
+    async def assigned(self, code: str, racers: Sequence[str]) -> dict[str, str]:
+        if not racers:
+            return {}
+        found = await self.redis.hmget(keys.arena(code, "assign"), list(racers))
+        return {r: _text(h) for r, h in zip(racers, found, strict=True) if h is not None}
+
+    async def claim(self, code: str, racer: str, heat: str) -> bool:
+        return bool(await self._claim(keys=[keys.arena(code, "assign")], args=[racer, heat]))
+
+    async def open_heat(self, code: str, heat: HeatRecord) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(keys.arena(code, "heatinfo"), heat.room, msgspec.json.encode(heat))
+            pipe.zadd(keys.arena(code, "running"), {heat.room: heat.opened_ms})
+            if heat.racers:
+                pipe.sadd(keys.arena(code, "raced"), *(f"{r} {heat.deal}" for r in heat.racers))
+            pipe.hincrby(keys.arena(code, "record"), "moves", 1)
+            await pipe.execute()
+
+    async def seat(self, code: str, heat: str, member: str, racer: str) -> None:
+        await self.redis.hset(keys.arena(code, f"seats:{heat}"), member, racer)
+        await self.redis.expire(keys.arena(code, f"seats:{heat}"), 86400)
+
+    async def seats(self, code: str, heat: str) -> dict[str, str]:
+        found = await self.redis.hgetall(keys.arena(code, f"seats:{heat}"))
+        return {_text(m): _text(r) for m, r in found.items()}
+
+    async def berserk(self, code: str, heat: str, member: str) -> None:
+        await self.redis.sadd(keys.arena(code, f"berserk:{heat}"), member)
+        await self.redis.expire(keys.arena(code, f"berserk:{heat}"), 86400)
+
+    async def berserks(self, code: str, heat: str) -> set[str]:
+        return {_text(m) for m in await self.redis.smembers(keys.arena(code, f"berserk:{heat}"))}
+
+    async def raced(self, code: str, racers: Sequence[str], deal: str) -> bool:
+        if not racers:
+            return False
+        found = await self.redis.smismember(
+            keys.arena(code, "raced"), [f"{r} {deal}" for r in racers]
+        )
+        return any(found)
+
+    async def heat_over(
+        self, code: str, heat: str, places: Sequence[HeatPlace]
+    ) -> dict[str, int] | None:
+        parts = "scored running standing streak heats last removed record".split()
+        args: list[Any] = [heat, LAST_PLACES]
+        for p in places:
+            args += [p.racer, p.points, int(p.podium), p.bonus, p.mark]
+        out = await self._heat_over(keys=[keys.arena(code, k) for k in parts], args=args)
+        if out is None:
+            return None
+        return {_text(out[i]): int(out[i + 1]) for i in range(0, len(out), 2)}
+
+    async def running(self, code: str) -> list[HeatRecord]:
+        heats = [_text(h) for h in await self.redis.zrange(keys.arena(code, "running"), 0, -1)]
+        if not heats:
+            return []
+        found = await self.redis.hmget(keys.arena(code, "heatinfo"), heats)
+        return [msgspec.json.decode(f, type=HeatRecord) for f in found if f is not None]
+
+    async def _entries(self, code: str, ranked: list[tuple[Any, float]]) -> list[StandingEntry]:
+        racers = [_text(r) for r, _ in ranked]
+        if not racers:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for part in ("names", "streak", "heats", "last"):
+                pipe.hmget(keys.arena(code, part), racers)
+            names, streaks, heats, lasts = await pipe.execute()
+        return [
+            StandingEntry(
+                racer,
+                _text(names[i] or b""),
+                int(-score),
+                int(streaks[i] or 0),
+                int(heats[i] or 0),
+                _text(lasts[i] or b""),
+            )
+            for i, (racer, (_, score)) in enumerate(zip(racers, ranked, strict=True))
+        ]
+
+    async def standing(self, code: str, limit: int) -> tuple[list[StandingEntry], int]:
+        key = keys.arena(code, "standing")
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrange(key, 0, limit - 1, withscores=True)
+            pipe.zcard(key)
+            top, count = await pipe.execute()
+        return await self._entries(code, top), int(count)
+
+    async def entries(
+        self, code: str, racers: Sequence[str]
+    ) -> dict[str, tuple[StandingEntry, int]]:
+        key = keys.arena(code, "standing")
+        if not racers:
+            return {}
+        scores = await self.redis.zmscore(key, list(racers))
+        found = [(r, s) for r, s in zip(racers, scores, strict=True) if s is not None]
+        if not found:
+            return {}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for _, score in found:
+                pipe.zcount(key, "-inf", f"({score}")
+            above = await pipe.execute()
+        lines = await self._entries(code, found)
+        return {line.racer: (line, int(n) + 1) for line, n in zip(lines, above, strict=True)}
+
+    async def lock(self, code: str, owner: str, ttl_ms: int) -> bool:
+        return bool(await self._lock(keys=[keys.arena(code, "lock")], args=[owner, ttl_ms]))
+
+    async def finish(self, code: str) -> bool:
+        return bool(await self.redis.set(keys.arena(code, "done"), 1, nx=True))

@@ -1,0 +1,233 @@
+"""Arenas in process: six racers on two processes (hubs on one in-memory store,
+a manual clock) race heats; points, the streak and berserk as documented
+(``room/arena_rules.py``), the standing the same on both processes."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pytest
+from canfield.solver import WINNABLE, solve
+from canfield_protocol import MemberStatus, Row
+from canfield_server.room.arena_rules import form_heats, heat_places, podium_size
+from canfield_server.room.ports import HeatPlace, Proven
+
+from tests.server.conftest import MakeRooms
+from tests.server.helpers import SolverStub
+from tests.server.inprocess import HubClient
+
+#: deals the solver wins in well under a second (a heat each, none raced twice)
+DEALS = [
+    "CF1-D3-AAADKOH",
+    "CF2-D3-SC2F1KY2HH2ZEDH6RVHFA20AWZ",
+    "CF2-D3-CEM06TA03K4V0334K4G753DE50",
+    "CF2-D3-0B694WEE7XF6MFFE9GH85S32SN",
+]
+NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"]
+#: a gather long enough for all six to finish before the next heat forms
+ARENA = {"countdown_s": 1.0, "arena_gather_s": 30.0, "arena_seat_wait_s": 2.0}
+
+
+@cache
+def line(deal: str) -> list[str]:
+    result = solve(deal, timeout_s=20)
+    assert result.result == WINNABLE, deal
+    return [str(m) for m in result.moves]
+
+
+class Deals(SolverStub):
+    """The solver's pool: each deal of ``DEALS`` once, in turn."""
+
+    def __init__(self) -> None:
+        self.given: list[str] = []
+
+    async def take(self, draw: int, room: str) -> Proven:
+        code = DEALS[len(self.given) % len(DEALS)]
+        self.given.append(code)
+        return Proven(code, len(line(code)))
+
+
+def row(member: str, rank: int, status: MemberStatus = MemberStatus.WON) -> Row:
+    return Row(
+        rank=rank, id=member, name=member, score=0, on_foundations=0, moves=1, status=status,
+        time_ms=0,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def test_places_score_by_the_table_ties_share_and_leaving_scores_nothing() -> None:
+    rows = [row("a", 1), row("b", 2), row("c", 2), row("d", 4), row("e", 5, MemberStatus.LEFT)]
+    racer_of = {m: m.upper() for m in "abcde"}
+    places = heat_places(rows, racer_of, berserk={"a", "d"})
+    assert places == [
+        HeatPlace("A", 5, True, 1, "1"),
+        # 2nd and 3rd tied: (3 + 2) / 2 rounded half up
+        HeatPlace("B", 3, True, 0, "2"),
+        HeatPlace("C", 3, True, 0, "2"),
+        HeatPlace("D", 1, False, 1, "4"),
+        HeatPlace("E", 0, False, 0, "-"),
+    ]
+    assert [podium_size(n) for n in (1, 2, 3, 4, 8)] == [0, 1, 2, 3, 3]
+    # a seat of no racer (a bot) scores nothing
+    assert heat_places([row("x", 1)], {}, set()) == []
+
+
+def test_heats_group_neighbours_in_the_standing_and_nobody_waits_alone_past_the_bound() -> None:
+    points = {f"r{n}": n for n in range(10)}
+    waiting = {f"r{n}": 1000 for n in range(10)}
+    seven = {f"r{n}": 1000 for n in range(7)}
+    assert form_heats(seven, points, 3999, gather_ms=3000, alone_ms=20000) == []
+    assert len(form_heats(seven, points, 4000, gather_ms=3000, alone_ms=20000)) == 1
+    # a full heat waits: at once, cut into heats of about the same size
+    heats = form_heats(waiting, points, 1000, gather_ms=3000, alone_ms=20000)
+    assert heats == [[f"r{n}" for n in range(9, 4, -1)], [f"r{n}" for n in range(4, -1, -1)]]
+    full = {f"r{n}": 1000 for n in range(8)}
+    assert form_heats(full, points, 1000, gather_ms=3000, alone_ms=20000) == [
+        sorted(full, key=lambda r: -points[r])
+    ]
+    alone = {"r1": 0}
+    assert form_heats(alone, points, 19_999, gather_ms=3000, alone_ms=20000) == []
+    assert form_heats(alone, points, 20_000, gather_ms=3000, alone_ms=20000) == [["r1"]]
+
+
+# ---------------------------------------------------------------- in process
+
+
+async def racer(world: Any, process: int, name: str) -> HubClient:
+    client = await world.open(process)
+    reply = await client.request("identity", type="identify")
+    assert reply["type"] == "identity", reply
+    return client
+
+
+async def heat(clients: list[HubClient], berserk: HubClient | None = None) -> str:
+    """Each racer is seated in the next heat and it starts; the heat's room."""
+    rooms = set()
+    for client in clients:
+        joined = await client.expect("joined")
+        assert joined["state"]["arena"], joined
+        rooms.add(joined["room"])
+    assert len(rooms) == 1, rooms
+    if berserk is not None:
+        reply = await berserk.request("arena_berserk_on", type="arena_berserk")
+        assert reply["type"] == "arena_berserk_on", reply
+    for client in clients:
+        await client.expect("started")
+    return rooms.pop()
+
+
+async def race_in_order(world: Any, clients: list[HubClient], deal: str) -> None:
+    """Each racer wins the heat's deal, one second after the one before."""
+    moves = line(deal)
+    for client in clients:
+        for seq, move in enumerate(moves, start=1):
+            reply = await client.request("ack", type="move", seq=seq, move=move)
+            assert reply["type"] == "ack", reply
+        await world.clock.advance(1.0)
+
+
+def standing(msg: dict[str, Any]) -> list[tuple[str, int, int, int, str]]:
+    return [(r["name"], r["points"], r["streak"], r["heats"], r["last"]) for r in msg["standing"]]
+
+
+async def test_six_racers_on_two_processes_score_places_a_streak_and_berserk(
+    rooms: MakeRooms,
+) -> None:
+    deals = Deals()
+    world = await rooms(processes=2, solver=deals, **ARENA)
+    clients = [await racer(world, n % 2, name) for n, name in enumerate(NAMES)]
+    ann = clients[0]
+    made = await ann.request(
+        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
+    )
+    assert made["type"] == "arena", made
+    code = made["arena"]["code"]
+    assert made["arena"]["status"] == "running" and made["me"]["name"] == "Ann"
+    for client, name in zip(clients[1:], NAMES[1:], strict=True):
+        reply = await client.request("arena", type="arena_join", arena=code, name=name)
+        assert reply["type"] == "arena" and reply["me"]["points"] == 0, reply
+    watchers = [await world.open(0), await world.open(1)]
+    for watcher in watchers:
+        assert (await watcher.request("arena", type="arena_watch", arena=code))["me"] is None
+
+    # heat 1: Ann goes berserk and wins; places 1-6 in order
+    first = await heat(clients, berserk=ann)
+    refused = await ann.request("ack", type="undo", seq=1)
+    assert refused["type"] == "error" and refused["code"] == "not-allowed", refused
+    await race_in_order(world, clients, deals.given[0])
+    finished = await clients[-1].expect("finished")
+    assert [r.get("rating") for r in finished["standings"]] == [None] * 6  # unrated
+    # heats 2 and 3: the same order; Ann's third podium in a row counts double
+    for n in (1, 2):
+        room = await heat(clients)
+        assert room != first
+        await race_in_order(world, clients, deals.given[n])
+        await clients[-1].expect("finished")
+    assert len(set(deals.given[:3])) == 3  # a fresh deal each heat
+
+    for client in clients:
+        await client.expect("left")  # out of heat 3, waiting for the next
+    await ann.request("arena", type="arena_end")
+    over = []
+    for watcher in watchers:
+        over.append(await watcher.expect("arena", lambda m: m["arena"]["status"] == "over"))
+    expected = [
+        ("Ann", 6 + 5 + 10, 3, 3, "111"),
+        ("Bob", 3 + 3 + 6, 3, 3, "222"),
+        ("Cat", 2 + 2 + 4, 3, 3, "333"),
+        ("Dan", 3, 0, 3, "444"),
+        ("Eve", 3, 0, 3, "555"),
+        ("Fay", 3, 0, 3, "666"),
+    ]
+    assert standing(over[0]) == standing(over[1])
+    # Dan, Eve and Fay tie on points: in racer id order, sharing 4th place
+    assert standing(over[0])[:3] == expected[:3]
+    assert sorted(standing(over[0])[3:]) == expected[3:]
+    assert [r["rank"] for r in over[0]["standing"]] == [1, 2, 3, 4, 4, 4]
+
+
+async def test_only_the_host_changes_an_arena_and_only_before_its_start(
+    rooms: MakeRooms,
+) -> None:
+    world = await rooms(processes=1, **ARENA)
+    ann, bob = await racer(world, 0, "Ann"), await racer(world, 0, "Bob")
+    made = await ann.request(
+        "arena", type="arena_create", name="Later", player_name="Ann", starts_in_s=600
+    )
+    code = made["arena"]["code"]
+    assert made["arena"]["status"] == "scheduled"
+    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    refused = await bob.request("error", type="arena_settings", minutes=60)
+    assert refused["code"] == "not-host"
+    changed = await ann.request("arena", type="arena_settings", minutes=60, draw=1)
+    assert changed["arena"]["minutes"] == 60 and changed["arena"]["draw"] == 1
+    bad = await ann.request("error", type="arena_settings", minutes=200)
+    assert bad["code"] == "bad-message"
+    # the host removes Bob: he is told, and cannot come back
+    await ann.request("arena", type="arena_remove", racer=made["me"]["id"])  # not themselves
+    assert ann.log[-1]["type"] == "error" and ann.log[-1]["code"] == "not-allowed"
+    bob_id = next(r["id"] for r in changed["standing"] if r["name"] == "Bob")
+    await ann.send(type="arena_remove", racer=bob_id)
+    assert (await bob.expect("arena_left"))["by"] == "host"
+    again = await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    assert again["type"] == "error" and again["code"] == "not-allowed"
+    # after the start, the settings stay
+    await ann.expect("arena", lambda m: m["arena"]["status"] == "running", timeout=30)
+    late = await ann.request("error", type="arena_settings", minutes=30)
+    assert late["code"] == "wrong-phase"
+
+
+@pytest.mark.parametrize("who", ["nobody-identified"])
+async def test_an_arena_needs_an_identity_and_a_known_code(rooms: MakeRooms, who: str) -> None:
+    world = await rooms(processes=1, **ARENA)
+    anon = await world.open(0)
+    refused = await anon.request("error", type="arena_join", arena="ABCDEFGH", name="X")
+    assert refused["code"] == "no-identity"
+    ann = await racer(world, 0, "Ann")
+    unknown = await ann.request("error", type="arena_join", arena="ABCDEFGH", name="Ann")
+    assert unknown["code"] == "unknown-room"
+    bad = await ann.request("error", type="arena_join", arena="AB", name="Ann")
+    assert bad["code"] == "bad-message"

@@ -1,0 +1,148 @@
+"""The ``ArenaStore`` contract, run against Redis (a real redis-server) and the
+in-memory twin, as ``test_ports_contract.py`` runs the other ports: what
+``room/arena*`` relies on holds for both."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import msgspec
+import pytest
+from canfield_server.ops.clock import ManualClock
+from canfield_server.room.ports import ArenaRecord, ArenaStore, HeatPlace, HeatRecord
+from canfield_server.storage.arena_store import RedisArenaStore
+from canfield_server.storage.memory import MemoryArenaStore, MemoryBackend
+from redis.asyncio import Redis
+
+CODE = "ARENA234"
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[ArenaStore]:
+    if request.param == "memory":
+        yield MemoryArenaStore(MemoryBackend(), ManualClock().now_ms)
+        return
+    redis = Redis.from_url(request.getfixturevalue("redis_server").url)
+    try:
+        yield RedisArenaStore(redis)
+    finally:
+        await redis.aclose()
+
+
+def record(**changes: object) -> ArenaRecord:
+    base = ArenaRecord(code=CODE, name="Friday", draw=3, minutes=30, starts_at=1000, host="h")
+    return msgspec.structs.replace(base, **changes)
+
+
+def win(racer: str, points: int, mark: str, bonus: int = 0) -> HeatPlace:
+    return HeatPlace(racer, points, True, bonus, mark)
+
+
+def off(racer: str, mark: str) -> HeatPlace:
+    return HeatPlace(racer, 1, False, 0, mark)
+
+
+async def test_an_arena_is_made_once_and_changed_only_over_its_version(store: ArenaStore) -> None:
+    assert await store.create(record(), 3600)
+    assert not await store.create(record(name="Other"), 3600)
+    found = await store.load(CODE)
+    assert found is not None and found[0] == record()
+    ver = found[1]
+    assert await store.load("NONE2345") is None
+    before = await store.version(CODE)
+    new_ver = await store.save(record(minutes=60), ver)
+    assert new_ver is not None and new_ver != ver
+    assert await store.save(record(minutes=90), ver) is None  # stale
+    loaded = await store.load(CODE)
+    assert loaded is not None and loaded[0].minutes == 60
+    assert await store.version(CODE) != before
+    assert await store.finish(CODE) and not await store.finish(CODE)
+
+
+async def test_a_waiting_racer_is_taken_into_one_heat_and_seated_once(store: ArenaStore) -> None:
+    await store.create(record(), 3600)
+    for n, racer in enumerate(["a", "b", "c"]):
+        assert await store.enter(CODE, racer, racer.upper())
+        await store.wait(CODE, racer, 100 + n)
+    assert await store.waiting(CODE) == {"a": 100, "b": 101, "c": 102}
+    assert await store.take(CODE, ["a", "b"], "HEAT01") == ["a", "b"]
+    assert await store.take(CODE, ["a", "b", "c"], "HEAT02") == ["c"]  # a and b: taken
+    assert await store.waiting(CODE) == {}
+    assert await store.assigned(CODE, ["a", "b", "c", "z"]) == {
+        "a": "HEAT01",
+        "b": "HEAT01",
+        "c": "HEAT02",
+    }
+    assert not await store.claim(CODE, "a", "HEAT02")
+    assert await store.claim(CODE, "a", "HEAT01")
+    assert not await store.claim(CODE, "a", "HEAT01")  # once
+    assert await store.assigned(CODE, ["a"]) == {}
+    # removed: out of the standing and the waiting, and never back in
+    await store.wait(CODE, "b", 200)
+    await store.remove(CODE, "b")
+    assert await store.waiting(CODE) == {}
+    assert not await store.enter(CODE, "b", "B")
+    await store.wait(CODE, "b", 300)
+    assert await store.waiting(CODE) == {}
+    assert set(await store.entries(CODE, ["a", "b", "c"])) == {"a", "c"}
+    await store.unwait(CODE, "c")
+
+
+async def test_heats_are_scored_once_with_the_streak_and_the_standing_is_ranked(
+    store: ArenaStore,
+) -> None:
+    await store.create(record(), 3600)
+    for racer in "abc":
+        await store.enter(CODE, racer, racer.upper())
+    heat = HeatRecord(room="HEAT01", racers=["a", "b", "c"], deal="CF1-D3-AAAAACL", opened_ms=5)
+    await store.open_heat(CODE, heat)
+    assert [h.room for h in await store.running(CODE)] == ["HEAT01"]
+    assert await store.raced(CODE, ["z", "b"], "CF1-D3-AAAAACL")
+    assert not await store.raced(CODE, ["z"], "CF1-D3-AAAAACL")
+    assert not await store.raced(CODE, ["a"], "CF1-D3-AAAAACM")
+    await store.seat(CODE, "HEAT01", "m1", "a")
+    await store.berserk(CODE, "HEAT01", "m1")
+    assert await store.seats(CODE, "HEAT01") == {"m1": "a"}
+    assert await store.berserks(CODE, "HEAT01") == {"m1"}
+    # a: podium, podium (+1 berserk), podium (doubled: 2 in a row before), then off
+    given = await store.heat_over(CODE, "HEAT01", [win("a", 5, "1"), off("b", "4")])
+    assert given == {"a": 5, "b": 1}
+    assert await store.heat_over(CODE, "HEAT01", [win("a", 5, "1")]) is None  # once
+    assert await store.running(CODE) == []
+    assert await store.heat_over(CODE, "H2", [win("a", 3, "2", bonus=1), off("b", "-")]) == {
+        "a": 4,
+        "b": 1,
+    }
+    assert await store.heat_over(CODE, "H3", [win("a", 3, "2", bonus=1)]) == {"a": 8}
+    assert await store.heat_over(CODE, "H4", [off("a", "5"), win("c", 5, "1")]) == {
+        "a": 1,
+        "c": 5,
+    }
+    top, count = await store.standing(CODE, 10)
+    assert count == 3
+    assert [(e.racer, e.points, e.streak, e.heats, e.last) for e in top] == [
+        ("a", 18, 0, 4, "1225"),
+        ("c", 5, 1, 1, "1"),
+        ("b", 2, 0, 2, "4-"),
+    ]
+    assert [e.racer for e in (await store.standing(CODE, 2))[0]] == ["a", "c"]
+    lines = await store.entries(CODE, ["b", "c", "zz"])
+    assert {r: (e.points, rank) for r, (e, rank) in lines.items()} == {"b": (2, 3), "c": (5, 2)}
+    # ties share a rank
+    await store.heat_over(CODE, "H5", [win("b", 3, "2")])
+    lines = await store.entries(CODE, ["b", "c"])
+    assert lines["b"][1] == lines["c"][1] == 2
+
+
+async def test_places_kept_are_the_last_ten_and_one_process_forms_the_heats(
+    store: ArenaStore,
+) -> None:
+    await store.create(record(), 3600)
+    await store.enter(CODE, "a", "A")
+    for n in range(12):
+        await store.heat_over(CODE, f"H{n}", [off("a", str(n % 8 + 1))])
+    (line,), _ = await store.standing(CODE, 1)
+    assert line.last == "3456781234"
+    assert await store.lock(CODE, "p1", 60_000)
+    assert await store.lock(CODE, "p1", 60_000)  # kept
+    assert not await store.lock(CODE, "p2", 60_000)
