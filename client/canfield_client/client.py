@@ -41,6 +41,7 @@ from canfield_protocol import (
     Error,
     ErrorCode,
     Finished,
+    GhostRace,
     GiveUp,
     Hello,
     Hint,
@@ -443,6 +444,12 @@ class RaceClient:
     async def quick(self, name: str, draw: int = 3) -> Joined:
         """A seat in the next public race of a draw mode (after ``identify``)."""
         return await self._request(Quick(name=name, draw=draw), Joined)  # type: ignore[arg-type]
+
+    async def ghost_race(self, name: str, replay: str, racers: list[str] | None = None) -> Joined:
+        """Race a finished race's racers (``replay``'s ids; none: its first) as
+        ghosts, in a room of one's own that counts down at once."""
+        msg = GhostRace(name=name, replay=replay, racers=racers or [])
+        return await self._request(msg, Joined)
 
     async def resume(self, room: str | None = None, token: str | None = None) -> Joined:
         """Rejoin with the secret token; afterwards ``seq`` continues from ``last_seq``."""

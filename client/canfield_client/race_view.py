@@ -3,7 +3,7 @@
 ``RaceView.apply(msg)`` folds one decoded server message into the state:
 the seat (room, player id, token, host), the room, the board, the race's
 start and end, the leaderboard, the daily race's end, what a public race's
-waiting screen says (``searching``, ``bot_offer``), and how soon to come
+waiting screen says (``searching``, ``bot_offer``, ``ghost_offer``), and how soon to come
 back after a ``reconnect``. No socket, no task, no clock: the reducer is
 tested on messages alone (``tests/client/test_race_view.py``), and
 ``RaceClient`` (the connection and its requests) keeps one and reads it.
@@ -23,6 +23,7 @@ from canfield_protocol import (
     BotOffer,
     DailyFinished,
     Finished,
+    GhostOffer,
     Joined,
     Kicked,
     Leaderboard,
@@ -61,6 +62,8 @@ class RaceView:
     #: waiting alone for a public race: the last word on it, and the bot race offered
     search: Searching | None = None
     bot_offer: BotOffer | None = None
+    #: a past public race's racer offered as a ghost to race instead
+    ghost_offer: GhostOffer | None = None
     #: a spectator's view of the racers' boards (a room that shows them), by member id
     boards: dict[str, Board] = field(default_factory=dict)
 
@@ -75,35 +78,39 @@ class RaceView:
         elif isinstance(msg, Joined):
             self.room, self.player_id, self.token = msg.room, msg.player_id, msg.token
             self.is_host, self.state = msg.is_host, msg.state
-            self.search = self.bot_offer = None  # told again after every ``joined``
+            self.search = self.bot_offer = self.ghost_offer = (
+                None  # told again after every ``joined``
+            )
         elif isinstance(msg, RoomMsg):
             self.state = msg
             if msg.phase != Phase.LOBBY:
-                self.search = self.bot_offer = None
-        elif isinstance(msg, Searching | BotOffer):
+                self.search = self.bot_offer = self.ghost_offer = None
+        elif isinstance(msg, Searching | BotOffer | GhostOffer):
             self._searched(msg)
         elif isinstance(msg, Started):
             self.started, self.board, self.seq = msg, msg.board, 0
             self.finished = None
             self.boards = {}
-            self.search = self.bot_offer = None
+            self.search = self.bot_offer = self.ghost_offer = None
         elif isinstance(msg, Reconnect):
             self.retry_s = max(msg.retry_ms / 1000, 0.05)
         elif isinstance(msg, Left | Kicked):
             # the seat is gone for good: never try to resume it
             self.token = None
             self.kicked = msg if isinstance(msg, Kicked) else None
-            self.search = self.bot_offer = None
+            self.search = self.bot_offer = self.ghost_offer = None
         elif isinstance(msg, DailyFinished):
             self.daily_finished = msg
         elif isinstance(msg, Finished):
             self.finished = msg
 
-    def _searched(self, msg: Searching | BotOffer) -> None:
+    def _searched(self, msg: Searching | BotOffer | GhostOffer) -> None:
         """Said while this seat waits alone in its public race's lobby, else stale."""
         if msg.room != self.room or self.state is None or self.state.phase != Phase.LOBBY:
             return
         if isinstance(msg, Searching):
             self.search = msg
+        elif isinstance(msg, GhostOffer):
+            self.ghost_offer = msg
         else:
             self.bot_offer = msg

@@ -77,6 +77,8 @@ __all__ = [
     "Kick",
     "EndRace",
     "Quick",
+    "GhostRace",
+    "MAX_GHOSTS",
     "ClientMessage",
     "ReserveView",
     "StockView",
@@ -111,6 +113,7 @@ __all__ = [
     "Kicked",
     "BotFailed",
     "BotOffer",
+    "GhostOffer",
     "Searching",
     "LiveRace",
     "CLOSE_KICKED",
@@ -180,6 +183,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_IDENTITIES = "too-many-identities"
     DAILY_PLAYED = "daily-played"
     BAD_DATE = "bad-date"
+    UNKNOWN_REPLAY = "unknown-replay"
 
 
 class ProtocolError(Exception):
@@ -356,6 +360,26 @@ class Quick(_Client, tag="quick"):
     draw: Literal[1, 3] = 3
 
 
+#: ghosts one race may have (each a recorded racer the server replays)
+MAX_GHOSTS = 3
+
+#: a replay's id (``/replay/<id>``): a room race's ``r-...`` or a daily's ``d-...``
+ReplayIdText = Annotated[str, msgspec.Meta(min_length=3, max_length=40)]
+#: a racer's public id in a replay (a member id, or a daily racer's identity id)
+RacerIdText = Annotated[str, msgspec.Meta(min_length=1, max_length=16)]
+
+
+class GhostRace(_Client, tag="ghost_race"):
+    """Race a finished race's deal against one or several of its racers, replayed
+    by the server as ghosts at their own recorded pace (added within version 1;
+    answered with ``joined``, then the countdown). ``racers``: their ids in the
+    replay, at most ``MAX_GHOSTS``; none: the replay's first."""
+
+    name: str
+    replay: ReplayIdText
+    racers: Annotated[list[RacerIdText], msgspec.Meta(max_length=MAX_GHOSTS)] = []
+
+
 # identity, history and the daily race (docs/protocol.md "Identity, history, daily race")
 
 #: a UTC date, ``YYYY-MM-DD`` in ASCII digits (``\Z``: no trailing newline)
@@ -414,6 +438,7 @@ ClientMessage = (
     | Kick
     | EndRace
     | Quick
+    | GhostRace
     | Identify
     | Daily
     | DailyStandingQuery
@@ -480,6 +505,9 @@ class Member(msgspec.Struct, kw_only=True):
     away_until: int | None = None
     #: joined as a player while a race was on: watches, and races from the rematch
     waiting: bool = False
+    #: a ghost: a recorded racer the server replays at their own pace (also
+    #: ``bot``: never hosts, always ready); added within version 1
+    ghost: bool = False
 
 
 class SeriesScore(msgspec.Struct, kw_only=True):
@@ -514,6 +542,9 @@ class _RoomBody(msgspec.Struct, kw_only=True):
     public: bool = False
     #: the arena this race is a heat of (its code; added within version 1)
     arena: str | None = None
+    #: a ghost race: the replay whose racers race again as ghosts (``ghost_race``;
+    #: unrated, one racer, no rematch); added within version 1
+    ghost_of: str | None = None
 
 
 class RoomState(_RoomBody):
@@ -751,6 +782,22 @@ class BotOffer(_Server, tag="bot_offer"):
     room: str
     draw: int
     waited_s: float
+
+
+class GhostOffer(_Server, tag="ghost_offer"):
+    """To a racer alone in a public race (with ``bot_offer``): a real past public
+    race near their rating, over now, whose racer they may race as a ghost
+    (``ghost_race`` with ``replay`` and ``racers: [racer]``). Added within
+    version 1: a client that does not know it ignores it."""
+
+    room: str
+    draw: int
+    replay: str
+    racer: str
+    name: str
+    status: MemberStatus
+    time_ms: int
+    cards: int
 
 
 class Searching(_Server, tag="searching", kw_only=True):
@@ -1022,6 +1069,7 @@ ServerMessage = (
     | Kicked
     | BotFailed
     | BotOffer
+    | GhostOffer
     | Searching
     | IdentityMsg
     | DailyStarted

@@ -15,9 +15,11 @@ from canfield_protocol import (
     Hint,
     HintMsg,
     MemberStatus,
+    MoveMsg,
     Phase,
     ProtocolError,
     Role,
+    Undo,
     error,
 )
 
@@ -33,11 +35,14 @@ from canfield_server.room.ports import (
     Stored,
     StoredRow,
 )
-from canfield_server.room.race import PlayerRace
+from canfield_server.room.race import GIVE_UP, UNDO, PlayerRace
 from canfield_server.room.registry import Rooms
 from canfield_server.room.session import RoomSession, Slot
 
 __all__ = ["BoardActions"]
+
+#: a racer's statuses once their race is over (away, within the grace time, is not)
+_OVER = frozenset(MemberStatus) - {MemberStatus.PLAYING, MemberStatus.DISCONNECTED}
 
 
 class BoardActions:
@@ -93,6 +98,33 @@ class BoardActions:
                     return
                 # another connection of theirs took that number first: look again
             raise ProtocolError(E.UNAVAILABLE, "that board is busy; try again")
+
+    async def play_for(
+        self,
+        session: RoomSession,
+        member_id: str,
+        entry: str,
+        elapsed_ms: int,
+        quit_as: MemberStatus = MemberStatus.GAVE_UP,
+    ) -> None:
+        """A ghost's recorded action (a move's text, ``U`` or ``G``: ``quit_as``), at
+        its next seq, stamped with its recorded time: on the path a racer's takes.
+        Nothing to do once its race is over."""
+        slot = session.slot(member_id)
+        async with slot.lock:
+            board = _RoomBoard(self, session, member_id, slot)
+            race = board.confirmed() or await board.load()
+            if race.done:
+                return
+            seq = race.seq + 1
+            msg: BoardAction = (
+                Undo(seq=seq)
+                if entry == UNDO
+                else GiveUp(seq=seq)
+                if entry == GIVE_UP
+                else MoveMsg(seq=seq, move=entry)
+            )
+            await numbered_action(board, msg, elapsed_ms, quit_as)
 
     async def hint(self, peer: Peer, msg: Hint, shares: Sequence[str] = ()) -> None:
         """The solver's next move for this player's board: practice rooms only.
@@ -208,6 +240,8 @@ class _RoomBoard:
         session, rooms = self.session, self.actions.rooms
         session.rows[self.member_id] = self.row
         session.mark_dirty()
+        if session.playback is not None and self.row.status in _OVER:
+            session.playback.racer_done(self.member_id)
         if self.view is not None:
             session.board_moved(self.member_id, self.seq, self.view)
         if applied.race_over:  # this action ended the race: its results

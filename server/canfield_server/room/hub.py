@@ -40,6 +40,7 @@ from canfield_protocol import (
     DailyStandingQuery,
     DeleteHistory,
     EndRace,
+    GhostRace,
     GiveUp,
     Hello,
     Hint,
@@ -82,6 +83,7 @@ from canfield_server.room.arena import Arenas
 from canfield_server.room.assess import Assessments
 from canfield_server.room.closing import close_room, remove_member
 from canfield_server.room.daily import DailyRaces
+from canfield_server.room.ghosts import GhostRaces, replay_body
 from canfield_server.room.identity import REPLAY_ID, Identities, Identity
 from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import (
@@ -174,6 +176,10 @@ class Hub:
         self.quick = QuickRaces(
             self.rooms, self.seating, self.lobby, self.identities, queue, match_rating
         )
+        #: ghost races: a replay raced again (``ghost_race``, and challenge links)
+        self.ghosts = GhostRaces(
+            self.rooms, self.seating, self.lobby, self.actions, self._replay_to_race
+        )
         self.daily = DailyRaces(
             daily,
             daily_deals,
@@ -206,6 +212,7 @@ class Hub:
             Rematch: self.lobby.rematch,
             RaceAgain: self._race_again,
             Quick: self.quick.quick,
+            GhostRace: self.ghosts.race,
             AddBot: self.lobby.add_bot,
             MoveMsg: self._act,
             Tap: self._act,
@@ -310,9 +317,13 @@ class Hub:
         await self.quick.left(waited)
 
     async def _race_again(self, peer: Peer, msg: RaceAgain) -> None:
-        """After a public race, the next public race; in a room, the room's next race."""
-        if self.rooms.session_of(peer).state.public:
+        """After a public race, the next public race; after a ghost race, a new one
+        against the same ghosts; in a room, the room's next race."""
+        state = self.rooms.session_of(peer).state
+        if state.public:
             await self.quick.race_again(peer, msg)
+        elif state.ghost_of is not None:
+            await self.ghosts.again(peer)
         else:
             await self.lobby.race_again(peer, msg)
 
@@ -353,6 +364,10 @@ class Hub:
             body = await self.reviews.mark_replay(_room_replay.decode(found))
             return 200, encode(body)
         return 200, found
+
+    async def _replay_to_race(self, replay_id: str) -> RoomReplay | DailyReplay:
+        """A replay to race as ghosts: only one ``/replay/<id>`` serves."""
+        return replay_body(*await self.replay(replay_id))
 
     async def live_races(self) -> list[LiveRace]:
         """``/api/live``: the public races in progress (``room.quick``)."""

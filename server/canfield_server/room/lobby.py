@@ -70,6 +70,10 @@ class Lobby:
         """A public race has gathered its racers: the server starts it (no host)."""
         await self._start(session, rules.NO_HOST, force=True)
 
+    async def start_for(self, session: RoomSession, host_id: str) -> None:
+        """A room the server made for its host starts at once (a ghost race)."""
+        await self._start(session, host_id, force=True)
+
     async def _start(self, session: RoomSession, member_id: str, force: bool) -> None:
         state, proven = session.state, None
         if (

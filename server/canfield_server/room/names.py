@@ -20,7 +20,7 @@ import unicodedata
 from canfield_protocol import ErrorCode, ProtocolError
 from confusable_homoglyphs.confusables import confusables_data
 
-__all__ = ["NAME_MAX", "clean_name", "is_invisible", "name_key"]
+__all__ = ["NAME_MAX", "clean_name", "free_name", "is_invisible", "name_key"]
 
 NAME_MAX = 24
 #: a name longer than this is refused before NFKC and the folding of white space
@@ -96,3 +96,14 @@ def name_key(text: str) -> str:
     (``Host``, ``HOST``, full-width ``Ｈｏｓｔ``, Cyrillic ``Ноst``)."""
     shape = "".join(_look_alike(ch) for ch in unicodedata.normalize("NFKC", text))
     return "".join(_look_alike(ch) for ch in shape.casefold()).translate(_ASCII_ALIKE)
+
+
+def free_name(name: str, taken: set[str]) -> str:
+    """``name`` cleaned, numbered (``Ana 2``) while its look is among ``taken``
+    (``name_key``s): for seats nobody may refuse, a public race's or a ghost's."""
+    base = clean_name(name)
+    text, n = base, 1
+    while name_key(text) in taken:
+        n += 1
+        text = clean_name(f"{base[: NAME_MAX - 4]} {n}")
+    return text

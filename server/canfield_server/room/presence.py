@@ -106,7 +106,8 @@ class Presence:
         session = self.rooms.sessions.get(code)
         if session is None:
             return
-        members = session.state.members
+        # a ghost has no connection: the server plays it, it is never away
+        members = [m for m in session.state.members if not m.ghost]
         back = [m.id for m in members if not m.connected and m.id in live]
         gone = [m.id for m in members if m.connected and m.id in before and m.id not in live]
         if back:  # one compare-and-set for all of them

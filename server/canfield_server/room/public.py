@@ -20,7 +20,7 @@ from canfield_protocol import (
     RoomState,
 )
 
-from canfield_server.room.names import NAME_MAX, clean_name, name_key
+from canfield_server.room.names import free_name, name_key
 from canfield_server.room.rules import NO_HOST, players
 
 __all__ = ["create_public_room", "public_counting", "seat_public"]
@@ -58,11 +58,6 @@ def seat_public(
             f"this public race has {max_racers} racers, the most it takes",
             params={"cap": Cap.PLAYERS, "limit": max_racers},
         )
-    base = clean_name(name)
-    taken = {name_key(m.name) for m in state.members}
-    text, n = base, 1
-    while name_key(text) in taken:
-        n += 1
-        text = clean_name(f"{base[: NAME_MAX - 4]} {n}")
+    text = free_name(name, {name_key(m.name) for m in state.members})
     new = Member(id=member_id, name=text, role=Role.PLAYER, ready=True)
     return msgspec.structs.replace(state, members=[*state.members, new])

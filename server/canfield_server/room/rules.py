@@ -110,8 +110,10 @@ def public_settings(settings: RoomSettings) -> RoomSettings:
 def boards_shown(state: RoomState) -> bool:
     """Whether this room's spectators see the racers' boards live: only where its
     host chose it, and never in a public race (rated: nobody may watch a rival's
-    cards there; its boards show in its replays, once it is over)."""
-    return state.settings.spectator_boards and not state.public
+    cards there; its boards show in its replays, once it is over), nor in a
+    ghost race (a ghost's board would show the racer cards still face down on
+    their own board: docs/security.md, "Ghost races")."""
+    return state.settings.spectator_boards and not state.public and state.ghost_of is None
 
 
 def member(state: RoomState, member_id: str) -> Member | None:
@@ -177,9 +179,12 @@ def add_member(
 ) -> RoomState:
     """A newcomer. Spectators join any time, players in the lobby or after a race;
     a player who comes while a race is on watches it (``waiting``) and races
-    from the rematch. ``bot``: a bot the host added (shown as one)."""
+    from the rematch (in a ghost race, which has one racer, they watch).
+    ``bot``: a bot the host added (shown as one)."""
     text = clean_name(name)
     waiting = False
+    if state.ghost_of is not None:
+        role = Role.SPECTATOR  # a ghost race has one racer: anyone else watches it
     if role == Role.PLAYER:
         seated = len(players(state)) + sum(m.waiting for m in state.members)
         if seated >= limits.max_players:
@@ -323,6 +328,10 @@ def rematch(state: RoomState, member_id: str) -> RoomState:
     whoever asked to race again."""
     _require_host(state, member_id, "call a rematch")
     _require_phase(state, Phase.FINISHED, "call a rematch")
+    if state.ghost_of is not None:
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED, "a ghost race is raced again as a new one (race_again)"
+        )
     # a decided series is over: the next race starts a new one
     series = None if state.series is None or state.series.winner_id else state.series
     # who joined as a player during the race takes their seat now

@@ -98,6 +98,14 @@ class Seating:
     # ------------------------------------------------------------ taking a seat
 
     async def create(self, peer: Peer, msg: Create) -> None:
+        await self.open_room(
+            peer, lambda code, host_id: rules.create_room(code, host_id, msg.name, msg.settings)
+        )
+
+    async def open_room(self, peer: Peer, build: Callable[[str, str], RoomState]) -> RoomSession:
+        """A new room with this connection in its first seat: ``build(code,
+        host_id)`` makes its state (a room of the host's, or a ghost race); the
+        address's room budget holds for every kind."""
         self._not_in_room(peer)
         # an address is limited by the rooms it holds open and by a burst of new
         # ones, not by what it made over hours: a school or an office shares one
@@ -111,7 +119,7 @@ class Seating:
             if limited:
                 # (a code found taken below stays counted until it lapses: 1 in 887 million)
                 self._refuse(await self.store.claim_room(limited, code, self.budget))
-            state = rules.create_room(code, member_id, msg.name, msg.settings)
+            state = build(code, member_id)
             ver = await self.store.save_room(
                 RoomSave(
                     0,
@@ -126,6 +134,7 @@ class Seating:
         else:  # pragma: no cover - 8 collisions in a space of 887 million
             raise ProtocolError(E.UNAVAILABLE, "could not find a free room code")
         await self.enter(peer, RoomRecord(state, ver), member_id, token, counted=True)
+        return self.rooms.session_of(peer)
 
     def _refuse(self, refused: RoomsRefused | None) -> None:
         """A room the address may not create now: why, in words and in facts."""

@@ -35,6 +35,7 @@ from canfield_server.room.race import PlayerRace
 
 __all__ = [
     "CLOSED_BY_OPERATOR",
+    "Playback",
     "Slot",
     "SessionHooks",
     "RoomSession",
@@ -63,6 +64,16 @@ class Slot:
     def __init__(self) -> None:
         self.race: PlayerRace | None = None
         self.lock = asyncio.Lock()
+
+
+class Playback(Protocol):
+    """A ghost race's playback (``room.ghosts``), run by the process that dealt it."""
+
+    def racer_done(self, member_id: str) -> None:
+        """A racer's race is over: once every live racer's is, the ghosts finish at once."""
+
+    def cancel(self) -> None:
+        """Stop: the race is over, or no longer served here."""
 
 
 class SessionHooks(Protocol):
@@ -118,6 +129,8 @@ class RoomSession:
         self.departures: asyncio.Future[None] | None = None
         #: names of the bots this process launched that have not joined yet
         self.bot_names: set[str] = set()
+        #: the ghosts' playback of a ghost race dealt here (``room.ghosts``)
+        self.playback: Playback | None = None
         self._last_flush = 0.0
         self._flush_handle: Timer | None = None
         #: loop time the pending flush is due (its lateness paces the next ones)
@@ -146,6 +159,7 @@ class RoomSession:
     def close(self) -> None:
         """Stop every timer: the room is no longer served here."""
         self._cancel_timers()
+        self._stop_playback()
         if self._grace:
             self._grace[1].cancel()
             self._grace = None
@@ -155,6 +169,11 @@ class RoomSession:
         if self._flush_handle:
             self._flush_handle.cancel()
             self._flush_handle = None
+
+    def _stop_playback(self) -> None:
+        if self.playback is not None:
+            self.playback.cancel()
+            self.playback = None
 
     def _cancel_timers(self) -> None:
         for handle in self.timers:
@@ -304,6 +323,7 @@ class RoomSession:
 
     def _forget_race(self) -> None:
         """The last race's boards, rows and results: gone with a new race or the lobby."""
+        self._stop_playback()
         self.slots.clear()
         self.rows.clear()
         self.boards.clear()

@@ -40,6 +40,7 @@ export const ERR = Object.freeze({
   TOO_MANY_IDENTITIES: "too-many-identities",
   DAILY_PLAYED: "daily-played",
   BAD_DATE: "bad-date",
+  UNKNOWN_REPLAY: "unknown-replay",
 });
 
 /** A racer's status in a leaderboard row. */

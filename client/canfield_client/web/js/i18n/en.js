@@ -307,6 +307,7 @@ export default {
   err_daily_played: "You have played today's daily race already.",
   err_daily_played_on: "You have played the daily race of {date} (draw {draw}) already.",
   err_bad_date: "That day has not come yet.",
+  err_unknown_replay: "That replay is gone or the link is old.",
   board_label: "Your board",
   pile_cards: "{name}, {n} cards",
   pile_empty: "{name}, empty",

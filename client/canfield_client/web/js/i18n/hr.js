@@ -313,6 +313,7 @@ export default {
   err_daily_played: "Današnja dnevna utrka već je odigrana.",
   err_daily_played_on: "Dnevna utrka za {date} (izvlačenje {draw}) već je odigrana.",
   err_bad_date: "Taj dan još nije došao.",
+  err_unknown_replay: "Ta snimka više ne postoji ili je poveznica stara.",
   board_label: "Tvoj stol",
   pile_cards: "{name}, karata: {n}",
   pile_empty: "{name}, prazno",
