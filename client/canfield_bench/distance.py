@@ -38,7 +38,7 @@ __all__ = [
 def shown_cards(view: dict[str, Any]) -> set[str]:
     """Every card a player's view shows (the server's ``board``)."""
     cards = {card for pile in view["foundations"] + view["tableau"] for card in pile}
-    cards.update(view["waste"]["fan"])
+    cards.update(view["waste"]["fan"], view["waste"].get("under", []))  # Draw 3's beneath
     if view["reserve"]["top"]:
         cards.add(view["reserve"]["top"])
     return cards

@@ -20,7 +20,7 @@ from canfield_bench.distance import reveals, shown_cards
 from playwright.sync_api import Page
 
 CODES = ["CF1-D3-AAADKOH", "CF1-D1-AAAAACL", "CF1-D3-AAAAAGH", "CF1-D1-ABCDEFG"]
-ACTIONS = 70
+ACTIONS = 80
 
 GUESS = """async (positions) => {
     const { guess } = await import('/js/predict.js');

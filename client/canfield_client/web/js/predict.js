@@ -70,7 +70,8 @@ function legal(board, text, baseSuit) {
   return Boolean(source) && legalTargets(board, source, baseSuit).includes(move.dst);
 }
 
-const shows = (view, card) => view.reserve.top === card || view.waste.fan.includes(card);
+const shows = (view, card) =>
+  view.reserve.top === card || view.waste.fan.includes(card) || (view.waste.under ?? []).includes(card);
 
 /**
  * The board after `action` ({type: "move", move} or {type: "tap", card,

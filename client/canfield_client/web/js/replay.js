@@ -35,6 +35,7 @@ export class ReplayGame {
    */
   static fromView(view, baseSuit, hidden) {
     const under = (n) => Array(Math.max(0, n)).fill(hidden);
+    const beneath = view.waste.under ?? [];
     const game = Object.create(ReplayGame.prototype);
     return Object.assign(game, {
       draw: view.draw,
@@ -44,7 +45,8 @@ export class ReplayGame {
       foundations: view.foundations.map((pile) => [...pile]),
       tableau: view.tableau.map((col) => [...col]),
       stock: under(view.stock.count),
-      waste: [...under(view.waste.count - view.waste.fan.length), ...view.waste.fan],
+      // Draw 3's seen cards beneath a short fan (`under`: absent from an older server)
+      waste: [...under(view.waste.count - beneath.length - view.waste.fan.length), ...beneath, ...view.waste.fan],
       fan: view.waste.fan.length,
       score: view.score,
       history: [],
