@@ -28,6 +28,17 @@ import websockets
 from canfield_protocol import (
     Ack,
     AddBot,
+    ArenaBerserk,
+    ArenaBerserkOn,
+    ArenaCreate,
+    ArenaEnd,
+    ArenaJoin,
+    ArenaLeave,
+    ArenaLeft,
+    ArenaMsg,
+    ArenaRemove,
+    ArenaSettingsMsg,
+    ArenaWatch,
     Board,
     BoardMsg,
     Countdown,
@@ -223,6 +234,8 @@ class RaceClient:
         #: the daily race this connection plays (``daily``); its end is in the view
         self.daily_started: DailyStarted | None = None
         self._daily_done = asyncio.Event()
+        #: the last ``arena`` message of the arena this connection follows
+        self.arena: ArenaMsg | None = None
 
     # ------------------------------------------------------------ connection
 
@@ -370,6 +383,8 @@ class RaceClient:
             self._started_event.set()
         elif isinstance(msg, DailyFinished):
             self._daily_done.set()
+        elif isinstance(msg, ArenaMsg):
+            self.arena = msg
         elif isinstance(msg, Finished):
             self._finished_event.set()
             self._started_event.clear()
@@ -548,6 +563,43 @@ class RaceClient:
         return self.daily_finished
 
     # ------------------------------------------------------------ racing
+
+    # ------------------------------------------------------------ arenas (docs/protocol.md)
+
+    async def arena_create(
+        self, name: str, player_name: str, draw: int = 3, minutes: int = 30, starts_in_s: int = 0
+    ) -> ArenaMsg:
+        """A private arena (after ``identify``), raced in by its creator."""
+        message = ArenaCreate(
+            name=name,
+            player_name=player_name,
+            draw=draw,  # type: ignore[arg-type]
+            minutes=minutes,
+            starts_in_s=starts_in_s,
+        )
+        return await self._request(message, ArenaMsg)
+
+    async def arena_join(self, code: str, name: str) -> ArenaMsg:
+        return await self._request(ArenaJoin(arena=code, name=name), ArenaMsg)
+
+    async def arena_watch(self, code: str) -> ArenaMsg:
+        return await self._request(ArenaWatch(arena=code), ArenaMsg)
+
+    async def arena_berserk(self) -> ArenaBerserkOn:
+        return await self._request(ArenaBerserk(), ArenaBerserkOn)
+
+    async def arena_settings(self, minutes: int | None = None, draw: int | None = None) -> None:
+        """The host's change; the pages hear it at the next tick (``arena``)."""
+        await self._send(ArenaSettingsMsg(minutes=minutes, draw=draw))  # type: ignore[arg-type]
+
+    async def arena_end(self) -> None:
+        await self._send(ArenaEnd())
+
+    async def arena_remove(self, racer: str) -> None:
+        await self._send(ArenaRemove(racer=racer))
+
+    async def arena_leave(self) -> ArenaLeft:
+        return await self._request(ArenaLeave(), ArenaLeft)
 
     async def move(self, move: str) -> Ack:
         return await self._action(lambda seq: MoveMsg(seq=seq, move=move))

@@ -1,0 +1,105 @@
+"""An arena on real processes: six racers (bots' play, websocket clients) on two
+server processes and one redis-server race heats until the host ends it; every
+finisher is in a new heat within the bound, the heats are unrated, and the
+standing is the same on both processes."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+from canfield_client.arena import race_arena
+from canfield_client.client import RaceClient
+from canfield_client.strategy import Strategy
+from canfield_protocol import ArenaMsg, Finished, Joined, Left
+
+from tests.conftest import Identified, ServerFactory
+
+ENV = {
+    "CANFIELD_COUNTDOWN_S": "0.5",
+    "CANFIELD_ARENA_TICK_S": "0.5",
+    "CANFIELD_ARENA_GATHER_S": "1",
+    "CANFIELD_ARENA_SEAT_WAIT_S": "3",
+    "CANFIELD_ARENA_ALONE_S": "8",
+}
+#: the bound a finished racer waits for their next heat: alone at most
+#: ``ARENA_ALONE_S``, then a tick to form it, a tick to seat them, and slack for
+#: a busy machine
+BOUND_S = 8 + 0.5 + 0.5 + 10
+NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"]
+
+
+def rows(msg: ArenaMsg) -> list[tuple[str, int, int, int, str]]:
+    return [(r.name, r.points, r.streak, r.heats, r.last) for r in msg.standing]
+
+
+async def test_six_racers_on_two_processes_race_an_arena_to_its_end(
+    server_factory: ServerFactory, identified: Identified
+) -> None:
+    servers = [server_factory(env=ENV), server_factory(env=ENV)]
+    racers: list[RaceClient] = [
+        await identified(servers[n % 2], f"127.0.0.{n + 2}") for n in range(len(NAMES))
+    ]
+    host = racers[0]
+    made = await host.arena_create("Friday", "Ann", minutes=15)
+    code = made.arena.code
+    watchers = [await RaceClient(s.ws_url).connect() for s in servers]
+    for watcher in watchers:
+        await watcher.arena_watch(code)
+
+    # when each racer finished a heat (left it) and next joined one
+    waits: list[float] = []
+    finishes: list[Finished] = []
+    left_at: dict[int, float] = {}
+
+    def timer(n: int) -> Any:
+        def heard(msg: Any) -> None:
+            if isinstance(msg, Left):
+                left_at[n] = time.monotonic()
+            elif isinstance(msg, Joined) and n in left_at:
+                waits.append(time.monotonic() - left_at.pop(n))
+            elif isinstance(msg, Finished):
+                finishes.append(msg)
+
+        return heard
+
+    for n, client in enumerate(racers):
+        client.on_message.append(timer(n))
+    tasks = [
+        asyncio.create_task(
+            race_arena(c, code, name, Strategy("normal", random.Random(n)), berserk=n == 0)
+        )
+        for n, (c, name) in enumerate(zip(racers, NAMES, strict=True))
+    ]
+
+    async def everyone_raced(heats: int) -> None:
+        while True:
+            seen = watchers[1].arena
+            if seen and seen.racers == 6 and all(r.heats >= heats for r in seen.standing):
+                return
+            await asyncio.sleep(0.2)
+
+    async with asyncio.timeout(200):
+        await everyone_raced(2)
+    await host.arena_end()
+    async with asyncio.timeout(120):
+        raced = await asyncio.gather(*tasks)
+        while not all(w.arena and w.arena.arena.status == "over" for w in watchers):
+            await asyncio.sleep(0.2)
+    assert all(n >= 2 for n in raced), raced
+    finals = [w.arena for w in watchers]
+    assert finals[0] is not None and finals[1] is not None
+    assert rows(finals[0]) == rows(finals[1])
+    standing = rows(finals[0])
+    assert {name for name, *_ in standing} == set(NAMES)
+    # every heat scored: a finish is worth a point at least, a win up to 5 (10 doubled, +1)
+    for _, points, _, heats, last in standing:
+        assert heats >= 2 and len(last) == heats
+        assert heats <= points or "-" in last
+    assert waits and max(waits) < BOUND_S, waits
+    # a private arena's heats are unrated (these racers share no address, even)
+    assert finishes and all(r.rating is None for f in finishes for r in f.standings)
+    for client in [*watchers]:
+        await client.close()
