@@ -66,7 +66,9 @@ export class Lanes {
   makeLane() {
     const lane = h("li", { class: "lane" });
     lane.place = h("b", { class: "place" });
-    lane.name = h("span", { class: "name" });
+    lane.who = h("span", { class: "who" });
+    lane.tag = h("span", { class: "ghost-tag", hidden: true });
+    lane.name = h("span", { class: "name" }, lane.who, lane.tag);
     lane.fillBar = h("span", { class: "fill" });
     lane.playBar = h("span", { class: "play" });
     lane.count = h("b", { class: "count" });
@@ -78,9 +80,14 @@ export class Lanes {
 
   fill(lane, row) {
     lane.classList.toggle("me", row.id === this.read().me?.id);
+    // a ghost: a recorded racer the server replays (counts only, like every lane)
+    const ghost = Boolean(this.read().roomState?.members?.find((m) => m.id === row.id)?.ghost);
+    lane.classList.toggle("ghost", ghost);
+    lane.tag.hidden = !ghost;
+    setText(lane.tag, ghost ? t("ghost_tag") : "");
     lane.dataset.status = row.status;
     setText(lane.place, row.rank);
-    setText(lane.name, row.name);
+    setText(lane.who, row.name);
     setText(lane.count, row.on_foundations);
     const tableau = Number.isInteger(row.tableau) ? row.tableau : 0; // null from an older server
     widen(lane.fillBar, row.on_foundations);
@@ -92,6 +99,7 @@ export class Lanes {
     // while the racer is in the race (away too: the lighter bar stays), the mark
     const inPlay = row.status === STATUS.PLAYING || row.status === STATUS.DISCONNECTED;
     const parts = [t("lane_label", { place: row.rank, name: row.name, n: row.on_foundations })];
+    if (ghost) parts.push(t("ghost_tag"));
     if (inPlay && Number.isInteger(row.tableau)) parts.push(t("lane_tableau", { n: tableau }));
     if (inPlay && reserve) parts.push(reserve);
     if (status) parts.push(status);

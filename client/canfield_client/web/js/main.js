@@ -16,7 +16,7 @@ import { WaitingScreen } from "./quick.js";
 import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
-import { DONE_STATUSES, ERR, TRANSIENT_ERRORS } from "./protocol.js";
+import { DONE_STATUSES, ERR, MAX_GHOSTS, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceBoard } from "./race-board.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
@@ -51,7 +51,7 @@ function request(msg) {
 
 /** The server refused a create/join/resume: back to the home page, saying why. */
 function refused(req, msg) {
-  if (req.type === "race_again" && state.room) {
+  if ((req.type === "race_again" || req.type === "ghost_race") && state.room) {
     flash(errorText(msg)); // refused before leaving this race (too many asked): the results stay
     return;
   }
@@ -500,14 +500,28 @@ function seatGone(msg, text = "") {
 
 // Race again after a public race: the server answers `left` (this race), then
 // `joined` (the next one); the results stay on screen until then, never home between
+// (a ghost race's Race again is a new ghost race against the same ghosts, the same way)
 $("#race-again").addEventListener("click", () => {
-  if (!state.roomState?.public || state.roomState.phase !== "finished") return;
+  const room = state.roomState;
+  if (!(room?.public || room?.ghost_of) || room.phase !== "finished") return;
   pending = { type: "race_again" };
   pendingSince = Date.now();
 });
 
+// "Race this": the race just finished, raced again against its racers as ghosts
+// (the others, up to three; alone, one's own); the server leaves this room first
+$("#race-this").addEventListener("click", () => {
+  const finished = state.finished;
+  const mine = state.roomState?.members.find((m) => m.id === state.me?.id);
+  if (!finished?.replay || !mine) return;
+  const others = finished.standings.filter((r) => r.id !== state.me?.id).map((r) => r.id);
+  const racers = (others.length ? others : [state.me.id]).slice(0, MAX_GHOSTS);
+  const replay = String(finished.replay).split("/").pop();
+  request({ type: "ghost_race", name: mine.name, replay, racers });
+});
+
 conn.on("left", (msg) => {
-  if (pending?.type === "race_again") {
+  if (pending?.type === "race_again" || pending?.type === "ghost_race") {
     clearSeat(msg.room);
     dispatch(msg); // the race and the seat forgotten; `joined` shows the next race
     actions.reset(0);
@@ -599,6 +613,13 @@ function relabel() {
   if (state.board && state.view === "race") board.render(state.board);
 }
 
+/** "Race this" from a replay page or a history row (`/?ghost=<id>&racers=a,b`):
+ * a ghost race at once, under this browser's name (a guest's when it has none). */
+function raceReplay(replay, racers) {
+  const ids = (racers || "").split(",").filter(Boolean).slice(0, MAX_GHOSTS);
+  request({ type: "ghost_race", name: getName() || t("watcher_name"), replay, racers: ids });
+}
+
 function boot() {
   initShell(relabel);
   initSettings();
@@ -612,10 +633,13 @@ function boot() {
   } else {
     // a TV's link, a live race's link: watch it at once, no name asked (a TV is
     // "TV"; a page from a live race's link takes the name this browser keeps)
-    const watch = new URLSearchParams(location.search).has("watch");
+    const query = new URLSearchParams(location.search);
+    const watch = query.has("watch");
+    const ghost = linked ? null : query.get("ghost");
     goHome(linked);
     if (linked && asTv) watchUnnamed(linked, t("tv_name"));
     else if (linked && watch) watchUnnamed(linked, getName() || t("watcher_name"));
+    else if (ghost) raceReplay(ghost, query.get("racers"));
   }
   conn.connect();
 }

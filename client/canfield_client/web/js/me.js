@@ -10,7 +10,7 @@ import { ask } from "./confirm.js";
 import { errorText, identitiesText } from "./errors.js";
 import { attachIdentity, identityToken } from "./identity.js";
 import { Connection } from "./net.js";
-import { flash, initShell, replayPage, showNotices, when } from "./shell.js";
+import { flash, initShell, raceThisPage, replayPage, showNotices, when } from "./shell.js";
 import { placeText } from "./words.js";
 import { myRatings, renderRatings } from "./rating.js";
 
@@ -141,7 +141,9 @@ function renderHistory(races) {
     ...races.map((race) => {
       const what = race.kind === "daily" ? t("me_kind_daily", { date: race.date }) : t("me_kind_room", { room: race.room || "" });
       const link = race.replay
-        ? h("a", { href: replayPage(race.replay), class: "replay-link", text: t("replay") })
+        ? h("span", { class: "replay-links" },
+            h("a", { href: replayPage(race.replay), class: "replay-link", text: t("replay") }),
+            h("a", { href: raceThisPage(race.replay), class: "race-this", text: t("race_this") }))
         : h("span", { class: "hint", text: t("me_replay_later") });
       return h(
         "tr",

@@ -43,6 +43,9 @@ export const ERR = Object.freeze({
   UNKNOWN_REPLAY: "unknown-replay",
 });
 
+/** Ghosts one race may have (`ghost_race`'s `racers`; MAX_GHOSTS on the server). */
+export const MAX_GHOSTS = 3;
+
 /** A racer's status in a leaderboard row. */
 export const STATUS = Object.freeze({
   PLAYING: "playing",

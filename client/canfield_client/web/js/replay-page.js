@@ -17,7 +17,8 @@ import { BoardView } from "./board.js";
 import { Leaderboard } from "./leaderboard.js";
 import { ReplayPlayer } from "./replay.js";
 import { ReviewBar, watchReviews } from "./review.js";
-import { initShell, when } from "./shell.js";
+import { MAX_GHOSTS } from "./protocol.js";
+import { initShell, raceThisPage, when } from "./shell.js";
 import { headline, moveWords, names } from "./words.js";
 
 const ID_OK = /^[A-Za-z0-9_-]{1,120}$/;
@@ -131,6 +132,10 @@ function render() {
   renderHead();
   if (!race) return;
   $("#rp-deal").textContent = race.deal;
+  // race its racers (the first three) as ghosts, from your own "Go"
+  const racers = race.players.filter((p) => Array.isArray(p.times_ms)).slice(0, MAX_GHOSTS);
+  $("#rp-race-this").hidden = !racers.length;
+  $("#rp-race-this").href = raceThisPage(race.id, racers.map((p) => p.id));
   players.update({ rows: race.players, final: true });
   renderMoves();
   stepper.paint();

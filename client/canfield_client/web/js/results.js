@@ -8,6 +8,7 @@
 import { $, copyText, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
+import { ghostComparisons } from "./ghosts.js";
 import { RaceChart } from "./chart.js";
 import { Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
@@ -65,6 +66,7 @@ export class Results {
     this.me = me;
     this.table.update({ rows: finished.standings, final: true }, me?.id);
     this.renderCall();
+    this.renderGhosts();
     this.renderSeries();
     this.renderRatings();
     if (first) {
@@ -173,6 +175,7 @@ export class Results {
     this.renderPar();
     this.renderReviews();
     this.renderCall();
+    this.renderGhosts();
     this.renderFlags();
     this.renderSeries();
     this.renderRatings();
@@ -200,6 +203,20 @@ export class Results {
       ...(call.decided ? [h("p", { class: "hint tie-break", text: call.decided })] : []),
       ...(mine ? [h("p", { class: "your-place", text: t(tied ? "your_place_tied" : "your_place", { place: placeText(mine.rank, rows.length) }) })] : []),
     );
+  }
+
+  /** A ghost race: our result against each ghost's, in words; "Race this" elsewhere
+   * (a ghost race's own Race again races the same ghosts). */
+  renderGhosts() {
+    const room = this.read().roomState;
+    const lines = ghostComparisons(this.finished?.standings, room?.members, this.me?.id);
+    const list = $("#ghost-compare");
+    list.hidden = !lines.length;
+    list.replaceChildren(
+      ...lines.map((line) => h("li", { class: line.won === true ? "won" : line.won === false ? "lost" : "even", text: line.text })),
+    );
+    const racer = room?.members.find((m) => m.id === this.me?.id)?.role === "player";
+    $("#race-this").hidden = !this.finished?.replay || Boolean(room?.ghost_of) || !racer;
   }
 
   renderSeries() {

@@ -44,6 +44,14 @@ export function dayBefore(date) {
 
 /** The page that shows a replay link ("/replay/<id>" from the server) to people: its own
  * path, which the server fills with the link's preview (a title, a picture). */
+/** The page that races a replay's racers as ghosts (`ghost_race`): the room page
+ * with the replay's id and, when chosen, the racers' ids in it. */
+export function raceThisPage(link, racers = []) {
+  const id = String(link || "").split("/").pop();
+  const ids = racers.length ? `&racers=${racers.map(encodeURIComponent).join(",")}` : "";
+  return `/?ghost=${encodeURIComponent(id)}${ids}`;
+}
+
 export function replayPage(link) {
   const id = String(link || "").split("/").pop();
   return `/replays/${encodeURIComponent(id)}`;
