@@ -72,6 +72,7 @@ __all__ = [
     "Rematch",
     "AddBot",
     "Ping",
+    "RttPong",
     "Hint",
     "Leave",
     "Kick",
@@ -106,6 +107,7 @@ __all__ = [
     "Finished",
     "Error",
     "Pong",
+    "RttPing",
     "Reconnect",
     "Notice",
     "HintMsg",
@@ -254,6 +256,10 @@ class _Client(
 
 class Hello(_Client, tag="hello"):
     v: int = VERSION
+    #: this client answers ``rtt_ping`` with ``rtt_pong`` at once, so the server
+    #: may measure its round trip (added within version 1; a server that does not
+    #: know it refuses the hello with ``bad-message``)
+    rtt_ping: bool = False
 
 
 class Create(_Client, tag="create"):
@@ -332,6 +338,16 @@ class AddBot(_Client, tag="add_bot"):
 
 class Ping(_Client, tag="ping"):
     t: float = 0
+
+
+#: a round-trip probe's number (the server's own count; bounded like ``Seq``)
+ProbeNo = Annotated[int, msgspec.Meta(ge=1, le=2**53 - 1)]
+
+
+class RttPong(_Client, tag="rtt_pong"):
+    """The answer to the server's ``rtt_ping``: its ``n``, sent back at once."""
+
+    n: ProbeNo
 
 
 class Hint(_Client, tag="hint"):
@@ -433,6 +449,7 @@ ClientMessage = (
     | RaceAgain
     | AddBot
     | Ping
+    | RttPong
     | Hint
     | Leave
     | Kick
@@ -571,6 +588,10 @@ class Row(msgspec.Struct, kw_only=True):
     #: go home (added within version 1: null from an older server)
     reserve: int | None = None
     tableau: int | None = None
+    #: the racer's round trip to the server, the median of the server's
+    #: measures in this race (``rtt_ping``), in ms; null while there is none (a
+    #: client that does not answer, or an older server: added within version 1)
+    rtt_ms: int | None = None
 
 
 class RatedRow(Row, kw_only=True, omit_defaults=True):
@@ -730,6 +751,13 @@ class Error(_Server, tag="error", omit_defaults=True):
 class Pong(_Server, tag="pong"):
     t: float
     server_time: int
+
+
+class RttPing(_Server, tag="rtt_ping"):
+    """The server measures this connection's round trip: answer ``rtt_pong`` with
+    the same ``n`` at once (only to a client whose ``hello`` said ``rtt_ping``)."""
+
+    n: int
 
 
 class HintMsg(_Server, tag="hint"):
@@ -1062,6 +1090,7 @@ ServerMessage = (
     | Finished
     | Error
     | Pong
+    | RttPing
     | Reconnect
     | Notice
     | HintMsg

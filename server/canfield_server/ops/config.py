@@ -104,6 +104,9 @@ class Settings:
     live_max: int = 50
     #: presence heartbeat period; a process silent for 3 periods counts as gone
     presence_s: float = 5.0
+    #: how often the server measures each racer's round trip (an ``rtt_ping`` to
+    #: every racer's connection that asked for them, from one timer); 0: never
+    rtt_ping_s: float = 4.0
     #: a Redis call finding all 256 pooled connections busy waits this long for
     #: one before it fails (a crowd leaving at once waits its turn)
     redis_pool_wait_s: float = 10.0

@@ -215,7 +215,8 @@ class _RoomBoard:
         session, member_id = self.session, self.member_id
         state = session.state
         me = rules.member(state, member_id)
-        self.row, self.race_no = race.row(member_id, me.name if me else "?"), state.race
+        name = me.name if me else "?"
+        self.row, self.race_no = race.row(member_id, name, session.rtt_of(member_id)), state.race
         self.view = race.view_json() if rules.boards_shown(state) else None
         self.seq = race.seq
         return self.actions.store.apply(

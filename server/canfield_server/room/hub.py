@@ -61,9 +61,11 @@ from canfield_protocol import (
     Reconnect,
     Rematch,
     Resume,
+    Role,
     RoomReplay,
     RoomState,
     Row,
+    RttPong,
     SettingsMsg,
     Start,
     Tap,
@@ -106,6 +108,7 @@ from canfield_server.room.quick import MatchRating, QuickRaces
 from canfield_server.room.registry import Rooms
 from canfield_server.room.results import RatePublicRace, Results
 from canfield_server.room.review import Reviews
+from canfield_server.room.round_trips import RoundTrips
 from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
 
@@ -197,9 +200,12 @@ class Hub:
         )
         #: the heartbeat and the timer sweep (``start``: by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
+        #: each racer's round trip, probed on the process's beat (``tick``: by the app)
+        self.round_trips = RoundTrips(clock, self.settings.rtt_ping_s, self._round_trip)
         self._handlers: dict[type, Handler] = {
             Hello: self._hello,
             Ping: self._ping,
+            RttPong: self._rtt_pong,
             Create: self.seating.create,
             Join: self.seating.join,
             Resume: self._resume,
@@ -415,6 +421,7 @@ class Hub:
         if self.arenas is not None:
             await self.arenas.detach(peer)
         self.identities.detach(peer)
+        self.round_trips.detach(peer)
         try:
             await self.seating.detach(peer)
         except Exception:
@@ -443,7 +450,18 @@ class Hub:
             raise ProtocolError(
                 E.UNSUPPORTED_VERSION, f"this server speaks protocol {VERSION}, not {msg.v}"
             )
+        if msg.rtt_ping:
+            self.round_trips.ask(peer)
         peer.send(frames.text(Welcome(v=VERSION, server_time=self.clock.now_ms())))
+
+    async def _rtt_pong(self, peer: Peer, msg: RttPong) -> None:
+        self.round_trips.answered(peer, msg)
+
+    def _round_trip(self, peer: Peer, ms: int) -> None:
+        """A racer's round trip, measured: to their room's session here."""
+        session = self.rooms.sessions.get(peer.room or "")
+        if session is not None and peer.member_id and peer.role == Role.PLAYER:
+            session.round_trip(peer.member_id, ms)
 
     async def _ping(self, peer: Peer, msg: Ping) -> None:
         peer.send(frames.text(Pong(t=msg.t, server_time=self.clock.now_ms())))

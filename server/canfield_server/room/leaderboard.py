@@ -62,6 +62,7 @@ def wire_row(row: StoredRow, rank: int, status: MemberStatus | None = None) -> R
         reached_ms=row.at,
         reserve=row.reserve,
         tableau=row.tableau,
+        rtt_ms=row.rtt_ms,
     )
 
 

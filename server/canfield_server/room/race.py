@@ -147,7 +147,7 @@ class PlayerRace:
         no "useful move" note, which is the racer's own)."""
         return _encoder.encode(self.game.view())
 
-    def row(self, member_id: str, name: str) -> StoredRow:
+    def row(self, member_id: str, name: str, rtt_ms: int | None = None) -> StoredRow:
         won = self.status == MemberStatus.WON
         return StoredRow(
             id=member_id,
@@ -160,6 +160,7 @@ class PlayerRace:
             at=self.time_ms if won else self.reached[self.game.on_foundations],
             reserve=len(self.game.reserve),
             tableau=sum(len(col) for col in self.game.tableau),
+            rtt_ms=rtt_ms,
         )
 
     def snapshot(self) -> bytes:

@@ -63,6 +63,16 @@ def _close_open_rows(rows: dict[str, StoredRow], state: RoomState, now: int) -> 
             )
 
 
+def _measured_to_the_end(rows: dict[str, StoredRow], rtt_of: Callable[[str], int | None]) -> None:
+    """A racer still playing has the round trip measured until the end where it
+    was measured (this process); a racer done has the one their last action
+    stored, the median of their race."""
+    for member_id, row in rows.items():
+        ms = rtt_of(member_id) if row.status == MemberStatus.PLAYING else None
+        if ms is not None and ms != row.rtt_ms:
+            rows[member_id] = msgspec.structs.replace(row, rtt_ms=ms)
+
+
 #: told once when a race's results are written (history and replays)
 OnFinished = Callable[[str, Finished], Coroutine[Any, Any, None]]
 #: told once when a public race's results are written: the room as it raced, and
@@ -164,9 +174,12 @@ class Results:
             # a racer who left mid-race has a row (their give up) but no seat
             racers = list(dict.fromkeys([*rows, *(m.id for m in rules.players(record.state))]))
             deal = record.deal or ""
+            session = self.rooms.get(code)
             for m in rules.players(record.state):
                 if m.id not in rows:
                     rows[m.id] = PlayerRace.fresh(deal).row(m.id, m.name)
+            if session is not None:
+                _measured_to_the_end(rows, session.rtt_of)
             _close_open_rows(rows, record.state, self.clock.now_ms())
             standings = ranked(rows.values())
             planned = await self._rated(record.state, standings)

@@ -13,6 +13,7 @@ import asyncio
 import logging
 from typing import Protocol
 
+import msgspec
 from canfield_protocol import (
     CLOSE_KICKED,
     Countdown,
@@ -32,6 +33,7 @@ from canfield_server.room import departures, frames, rules
 from canfield_server.room.leaderboard import Pace, ranked
 from canfield_server.room.ports import Peer, RoomRecord, StoredRow
 from canfield_server.room.race import PlayerRace
+from canfield_server.room.round_trips import Samples
 
 __all__ = [
     "CLOSED_BY_OPERATOR",
@@ -117,6 +119,8 @@ class RoomSession:
         self.boards: dict[str, tuple[int, bytes]] = {}
         #: racers whose board changed since the spectators were last sent boards
         self._boards_dirty: set[str] = set()
+        #: the round trips of the racers connected here, this race (``round_trips``)
+        self.rtts: dict[str, Samples] = {}
         self.timers: list[Timer] = []
         #: fires when the earliest grace time of an away member runs out
         self._grace: tuple[int, Timer] | None = None
@@ -326,6 +330,7 @@ class RoomSession:
         self._stop_playback()
         self.slots.clear()
         self.rows.clear()
+        self.rtts.clear()
         self.boards.clear()
         self._boards_dirty.clear()
         self.final = None
@@ -371,7 +376,30 @@ class RoomSession:
         for m in rules.players(self.state):
             if m.id not in self.rows:
                 base = base or PlayerRace.fresh(self.deal)
-                self.rows[m.id] = base.row(m.id, m.name)
+                self.rows[m.id] = base.row(m.id, m.name, self.rtt_of(m.id))
+
+    # ------------------------------------------------------------ round trips
+
+    def round_trip(self, member_id: str, ms: int) -> None:
+        """A racer's round trip measured here: their median goes on their row (and
+        the leaderboard, when it moved)."""
+        samples = self.rtts.get(member_id)
+        if samples is None:
+            samples = self.rtts[member_id] = Samples()
+        median = samples.add(ms)
+        row = self.rows.get(member_id)
+        if row is not None and row.rtt_ms != median:
+            self.rows[member_id] = msgspec.structs.replace(row, rtt_ms=median)
+            self.mark_dirty()
+
+    def rtt_of(self, member_id: str) -> int | None:
+        """A racer's median round trip this race: measured here, else as their row
+        last said (measured by the process that serves their connection)."""
+        samples = self.rtts.get(member_id)
+        if samples is not None:
+            return samples.median()
+        row = self.rows.get(member_id)
+        return row.rtt_ms if row is not None else None
 
     # ------------------------------------------------------------ leaderboard
 

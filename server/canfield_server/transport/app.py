@@ -244,6 +244,8 @@ def create_app(
                 settings.presence_s,
                 clock,
             ),
+            # one probe of every racer's round trip per period (none at 0)
+            *([hub.round_trips] if settings.rtt_ping_s > 0 else []),
         ],
         clock,
     )

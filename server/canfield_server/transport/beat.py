@@ -1,7 +1,8 @@
 """The process's beat: one supervised loop for the work a process does on a clock.
 
 Each part (``process_beat``: the process's entry in the console, the
-operator's notice and drain request; ``figures_beat``: its figures) says
+operator's notice and drain request; ``figures_beat``: its figures; the
+hub's ``RoundTrips``: the racers' round-trip probes) says
 how often it ticks and how long before its first tick; the loop ticks each
 when it is due, on the ``Clock`` it is given. Redis out of reach pauses a
 part until its next tick (logged); anything else restarts the loop

@@ -6,11 +6,13 @@
 // them, lighter, the cards on the racer's tableau, so a lane moves as soon as a
 // racer plays a card out of the reserve or the stock (home and tableau together
 // are every card in play: the reserve and the stock hold the rest); while they
-// race, the lane also says how many cards are left in their reserve.
+// race, the lane also says how many cards are left in their reserve. Beside
+// the name, a signal icon shows the racer's round trip to the server (signal.js).
 
 import { $, h, setText, syncKeyed } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { STATUS } from "./protocol.js";
+import { rttText, setSignal, signalIcon } from "./signal.js";
 
 const SLIDE_MS = 320;
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
@@ -68,7 +70,8 @@ export class Lanes {
     lane.place = h("b", { class: "place" });
     lane.who = h("span", { class: "who" });
     lane.tag = h("span", { class: "ghost-tag", hidden: true });
-    lane.name = h("span", { class: "name" }, lane.who, lane.tag);
+    lane.signal = signalIcon();
+    lane.name = h("span", { class: "name" }, lane.who, lane.tag, lane.signal);
     lane.fillBar = h("span", { class: "fill" });
     lane.playBar = h("span", { class: "play" });
     lane.count = h("b", { class: "count" });
@@ -103,6 +106,8 @@ export class Lanes {
     if (inPlay && Number.isInteger(row.tableau)) parts.push(t("lane_tableau", { n: tableau }));
     if (inPlay && reserve) parts.push(reserve);
     if (status) parts.push(status);
+    setSignal(lane.signal, row.rtt_ms);
+    if (Number.isInteger(row.rtt_ms)) parts.push(rttText(row.rtt_ms));
     lane.setAttribute("aria-label", parts.join(", "));
   }
 }

@@ -5,15 +5,19 @@
 import { clock, h, setText, syncKeyed } from "./dom.js";
 import { t } from "./i18n.js";
 import { DONE_STATUSES as DONE } from "./protocol.js";
+import { setSignal, signalIcon } from "./signal.js";
 
 const COLUMNS = ["rank", "player", "score", "cards", "moves", "status", "time"];
+/** The results' columns: each racer's median round trip to the server too. */
+export const FINAL_COLUMNS = [...COLUMNS, "rtt"];
 /** Statuses whose time stands still (the row's own time_ms). */
 
 export class Leaderboard {
   /** raceClock: () => ms since the race started, or null (no race running);
    * remove: {can(row), send(row)} - a "remove" button on the rows it allows (the host's);
    * awayLeft: (row) => seconds an away racer has left to come back, or null. */
-  constructor(root, raceClock = () => null, remove = null, awayLeft = () => null) {
+  constructor(root, raceClock = () => null, remove = null, awayLeft = () => null, columns = COLUMNS) {
+    this.columns = columns;
     this.raceClock = raceClock;
     this.remove = remove;
     this.awayLeft = awayLeft;
@@ -29,7 +33,7 @@ export class Leaderboard {
   }
 
   relabel() {
-    this.head.replaceChildren(...COLUMNS.map((key) => h("th", { class: `c-${key}`, text: t(key) })));
+    this.head.replaceChildren(...this.columns.map((key) => h("th", { class: `c-${key}`, text: t(key) })));
     if (this.data) this.update(this.data, this.me);
   }
 
@@ -54,7 +58,7 @@ export class Leaderboard {
   makeRow() {
     const tr = h("tr");
     tr.cells_ = {};
-    for (const key of COLUMNS) {
+    for (const key of this.columns) {
       const td = h("td", { class: `c-${key}` });
       tr.cells_[key] = td;
       tr.append(td);
@@ -93,7 +97,19 @@ export class Leaderboard {
     const width = `${Math.round((row.on_foundations / 52) * 100)}%`;
     if (tr.bar.style.width !== width) tr.bar.style.width = width;
     setText(c.moves, row.moves);
+    if (c.rtt) this.fillRtt(tr, row.rtt_ms);
     this.fillStatus(tr);
+  }
+
+  /** The median round trip: its icon and its ms ("-": not measured). */
+  fillRtt(tr, ms) {
+    if (!tr.signal) {
+      tr.signal = signalIcon();
+      tr.rtt = h("span", { class: "num" });
+      tr.cells_.rtt.append(tr.signal, tr.rtt);
+    }
+    setSignal(tr.signal, ms);
+    setText(tr.rtt, Number.isInteger(ms) ? t("rtt_ms", { ms }) : "\u2013");
   }
 
   /** The status word; an away racer's counts down the seconds left to come back. */

@@ -24,6 +24,7 @@ export class Connection {
     this.lastPing = 0;
     this.awaitingPong = 0; // when the unanswered ping went out (0: none)
     this.open = false;
+    this.helloOut = false; // the hello with rtt_ping is not answered yet
     window.addEventListener("online", () => this.reconnectNow());
     // the browser knows the network is gone: say so at once
     window.addEventListener("offline", () => this.ws && this.dropped(this.ws));
@@ -54,7 +55,10 @@ export class Connection {
       this.awaitingPong = 0;
       this.backoff = 250;
       this.lastHeard = Date.now();
-      this.send({ type: "hello", v: 1 });
+      // rtt_ping: the server may time this page's round trip (docs/protocol.md,
+      // "Round trips"); an older server refuses the field: said again without it
+      this.helloOut = true;
+      this.send({ type: "hello", v: 1, rtt_ping: true });
       this.ping();
       this.emit("open", {});
     };
@@ -66,6 +70,18 @@ export class Connection {
         msg = JSON.parse(event.data);
       } catch {
         return;
+      }
+      if (msg.type === "rtt_ping") {
+        // answered at once, before anything is drawn: the server times this
+        ws.send(JSON.stringify({ type: "rtt_pong", n: msg.n }));
+        return;
+      }
+      if (this.helloOut && (msg.type === "welcome" || msg.type === "error")) {
+        this.helloOut = false; // the hello's answer: the first a server sends
+        if (msg.type === "error") {
+          this.send({ type: "hello", v: 1 });
+          return;
+        }
       }
       if (msg.type === "reconnect") {
         // the server is going away: come back on a fresh connection soon

@@ -10,7 +10,7 @@ import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { ghostComparisons } from "./ghosts.js";
 import { RaceChart } from "./chart.js";
-import { Leaderboard } from "./leaderboard.js";
+import { FINAL_COLUMNS, Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
 import { raceRatings } from "./rating.js";
 import { ReplayGame, ReplayPlayer } from "./replay.js";
@@ -25,7 +25,8 @@ export class Results {
     this.read = read;
     this.send = send;
     this.flash = flash;
-    this.table = new Leaderboard($("#final-lb"));
+    // with each racer's median round trip to the server
+    this.table = new Leaderboard($("#final-lb"), undefined, null, undefined, FINAL_COLUMNS);
     this.player = new ReplayPlayer($("#view-results .replay-controls"), new BoardView($("#replay-board")));
     this.reviewBar = new ReviewBar(this.player.hint, this.player);
     this.finished = null;

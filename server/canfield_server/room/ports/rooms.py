@@ -67,6 +67,9 @@ class StoredRow(msgspec.Struct, kw_only=True):
     #: a row stored by an older server
     reserve: int | None = None
     tableau: int | None = None
+    #: the racer's median round trip this race when the row was stored (ms; None:
+    #: not measured, or stored by an older server)
+    rtt_ms: int | None = None
 
 
 class RoomRecord(msgspec.Struct):
