@@ -71,8 +71,9 @@ def test_places_score_by_the_table_ties_share_and_leaving_scores_nothing() -> No
         HeatPlace("E", 0, False, 0, "-"),
     ]
     assert [podium_size(n) for n in (1, 2, 3, 4, 8)] == [0, 1, 2, 3, 3]
-    # a seat of no racer (a bot) scores nothing
+    # a seat of no racer (a bot) scores nothing; a heat of one is a finish
     assert heat_places([row("x", 1)], {}, set()) == []
+    assert heat_places([row("x", 1)], {"x": "X"}, set()) == [HeatPlace("X", 1, False, 0, "1")]
 
 
 def test_heats_group_neighbours_in_the_standing_and_nobody_waits_alone_past_the_bound() -> None:

@@ -218,9 +218,17 @@ class Arenas:
         self.no_undo.add((session.code, peer.member_id))
         peer.send(frames.text(ArenaBerserkOn(room=session.code)))
 
-    def check_action(self, peer: Peer, msg: object) -> None:
-        """A berserk racer has no undo in their heat."""
-        if isinstance(msg, Undo) and (peer.room, peer.member_id) in self.no_undo:
+    async def check_action(self, peer: Peer, msg: object) -> None:
+        """A berserk racer has no undo in their heat (chosen here, or on the
+        connection of another process: then the store says so)."""
+        if not isinstance(msg, Undo) or peer.room is None or peer.member_id is None:
+            return
+        berserk = (peer.room, peer.member_id) in self.no_undo
+        session = self.rooms.get(peer.room)
+        if not berserk and session is not None and session.state.arena is not None:
+            heat = (peer.room, peer.member_id)
+            berserk = heat[1] in await self.store.berserks(session.state.arena, heat[0])
+        if berserk:
             raise ProtocolError(E.NOT_ALLOWED, "berserk: no undo in this heat")
 
     async def leave(self, peer: Peer, msg: ArenaLeave) -> None:

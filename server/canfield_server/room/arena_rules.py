@@ -72,6 +72,8 @@ def heat_places(
         tied = sum(1 for other in standings if other.rank == row.rank)
         covered = [_points_at(p) for p in range(row.rank, row.rank + tied)]
         points = (2 * sum(covered) + len(covered)) // (2 * len(covered))  # half up
+        if len(standings) == 1:  # a heat of one: a finish, never a place
+            points = FINISH_POINTS
         on_podium = row.rank <= podium
         bonus = BERSERK_BONUS if row.id in berserk else 0
         out.append(HeatPlace(racer, points, on_podium, bonus, str(min(row.rank, 9))))

@@ -349,7 +349,7 @@ class Hub:
             await self.daily.act(peer, msg)
         else:
             if self.arenas is not None:
-                self.arenas.check_action(peer, msg)
+                await self.arenas.check_action(peer, msg)
             await self.actions.act(peer, msg)
 
     async def replay(self, replay_id: str) -> tuple[int, bytes | dict[str, str]]:

@@ -307,6 +307,8 @@ def create_app(
         Route("/replays/{replay_id}", share.page, methods=["GET"]),
         Route("/history", api.history_download, methods=["GET"]),
         Route("/daily", pages.page("daily.html")),
+        Route("/a", pages.page("arena.html")),
+        Route("/a/{code}", pages.page("arena.html")),
         Route("/me", pages.page("me.html")),
         # the console's page is served at /admin only, and only when it is on
         Route("/admin.html", hidden_page),

@@ -291,6 +291,18 @@ subscribe(() => {
   showTitle();
 });
 
+// an arena's heat (/r/<heat>?arena=<code>, opened by arena.js): once this racer's
+// race is over, back to the arena, where the next heat comes within seconds
+const arenaOf = new URLSearchParams(location.search).get("arena");
+let arenaBack = false;
+subscribe(() => {
+  if (!arenaOf || arenaBack || !/^[0-9A-Za-z]{8}$/.test(arenaOf)) return;
+  if (isDone() || state.roomState?.phase === "finished") {
+    arenaBack = true;
+    setTimeout(() => location.assign(`/a/${arenaOf}`), 1500);
+  }
+});
+
 /** A player's own clock stops at their finish: the time the leaderboard has
  * for their last action once their race is done (null while it runs on). */
 function myFinishMs() {
