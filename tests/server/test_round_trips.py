@@ -28,9 +28,9 @@ PERIOD_S = 2.0
 
 
 async def _racer(
-    world: Rooms, name: str, room: str | None = None, probes: bool = True
+    world: Rooms, name: str, room: str | None = None, probes: bool = True, process: int = 0
 ) -> HubClient:
-    client = await world.open()
+    client = await world.open(process)
     if probes:
         assert (await client.request("welcome", type="hello", v=1, rtt_ping=True))["v"] == 1
     joined = await (client.join(room, name) if room else client.create(name, deal="random"))
@@ -86,6 +86,27 @@ async def test_racer_round_trip_on_the_row_and_in_the_results(rooms: MakeRooms) 
     finished = await bo.expect("finished")
     assert _row(finished, ana_id)["rtt_ms"] == 300
     assert "rtt_ms" not in _row(finished, bo_id)  # not measured: left out
+
+
+async def test_a_racer_on_another_process_sees_the_round_trip(rooms: MakeRooms) -> None:
+    """Measured where the racer's connection is; their row carries it to the
+    others' processes with their next action, and into the results."""
+    world = await rooms(processes=2, rtt_ping_s=PERIOD_S)
+    ana = await _racer(world, "Ana")
+    bo = await _racer(world, "Bo", ana.joined["room"], process=1)
+    await _race(world, ana, bo)
+    assert world.hubs[0].round_trips.probe() == 1  # each process probes its own
+    await _answer(ana, world, 0.42)
+    assert world.hubs[1].round_trips.probe() == 1
+    await _answer(bo, world, 0.05)
+    assert (await ana.request("ack", type="move", seq=1, move="S"))["type"] == "ack"
+    ana_id, bo_id = ana.joined["player_id"], bo.joined["player_id"]
+    seen = await bo.expect("leaderboard", lambda m: _row(m, ana_id)["rtt_ms"] == 420)
+    assert _row(seen, bo_id)["rtt_ms"] == 50
+    await bo.send(type="give_up", seq=1)
+    await ana.send(type="give_up", seq=2)
+    finished = await ana.expect("finished")
+    assert (_row(finished, ana_id)["rtt_ms"], _row(finished, bo_id)["rtt_ms"]) == (420, 50)
 
 
 async def test_only_an_answer_to_the_last_probe_counts(rooms: MakeRooms) -> None:
