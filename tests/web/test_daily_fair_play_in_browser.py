@@ -4,9 +4,8 @@ starts today's daily from one network; a second page from the same network
 unranked, with the reason, on its result and in the standing, in English and
 Croatian, at a desktop and a phone size.
 
-The pages reach ``serve`` through this host, the trusted proxy it ships
-trusting, with ``X-Forwarded-For`` naming their address (see
-test_fair_play_in_browser.py).
+The pages reach ``serve`` through a proxy on this host, the one it ships
+trusting, which names their address in ``X-Forwarded-For`` (``forwarded_from``).
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
+from tests.web.conftest import ForwardedFrom
 from tests.web.helpers import DAY, daily_env
 from tests.web.pages import new_page, pick_language
 
@@ -31,13 +31,13 @@ def start_daily(page: Page, base: str, name: str) -> None:
 
 
 def test_a_second_identity_of_one_network_plays_the_daily_unranked(
-    browser: Browser, server_factory: ServerFactory
+    browser: Browser, server_factory: ServerFactory, forwarded_from: ForwardedFrom
 ) -> None:
-    base = server_factory(env=daily_env(DAY)).http_url
-    scout = new_page(browser, extra_http_headers={"X-Forwarded-For": "198.51.100.7"})
-    start_daily(scout, base, "Scout")
-    ana = new_page(browser, extra_http_headers={"X-Forwarded-For": "198.51.100.9"})
-    start_daily(ana, base, "Ana")
+    server = server_factory(env=daily_env(DAY))
+    scout = new_page(browser)
+    start_daily(scout, forwarded_from(server, "198.51.100.7"), "Scout")
+    ana = new_page(browser)
+    start_daily(ana, forwarded_from(server, "198.51.100.9"), "Ana")
     ana.click("#daily-give-up")
     ana.click("#daily-give-up")  # "Sure?"
     expect(ana.locator("#daily-result")).to_be_visible()
@@ -56,7 +56,7 @@ def test_a_second_identity_of_one_network_plays_the_daily_unranked(
         (
             "hr",
             "bez plasmana: s ove je mreže danas već igrao drugi identitet",
-            "Igrao si bez plasmana: s ove je mreže danas već igrao drugi identitet.",
+            "Tvoja je igra bez plasmana: s ove je mreže danas već igrao drugi identitet.",
         ),
     ):
         pick_language(ana, lang)

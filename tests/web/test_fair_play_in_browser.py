@@ -2,11 +2,11 @@
 two browsers) race now in one public race; the results say neither was rated
 and why, in English and Croatian, at a desktop and a phone size.
 
-The pages reach ``serve`` from this host, the trusted proxy it ships trusting
-(``CANFIELD_TRUSTED_PROXIES``), with ``X-Forwarded-For`` naming the address a
-proxy would have seen (Playwright's extra headers go on every request of the
-context, the websocket's upgrade included): the server sees each page from
-that address, as behind the shipped nginx.
+The pages reach ``serve`` through a proxy on this host, the one it ships
+trusting (``CANFIELD_TRUSTED_PROXIES``), which names in ``X-Forwarded-For``
+the address a proxy would have seen, on every request, the websocket's
+upgrade included (``forwarded_from``): the server sees each page from that
+address, as behind the shipped nginx.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect
 
+from tests.web.conftest import ForwardedFrom
 from tests.web.helpers import race_now
 from tests.web.pages import give_up, new_page, pick_language, record_frames, wait_board
 
@@ -24,15 +25,14 @@ SIZES = [(1366, 768), (390, 844)]
 
 
 def test_two_pages_of_one_network_race_unrated_and_are_told_why(
-    browser: Browser, server: ServerProcess
+    browser: Browser, server: ServerProcess, forwarded_from: ForwardedFrom
 ) -> None:
-    base = server.http_url
-    ana = new_page(browser, extra_http_headers={"X-Forwarded-For": "198.51.100.7"})
-    bob = new_page(browser, extra_http_headers={"X-Forwarded-For": "198.51.100.9"})
+    ana_way, bob_way = (forwarded_from(server, ip) for ip in ("198.51.100.7", "198.51.100.9"))
+    ana, bob = new_page(browser), new_page(browser)
     frames = record_frames(ana)
-    race_now(ana, base, "Ana")
-    race_now(bob, base, "Bob")
-    assert bob.url == ana.url  # the same public race
+    race_now(ana, ana_way, "Ana")
+    race_now(bob, bob_way, "Bob")
+    assert bob.url.removeprefix(bob_way) == ana.url.removeprefix(ana_way)  # one public race
     for page in (ana, bob):
         wait_board(page)
     for page in (ana, bob):

@@ -1,13 +1,14 @@
 """A browser refused a new identity says why and when, in English and Croatian.
 
 On a real server whose budget of new identities is one per network, then one
-a minute, a browser from a network that had its one (behind the trusted proxy
-on this host, as ``X-Forwarded-For``) is refused: /daily still shows the
-standing, keeps Play off and says why and from when it tries again; /me says
-the same in Croatian; a quick race on the home page says it instead of "reload
-the page"; the operator console lists the network with its identities
-issued and refused; and once the minute is over the daily page gets its
-identity by itself, the words go and Play is on.
+a minute, a browser from a network that had its one (behind the trusted
+proxy on this host, which names it in ``X-Forwarded-For``:
+``forwarded_from``) is refused: /daily still shows the standing, keeps Play
+off and says why and from when it tries again; /me says the same in
+Croatian; a quick race on the home page says it instead of "reload the
+page"; the operator console lists the network with its identities issued and
+refused; and once the minute is over the daily page gets its identity by
+itself, the words go and Play is on.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
+from tests.web.conftest import ForwardedFrom
 from tests.web.pages import new_page
 
 TOKEN = "console-token-identities"
@@ -27,14 +29,14 @@ ENV = {
     "CANFIELD_DAILY_SECRET": "identity-budget",
     "CANFIELD_ADMIN_TOKEN": TOKEN,
 }
-#: the network every page here comes from (the trusted proxy forwards it)
-FROM = {"extra_http_headers": {"X-Forwarded-For": "198.51.100.7"}}
+#: the address every page but the console's comes from (the trusted proxy forwards it)
+FROM = "198.51.100.7"
 #: a minute's refill, on a busy machine
 REFILL_MS = 150_000
 
 
 def visit(browser: Browser, url: str, **options: Any) -> Page:
-    page = new_page(browser, **{**FROM, **options})
+    page = new_page(browser, **options)
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.goto(url)
@@ -43,26 +45,27 @@ def visit(browser: Browser, url: str, **options: Any) -> Page:
 
 
 def test_a_refused_identity_is_explained_and_comes_later(
-    browser: Browser, server_factory: ServerFactory
+    browser: Browser, server_factory: ServerFactory, forwarded_from: ForwardedFrom
 ) -> None:
     server = server_factory(env=ENV)
-    first = visit(browser, server.http_url + "/me")  # the network's one new identity
+    way_in = forwarded_from(server, FROM)
+    first = visit(browser, way_in + "/me")  # the network's one new identity
     expect(first.locator("#me-id")).not_to_be_empty()
     first.context.close()
 
-    daily = visit(browser, server.http_url + "/daily")
+    daily = visit(browser, way_in + "/daily")
     error = daily.locator("#daily-error")
     expect(error).to_contain_text("cannot get its player identity yet")
     expect(error).to_contain_text("tries again by itself from")
     expect(daily.locator("#daily-play")).to_be_disabled()
     expect(daily.locator("#standing-count")).not_to_be_empty()  # the standing still shows
 
-    me_hr = visit(browser, server.http_url + "/me", locale="hr-HR")
+    me_hr = visit(browser, way_in + "/me", locale="hr-HR")
     expect(me_hr.locator("#me-error")).to_contain_text("ne može dobiti svoj identitet igrača")
     expect(me_hr.locator("#me-error")).to_contain_text("pokušati ponovno od")
     me_hr.context.close()
 
-    home = visit(browser, server.http_url + "/")
+    home = visit(browser, way_in + "/")
     home.fill("#name", "Ana")
     home.click("#quick-3")
     expect(home.locator("body")).to_contain_text("cannot get its player identity yet")
