@@ -132,6 +132,12 @@ __all__ = [
     "DrawStats",
     "HistoryMsg",
     "HistoryDeleted",
+    "ChallengeId",
+    "MakeChallenge",
+    "TakeChallenge",
+    "ChallengeMade",
+    "ChallengeRow",
+    "ChallengeView",
     "ServerMessage",
     "encode",
     "decode_client",
@@ -186,6 +192,7 @@ class ErrorCode(StrEnum):
     DAILY_PLAYED = "daily-played"
     BAD_DATE = "bad-date"
     UNKNOWN_REPLAY = "unknown-replay"
+    UNKNOWN_CHALLENGE = "unknown-challenge"
 
 
 class ProtocolError(Exception):
@@ -433,6 +440,25 @@ class DeleteHistory(_Client, tag="delete_history"):
     """Forget this identity's finished races."""
 
 
+#: a challenge link's id: 16 URL-safe characters (96 random bits)
+ChallengeId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{16}\Z")]
+
+
+class TakeChallenge(_Client, tag="take_challenge"):
+    """Race a challenge link's racer as a ghost on its deal (added within version 1)."""
+
+    challenge: ChallengeId
+    name: str
+
+
+class MakeChallenge(_Client, tag="challenge"):
+    """A challenge link of one racer's run in a finished race (added within
+    version 1): ``replay`` the race's replay id (``r-...``), ``player_id`` the racer."""
+
+    replay: Annotated[str, msgspec.Meta(max_length=64)]
+    player_id: Annotated[str, msgspec.Meta(max_length=32)]
+
+
 ClientMessage = (
     Hello
     | Create
@@ -469,6 +495,8 @@ ClientMessage = (
     | ArenaRemove
     | ArenaBerserk
     | ArenaLeave
+    | MakeChallenge
+    | TakeChallenge
 )
 
 
@@ -562,6 +590,9 @@ class _RoomBody(msgspec.Struct, kw_only=True):
     #: a ghost race: the replay whose racers race again as ghosts (``ghost_race``;
     #: unrated, one racer, no rematch); added within version 1
     ghost_of: str | None = None
+    #: a challenge race: the challenge link's id it takes (``take_challenge``; its
+    #: ``ghost_of`` is hidden until the race is over); added within version 1
+    challenge: str | None = None
 
 
 class RoomState(_RoomBody):
@@ -1054,6 +1085,8 @@ class HistoryEntry(msgspec.Struct, kw_only=True):
     won: bool
     #: ``/replay/<id>`` (null for today's daily: shown once the day is over)
     replay: str | None = None
+    #: the challenge link this race took (``/c/<id>``; added within version 1)
+    challenge: str | None = None
 
 
 class DrawStats(msgspec.Struct, kw_only=True):
@@ -1074,6 +1107,48 @@ class HistoryMsg(_Server, tag="history"):
 
 class HistoryDeleted(_Server, tag="history_deleted"):
     removed: int
+
+
+class ChallengeMade(_Server, tag="challenge"):
+    """A challenge link made (``challenge``): its id, its page's path (``/c/<id>``)
+    and when it expires (server ms). Added within version 1."""
+
+    id: str
+    link: str
+    expires_at: int
+
+
+class ChallengeRow(msgspec.Struct, kw_only=True):
+    """One taker of a challenge: their best result there."""
+
+    rank: int
+    name: str
+    status: MemberStatus
+    won: bool
+    cards: int
+    time_ms: int
+    moves: int
+    #: server ms their race ended
+    at: int
+    #: they did better than the challenge's racer
+    beat: bool
+
+
+class ChallengeView(msgspec.Struct, kw_only=True):
+    """``GET /api/challenge/<id>``: what a challenge link shows before its race.
+    Never its deal, its replay or its racer's moves."""
+
+    id: str
+    #: the challenge's racer and their result
+    name: str
+    status: MemberStatus
+    won: bool
+    cards: int
+    time_ms: int
+    draw: int
+    created_at: int
+    expires_at: int
+    standing: list[ChallengeRow]
 
 
 ServerMessage = (
@@ -1109,6 +1184,7 @@ ServerMessage = (
     | ArenaMsg
     | ArenaLeft
     | ArenaBerserkOn
+    | ChallengeMade
 )
 
 # ---------------------------------------------------------------- codecs

@@ -29,6 +29,7 @@ from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import BotLauncher, RatingPoint, ReviewCase, StoredRating
 from canfield_server.room.review import Reviews
 from canfield_server.storage import keys
+from canfield_server.storage.challenge_store import RedisChallengeStore
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
 from canfield_server.storage.history import RedisIdentityStore
@@ -222,6 +223,7 @@ def redis_hub(
             clock=clock,
             new_ttl_s=settings.new_identity_ttl_s,
         ),
+        challenges=RedisChallengeStore(redis),
         daily=RedisDailyStore(redis, url, settings.daily_retention_days),
         daily_deals=MemoryDailyDeals(MemoryBackend(), lambda date, draw: DEAL),
         queue=RedisMatchQueue(redis, url),

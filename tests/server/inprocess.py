@@ -37,6 +37,7 @@ from canfield_server.storage.memory import (
     MemoryArenaStore,
     MemoryBackend,
     MemoryBus,
+    MemoryChallengeStore,
     MemoryDailyDeals,
     MemoryDailyStore,
     MemoryIdentityStore,
@@ -202,6 +203,9 @@ class Rooms:
                 storage_errors=STORAGE_ERRORS,
                 bus=bus,
                 identities=identities,
+                challenges=failing(
+                    MemoryChallengeStore(self.backend, self.clock), self.faults, "challenges"
+                ),
                 daily=failing(MemoryDailyStore(self.backend), self.faults, "daily"),
                 daily_deals=self.daily_deals,
                 solver=solver,

@@ -25,6 +25,7 @@ from canfield_server.room.ports import (
     REVIEW_OPEN,
     Band,
     Behind,
+    ChallengeStore,
     DailyDeals,
     DailyMove,
     DailyStore,
@@ -49,6 +50,7 @@ from canfield_server.room.ports import (
     Stored,
     StoredRating,
     StoredRow,
+    Taken,
     Waiting,
     daily_result,
     race_of,
@@ -57,6 +59,7 @@ from canfield_server.room.ports import (
 from canfield_server.solving.daily_deal import DailyDealer, candidate
 from canfield_server.solving.deal_pool import DealPool
 from canfield_server.storage import keys
+from canfield_server.storage.challenge_store import RedisChallengeStore
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.history import RedisIdentityStore
 from canfield_server.storage.integrity_store import RedisIntegrityStore
@@ -64,6 +67,7 @@ from canfield_server.storage.matchmaking import RedisMatchQueue
 from canfield_server.storage.memory import (
     MemoryBackend,
     MemoryBus,
+    MemoryChallengeStore,
     MemoryDailyDeals,
     MemoryDailyStore,
     MemoryIdentityStore,
@@ -173,6 +177,21 @@ class World:
         if self.kind == "memory":
             return MemoryRatingStore(self.backend, max_points=MAX_RACES)
         return RedisRatingStore(self.backend, retention_days=1, max_points=MAX_RACES)
+
+    def challenges(self) -> ChallengeStore:
+        if self.kind == "memory":
+            return MemoryChallengeStore(self.backend, self.clock)
+        return RedisChallengeStore(self.backend)
+
+    async def challenge_gone_after(self, challenge_id: str, ms: int) -> None:
+        """Let ``ms`` pass: the memory clock moves; Redis's keys expire on its own
+        clock (a real wait, ``ms`` kept short by the test)."""
+        if self.kind == "memory":
+            await self.clock.advance(ms / 1000)
+            return
+        async with asyncio.timeout(TIMEOUT):
+            while await self.backend.exists(keys.challenge(challenge_id)):
+                await asyncio.sleep(0.02)
 
     def integrity(self) -> IntegrityStore:
         if self.kind == "memory":
@@ -916,4 +935,58 @@ async def test_flagged_results_wait_for_one_decision_and_a_confirmation_bars(wor
         first: REVIEW_CONFIRMED,
         second: REVIEW_CLEARED,
     }
+    await close(store)
+
+
+# ---------------------------------------------------------------- challenges
+
+
+async def test_a_challenge_keeps_each_taker_s_best_within_its_bounds_and_expires(
+    world: World,
+) -> None:
+    store = world.challenges()
+    assert await store.load("c1") is None
+    assert await store.record("c1", "t1", b"row", 5.0, 3) == Taken.GONE  # no challenge
+    await store.create("c1", b"body", 60_000)
+    assert await store.load("c1") == b"body"
+    assert await store.standing("c1") == []
+    assert await store.record("c1", "t1", b"t1:50", 50.0, 3) == Taken.PLACED
+    assert await store.record("c1", "t2", b"t2:40", 40.0, 3) == Taken.PLACED
+    assert await store.record("c1", "t1", b"t1:60", 60.0, 3) == Taken.KEPT  # worse: kept
+    assert await store.record("c1", "t1", b"t1:50b", 50.0, 3) == Taken.KEPT  # as good
+    assert await store.standing("c1") == [b"t2:40", b"t1:50"]
+    assert await store.record("c1", "t1", b"t1:30", 30.0, 3) == Taken.PLACED  # better
+    assert await store.record("c1", "t3", b"t3:70", 70.0, 3) == Taken.PLACED
+    assert await store.standing("c1") == [b"t1:30", b"t2:40", b"t3:70"]
+    # full: a worse fourth is not kept, a better one pushes the worst out
+    assert await store.record("c1", "t4", b"t4:80", 80.0, 3) == Taken.OUTSIDE
+    assert await store.record("c1", "t5", b"t5:35", 35.0, 3) == Taken.PLACED
+    assert await store.standing("c1") == [b"t1:30", b"t5:35", b"t2:40"]
+    # ties by taker id, the last one out first
+    assert await store.record("c1", "t0", b"t0:40", 40.0, 3) == Taken.PLACED
+    assert await store.standing("c1") == [b"t1:30", b"t5:35", b"t0:40"]
+    assert await store.standing("other") == []
+
+    await store.create("short", b"s", 300)
+    assert await store.record("short", "t1", b"r", 1.0, 3) == Taken.PLACED
+    await world.challenge_gone_after("short", 400)
+    assert await store.load("short") is None
+    assert await store.standing("short") == []  # gone with it
+    assert await store.record("short", "t2", b"r", 1.0, 3) == Taken.GONE
+    if world.kind == "redis":
+        assert not await world.backend.exists(keys.challenge_rank("short"))
+    await close(store)
+
+
+async def test_challenges_made_are_counted_per_maker_in_a_window(world: World) -> None:
+    store = world.challenges()
+    assert [await store.spend("id:a", 300) for _ in range(3)] == [1, 2, 3]
+    assert await store.spend("net:b", 300) == 1  # each maker its own count
+    if world.kind == "memory":
+        await world.clock.advance(0.4)
+    else:
+        async with asyncio.timeout(TIMEOUT):
+            while await world.backend.exists(keys.challenges_made("id:a")):
+                await asyncio.sleep(0.02)
+    assert await store.spend("id:a", 300) == 1  # a new window
     await close(store)

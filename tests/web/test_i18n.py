@@ -34,6 +34,12 @@ MIRRORED = {
     "players": "rp_players",
     "room": "rp_room",
     "replay": "replay",
+    "challenge": "challenge",
+    "ch_won": "ch_won",
+    "ch_cards": "ch_cards",
+    "ch_draw": "ch_draw",
+    "ch_racers": "ch_racers",
+    "ch_none": "ch_none",
 }
 #: the server's word -> the page's key that says it, then more (``rp_daily``: the
 #: race, then its count of players, which a preview leaves to the players' line)

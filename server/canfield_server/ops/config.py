@@ -211,6 +211,15 @@ class Settings:
     history_retention_days: int = 90
     #: ... and at most this many races per identity
     history_max_races: int = 500
+    #: a challenge link (``/c/<id>``) lives this many days from when it was made,
+    #: its standing with it ...
+    challenge_days: int = 30
+    #: ... which keeps this many takers (each their best; past it the worst goes)
+    challenge_standing: int = 50
+    #: challenge links one identity may make in an hour ...
+    challenges_per_hour: int = 20
+    #: ... and one network (``identity_v4_bits``/``identity_v6_bits``); 0: no limit
+    challenges_per_network_hour: int = 60
     #: a new identity (``identify`` with no token) lives this long unless it
     #: finishes a race (a room race, a public race, a daily); one that does gets
     #: ``history_retention_days`` from its last use

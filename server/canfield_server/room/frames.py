@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 from canfield_protocol import (
+    HIDDEN_DEAL,
     Boards,
     Leaderboard,
     Phase,
@@ -43,12 +44,20 @@ def text(message: Any) -> str:
 
 def public_state(state: RoomState, now: int) -> RoomState:
     """A room as clients see it at ``now`` (ms): the server clock, a typed-in deal
-    hidden, the countdown."""
+    hidden, the countdown; a challenge race's replay hidden until it is over (the
+    replay names the deal)."""
     phase = state.phase
     if phase == Phase.RACING and state.starts_at and now < state.starts_at:
         phase = Phase.COUNTDOWN
+    ghost_of = state.ghost_of
+    if state.challenge is not None and state.phase != Phase.FINISHED:
+        ghost_of = HIDDEN_DEAL
     return msgspec.structs.replace(
-        state, phase=phase, settings=rules.public_settings(state.settings), server_time=now
+        state,
+        phase=phase,
+        settings=rules.public_settings(state.settings),
+        server_time=now,
+        ghost_of=ghost_of,
     )
 
 

@@ -129,7 +129,12 @@ def pick_ghosts(replay: RoomReplay | DailyReplay, racer_ids: Sequence[str]) -> l
 
 
 def ghost_room(
-    code: str, host_id: str, name: str, replay: RoomReplay | DailyReplay, ghosts: list[ReplayPlayer]
+    code: str,
+    host_id: str,
+    name: str,
+    replay: RoomReplay | DailyReplay,
+    ghosts: list[ReplayPlayer],
+    challenge: str | None = None,
 ) -> RoomState:
     """A ghost race's room: its one racer (the host) and the ghosts, on the
     replay's deal, no time limit, no boards shown; ghost names numbered when
@@ -155,6 +160,7 @@ def ghost_room(
         settings=rules.check_settings(settings),
         members=members,
         ghost_of=replay.id,
+        challenge=challenge,
     )
 
 
@@ -285,16 +291,22 @@ class GhostRaces:
         ghosts = [m.id for m in state.members if m.ghost]
         if state.ghost_of is None or me is None:
             raise ProtocolError(E.NOT_ALLOWED, "not a ghost race")
-        await self.start(peer, me.name, state.ghost_of, ghosts)
+        await self.start(peer, me.name, state.ghost_of, ghosts, state.challenge)
 
     async def start(
-        self, peer: Peer, name: str, replay_id: str, racer_ids: Sequence[str]
+        self,
+        peer: Peer,
+        name: str,
+        replay_id: str,
+        racer_ids: Sequence[str],
+        challenge: str | None = None,
     ) -> RoomSession:
         """Race ``replay_id``'s racers ``racer_ids`` (its first when empty) as
         ghosts: a new room with ``peer`` its one racer, counting down at once.
         Refused with nothing changed (a bad name, an unknown replay or racer, a
         daily's before its day is over, a connection in a room still racing); a
-        connection in a finished room leaves it first. The new room's session."""
+        connection in a finished room leaves it first. ``challenge``: the challenge
+        link it takes (``room.challenges``). The new room's session."""
         rules.clean_name(name)
         if peer.room is not None:
             current = self.rooms.session_of(peer)
@@ -305,7 +317,7 @@ class GhostRaces:
         if peer.room is not None:
             await self.seating.leave(peer, Leave())
         session = await self.seating.open_room(
-            peer, lambda code, host_id: ghost_room(code, host_id, name, replay, ghosts)
+            peer, lambda code, host_id: ghost_room(code, host_id, name, replay, ghosts, challenge)
         )
         await self.lobby.start_for(session, peer.member_id or "")
         steps = [step for player in ghosts for step in ghost_steps(player)]

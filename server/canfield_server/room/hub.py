@@ -40,6 +40,7 @@ from canfield_protocol import (
     DailyStandingQuery,
     DeleteHistory,
     EndRace,
+    Finished,
     GhostRace,
     GiveUp,
     Hello,
@@ -51,6 +52,7 @@ from canfield_protocol import (
     Kick,
     Leave,
     LiveRace,
+    MakeChallenge,
     MoveMsg,
     Ping,
     Pong,
@@ -68,6 +70,7 @@ from canfield_protocol import (
     RttPong,
     SettingsMsg,
     Start,
+    TakeChallenge,
     Tap,
     Undo,
     Welcome,
@@ -83,6 +86,7 @@ from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
 from canfield_server.room.arena import Arenas
 from canfield_server.room.assess import Assessments
+from canfield_server.room.challenges import Challenges
 from canfield_server.room.closing import close_room, remove_member
 from canfield_server.room.daily import DailyRaces
 from canfield_server.room.ghosts import GhostRaces, replay_body
@@ -91,6 +95,7 @@ from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import (
     ArenaStore,
     BotLauncher,
+    ChallengeStore,
     DailyDeals,
     DailyStore,
     IdentityStore,
@@ -140,6 +145,7 @@ class Hub:
         bots: BotLauncher | None = None,
         storage_errors: StorageErrors = (OSError,),
         identities: IdentityStore,
+        challenges: ChallengeStore,
         daily: DailyStore,
         daily_deals: DailyDeals,
         queue: MatchQueue,
@@ -160,6 +166,7 @@ class Hub:
         self.clock = clock
         self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
         self.identities = Identities(identities, self.settings, clock)
+        #: challenge links: a racer's run in a finished race, raced by others
         #: each finished racer's integrity signals, computed and recorded off the move path
         self.assessments = Assessments(
             self.rooms, integrity, identities, signals, self.settings, clock
@@ -167,7 +174,7 @@ class Hub:
         self.results = Results(
             self.rooms,
             solver,
-            on_finished=self.identities.room_finished,
+            on_finished=self._room_finished,
             on_public_finished=self._public_race_over,
             # rates each public race into its ``finished`` standings (None: unrated)
             rate_public=ratings,
@@ -182,6 +189,10 @@ class Hub:
         #: ghost races: a replay raced again (``ghost_race``, and challenge links)
         self.ghosts = GhostRaces(
             self.rooms, self.seating, self.lobby, self.actions, self._replay_to_race
+        )
+        #: challenge links: a racer's run in a finished race, raced by others as a ghost
+        self.challenges = Challenges(
+            challenges, self.identities, self.replay, self.ghosts.start, self.settings, clock
         )
         self.daily = DailyRaces(
             daily,
@@ -228,6 +239,8 @@ class Hub:
             Identify: self.identities.identify,
             HistoryQuery: self.identities.history,
             DeleteHistory: self.identities.delete_history,
+            MakeChallenge: self.challenges.make,
+            TakeChallenge: self.challenges.take,
             Daily: self.daily.start,
             DailyStandingQuery: self.daily.standing,
             ArenaCreate: self._arena,
@@ -283,6 +296,15 @@ class Hub:
 
     async def member_gone(self, code: str, member_id: str) -> None:
         await self.seating.gone(code, member_id)
+
+    async def _room_finished(self, state: RoomState, finished: Finished) -> None:
+        """A room race's results were written (once): its replay and history, and a
+        challenge race's result into its challenge's standing."""
+        await self.identities.room_finished(state, finished)
+        try:
+            await self.challenges.finished(state, finished)
+        except Exception as exc:  # noqa: BLE001 - a standing is never worth a race's end
+            event(log, "challenge.not_recorded", logging.WARNING, room=state.room, error=str(exc))
 
     async def _public_race_over(self, state: RoomState, standings: Sequence[Row]) -> None:
         """THE hook at the end of a public race (once, on one process), with its

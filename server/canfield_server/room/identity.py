@@ -44,6 +44,7 @@ from canfield_protocol import (
     ProtocolError,
     ReplayPlayer,
     RoomReplay,
+    RoomState,
     encode,
 )
 from canfield_protocol import ErrorCode as E
@@ -251,9 +252,11 @@ class Identities:
         network = self.network(peer) or ""
         await self.store.link_member(peer.room, peer.member_id, identity.token_hash, network)
 
-    async def room_finished(self, code: str, finished: Finished) -> None:
+    async def room_finished(self, state: RoomState, finished: Finished) -> None:
         """A room race's results were written (once): keep its replay, and one
-        history entry per identified racer."""
+        history entry per identified racer (a challenge race's linking its challenge)."""
+        code = state.room
+        challenge = f"/c/{state.challenge}" if state.challenge else None
         try:
             owners = await self.store.room_identities(code)
             replay_id = (finished.replay or new_replay_id()).rsplit("/", 1)[-1]
@@ -301,6 +304,7 @@ class Identities:
                     moves=row.moves,
                     won=row.status == MemberStatus.WON,
                     replay=f"/replay/{replay_id}",
+                    challenge=challenge,
                 )
                 entries.append((token_hash, encode(entry)))
             if entries:

@@ -74,7 +74,7 @@ def _measured_to_the_end(rows: dict[str, StoredRow], rtt_of: Callable[[str], int
 
 
 #: told once when a race's results are written (history and replays)
-OnFinished = Callable[[str, Finished], Coroutine[Any, Any, None]]
+OnFinished = Callable[[RoomState, Finished], Coroutine[Any, Any, None]]
 #: told once when a public race's results are written: the room as it raced, and
 #: its full finishing order (``QuickRaces.race_over``: live races, ratings)
 OnPublicFinished = Callable[[RoomState, Sequence[Row]], Coroutine[Any, Any, None]]
@@ -206,7 +206,7 @@ class Results:
                 await self._keep_ratings(code, planned)
             if self.on_finished is not None:
                 # the replay is kept before this process tells anyone its link
-                await self.on_finished(code, finished)
+                await self.on_finished(record.state, finished)
             session = self.rooms.get(code)
             if session is not None:
                 session.adopt(ver, state, None, final)

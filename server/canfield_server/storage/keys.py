@@ -51,6 +51,14 @@ key                               type    holds
                                           under ``cf:rv:{DEAL}:{LINE}`` before is not read)
 ``cf:rv:2:{DEAL}:{LINE}:claim``   string  held (with expiry) by the process reviewing that
                                           line: ``{"by", "n", "of"}``, its progress
+``cf:{ch:ID}``                     string  a challenge link's racer and run (``room.challenges``),
+                                          with its expiry (``CANFIELD_CHALLENGE_DAYS``)
+``cf:{ch:ID}:rank``                zset    taker id -> score (lower is better): its standing,
+                                          at most ``CANFIELD_CHALLENGE_STANDING`` takers
+``cf:{ch:ID}:rows``                hash    taker id -> their row JSON; both expire with the
+                                          challenge
+``cf:{chm:WHO}``                   string  challenges made in the current hour by one identity
+                                          (``id:PUBLIC``) or network (``net:PREFIX``)
 ================================  ======  ==========================================
 
 The pool and par keys are global, not per room: on a Redis Cluster each
@@ -60,6 +68,10 @@ lands in its own slot, and the server reads them with single-key commands.
 from __future__ import annotations
 
 __all__ = [
+    "challenge",
+    "challenge_rank",
+    "challenge_rows",
+    "challenges_made",
     "room",
     "tokens",
     "presence",
@@ -284,6 +296,23 @@ def room_networks(code: str) -> str:
 
 def replay(replay_id: str) -> str:
     return f"cf:replay:{replay_id}"
+
+
+def challenge(challenge_id: str) -> str:
+    """A challenge link's body; its standing's keys share its slot."""
+    return f"cf:{{ch:{challenge_id}}}"
+
+
+def challenge_rank(challenge_id: str) -> str:
+    return f"cf:{{ch:{challenge_id}}}:rank"
+
+
+def challenge_rows(challenge_id: str) -> str:
+    return f"cf:{{ch:{challenge_id}}}:rows"
+
+
+def challenges_made(who: str) -> str:
+    return f"cf:{{chm:{who}}}"
 
 
 DAILY_SECRET = "cf:daily:secret"

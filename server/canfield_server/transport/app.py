@@ -39,6 +39,7 @@ from canfield_server.solving.deal_pool import DealPool
 from canfield_server.solving.integrity import LineSignals
 from canfield_server.solving.reviews import LineReviews
 from canfield_server.storage.arena_store import RedisArenaStore
+from canfield_server.storage.challenge_store import RedisChallengeStore
 from canfield_server.storage.cluster import redis_client
 from canfield_server.storage.console_store import ConsoleStore
 from canfield_server.storage.daily_store import RedisDailyStore
@@ -53,6 +54,7 @@ from canfield_server.storage.rating_store import RedisRatingStore
 from canfield_server.storage.store import RedisStore
 from canfield_server.transport.admin import admin_routes
 from canfield_server.transport.beat import Beat
+from canfield_server.transport.challenge_page import ChallengePage
 from canfield_server.transport.drain import Drain
 from canfield_server.transport.endpoints import (
     Endpoints,
@@ -177,6 +179,7 @@ def create_app(
         max_points=settings.rating_history_max,
     )
     integrity = RedisIntegrityStore(redis, retention_days=settings.history_retention_days)
+    challenges = RedisChallengeStore(redis)
     #: the review as others see it and the operator's decisions: the hub, the
     #: ladder and the console each get it here
     review = Reviews(integrity, ratings, min_races=settings.rating_min_races, clock=clock)
@@ -194,6 +197,7 @@ def create_app(
         bots=bot_launcher(f"ws://{bot_host}:{settings.port}/ws"),
         storage_errors=STORAGE_ERRORS,
         identities=identities,
+        challenges=challenges,
         daily=daily,
         daily_deals=dealer,
         queue=queue,
@@ -275,13 +279,16 @@ def create_app(
                 ("the identity store", identities.close),
                 ("the rating store", ratings.close),
                 ("the integrity store", integrity.close),
+                ("the challenge store", challenges.close),
                 ("the room store", store.close),
                 ("the Redis pool", redis.aclose),
             )
 
     root = web_root()
     pages = Pages(root)
-    share = ReplayShare(root, hub, PictureCache())
+    pictures = PictureCache()
+    share = ReplayShare(root, hub, pictures)
+    challenge_page = ChallengePage(root, hub.challenges, pictures)
     api = Endpoints(hub, store, reviews, drain, embedded_redis)
     ladder = Ladder(hub, ratings, review, settings.rating_min_races)
     admin = admin_routes(
@@ -305,6 +312,10 @@ def create_app(
         Route("/replays/{replay_id}.svg", share.image, methods=["GET"]),
         Route("/replays/{replay_id}.png", share.png, methods=["GET"]),
         Route("/replays/{replay_id}", share.page, methods=["GET"]),
+        Route("/c/{challenge_id}.png", challenge_page.png, methods=["GET"]),
+        Route("/c/{challenge_id}.svg", challenge_page.svg, methods=["GET"]),
+        Route("/c/{challenge_id}", challenge_page.page, methods=["GET"]),
+        Route("/api/challenge/{challenge_id}", challenge_page.data, methods=["GET"]),
         Route("/history", api.history_download, methods=["GET"]),
         Route("/daily", pages.page("daily.html")),
         Route("/a", pages.page("arena.html")),

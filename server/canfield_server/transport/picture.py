@@ -60,7 +60,7 @@ class Box:
 
 @dataclass(frozen=True)
 class Words:
-    """One line of text; ``y`` is its baseline, ``anchor`` start or middle."""
+    """One line of text; ``y`` is its baseline, ``anchor`` start, middle or end."""
 
     x: float
     y: float
@@ -106,7 +106,7 @@ def _svg_shape(shape: Shape) -> str:
             f"{inner}</g>"
         )
     if isinstance(shape, Words):
-        anchor = ' text-anchor="middle"' if shape.anchor == "middle" else ""
+        anchor = f' text-anchor="{shape.anchor}"' if shape.anchor != "start" else ""
         return (
             f'<text x="{shape.x:g}" y="{shape.y:g}" font-size="{shape.size}"'
             f' font-weight="{shape.weight}" fill="{shape.fill}"{anchor}>{escape(shape.text)}</text>'
@@ -263,7 +263,7 @@ class _Painter:
 
     def words(self, words: Words, dx: float, dy: float) -> None:
         font = _font(words.size * SCALE, words.weight >= 600)
-        anchor = "ms" if words.anchor == "middle" else "ls"
+        anchor = {"middle": "ms", "end": "rs"}.get(words.anchor, "ls")
         xy = ((words.x + dx) * SCALE, (words.y + dy) * SCALE)
         self.draw.text(xy, words.text, font=font, fill=_rgba(words.fill), anchor=anchor)
 

@@ -16,13 +16,28 @@ from __future__ import annotations
 from typing import Any
 
 from canfield import CanfieldError, Game
+from canfield_protocol import ChallengeView
 
 from canfield_server.room.race import replay as replay_moves
 from canfield_server.transport import picture
 from canfield_server.transport.picture import BACK, FELT, Box, Group, Shape, Suit, Words
-from canfield_server.transport.replay_words import PRODUCT, Summary
+from canfield_server.transport.replay_words import (
+    PRODUCT,
+    WORDS,
+    Summary,
+    challenge_title,
+    result,
+)
 
-__all__ = ["WIDTH", "HEIGHT", "final_view", "render_svg", "render_png", "heading", "wrap", "back"]
+__all__ = [
+    "WIDTH",
+    "HEIGHT",
+    "final_view",
+    "render_svg",
+    "render_png",
+    "challenge_svg",
+    "challenge_png",
+]
 
 WIDTH, HEIGHT = 1200, 630
 INK, RED, ACCENT = "#1b1f23", "#c21f32", "#ffcf3f"
@@ -211,3 +226,47 @@ def render_svg(replay: dict[str, Any], summary: Summary) -> str:
 def render_png(replay: dict[str, Any], summary: Summary) -> bytes:
     """The same picture as PNG bytes (a few tens of ms of CPU: ``share`` caches it)."""
     return picture.png(WIDTH, HEIGHT, shapes(replay, summary))
+
+
+#: the rows of a challenge's standing its picture lists
+CHALLENGE_ROWS = 6
+
+
+def challenge_shapes(view: ChallengeView, lang: str) -> list[Shape]:
+    """A challenge link's picture: what to beat on the left; on the right five
+    cards face down (the deal stays hidden) over the standing's first rows."""
+    words = WORDS[lang]
+    out = heading(words["challenge"])
+    y = 220.0
+    for line in wrap(challenge_title(view, lang), 38, TEXT_W, 5, bold=True):
+        out.append(_text(TEXT_X, y, 38, line, fill=ACCENT, weight=800))
+        y += 46
+    out.append(_text(TEXT_X, HEIGHT - 40, 22, words["ch_draw"].format(draw=view.draw), "#cfe6d8"))
+    for i in range(5):
+        out.append(back(BOARD_X + 40 + i * 120, BOARD_Y))
+    top = ROW2_Y + 10
+    count = len(view.standing)
+    head = words["ch_racers"].format(n=count) if count else words["ch_none"]
+    out.append(_text(BOARD_X + 40, top, 26, head, fill="#e4f3ea", weight=700))
+    for i, row in enumerate(view.standing[:CHALLENGE_ROWS]):
+        row_y = top + 44 + i * 38
+        name = wrap(f"{row.rank}. {row.name}", 24, 420, 1)[0]
+        colour = ACCENT if row.beat else "#fff"
+        out.append(_text(BOARD_X + 40, row_y, 24, name, fill=colour, weight=600))
+        out.append(
+            Words(
+                WIDTH - 60, row_y, 24, result(row.won, row.time_ms, row.cards), colour, 700, "end"
+            )
+        )
+    return out
+
+
+def challenge_svg(view: ChallengeView, lang: str) -> str:
+    """A challenge link's picture as SVG text."""
+    title = f"{challenge_title(view, lang)} - {PRODUCT}"
+    return picture.svg(WIDTH, HEIGHT, lang, title, challenge_shapes(view, lang))
+
+
+def challenge_png(view: ChallengeView, lang: str) -> bytes:
+    """A challenge link's picture as PNG bytes."""
+    return picture.png(WIDTH, HEIGHT, challenge_shapes(view, lang))

@@ -16,7 +16,18 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LANGS", "PRODUCT", "Summary", "language", "summarize"]
+from canfield_protocol import ChallengeView
+
+__all__ = [
+    "LANGS",
+    "PRODUCT",
+    "Summary",
+    "challenge_description",
+    "challenge_title",
+    "language",
+    "result",
+    "summarize",
+]
 
 PRODUCT = "Canfield Race"
 #: names a line lists before it says "and N more"
@@ -37,6 +48,12 @@ WORDS: dict[str, dict[str, str]] = {
         "daily": "Daily race of {date}, draw {draw}",
         "replay": "Replay",
         "final_of": "{name}: the final position",
+        "challenge": "Challenge",
+        "ch_won": "Beat {name}'s {time} on this deal",
+        "ch_cards": "Beat {name}'s {n} of 52 cards home on this deal",
+        "ch_draw": "Draw {draw}",
+        "ch_racers": "Racers so far: {n}",
+        "ch_none": "Nobody has raced it yet",
     },
     "hr": {
         "wins": "{name} pobjeđuje!",
@@ -52,6 +69,14 @@ WORDS: dict[str, dict[str, str]] = {
         "daily": "Dnevna utrka {date}, izvlačenje {draw}",
         "replay": "Snimka",
         "final_of": "{name}: završni položaj",
+        "challenge": "Izazov",
+        "ch_won": "Izazov: {name} – {time} na ovom dijeljenju. Možeš li brže?",
+        "ch_cards": (
+            "Izazov: {name} – {n} od 52 karte na temeljima na ovom dijeljenju. Možeš li bolje?"
+        ),
+        "ch_draw": "Izvlačenje {draw}",
+        "ch_racers": "Natjecatelji do sada: {n}",
+        "ch_none": "Još se nitko nije utrkivao",
     },
 }
 LANGS = tuple(WORDS)
@@ -153,3 +178,24 @@ def summarize(replay: dict[str, Any], lang: str) -> Summary:
         date=date,
         featured=rows[0]["name"] if rows else "",
     )
+
+
+def result(won: bool, time_ms: int, cards: int) -> str:
+    """A result in a standing's column: the time of a win, else cards home of 52."""
+    return clock(time_ms) if won else f"{cards}/52"
+
+
+def challenge_title(view: ChallengeView, lang: str) -> str:
+    """ "Beat Ana's 3:12 on this deal" (the cards home when the racer did not win)."""
+    words = WORDS[lang]
+    if view.won:
+        return words["ch_won"].format(name=view.name, time=clock(view.time_ms))
+    return words["ch_cards"].format(name=view.name, n=view.cards)
+
+
+def challenge_description(view: ChallengeView, lang: str) -> str:
+    """The draw mode and how many raced it so far, or that nobody has."""
+    words = WORDS[lang]
+    count = len(view.standing)
+    racers = words["ch_racers"].format(n=count) if count else words["ch_none"]
+    return f"{words['ch_draw'].format(draw=view.draw)}. {racers}."

@@ -87,6 +87,7 @@ function errorText(msg, req = null) {
 }
 
 const AUTO_NAME_TRIES = 9;
+const CHALLENGE_OK = /^[A-Za-z0-9_-]{16}$/;
 
 /** Watch `room` without asking for a name: this browser's name, or a name the
  * page picks ("TV" for a TV), numbered when someone in the room has it. */
@@ -564,6 +565,7 @@ function roomClosed(msg) {
   showBanner("room_closed", "");
 }
 conn.on("bot_failed", (msg) => flash(t("bot_failed", { name: msg.name })));
+conn.on("challenge", (msg) => results.challengeMade(msg));
 
 conn.on("error", (msg) => {
   if (hintAsked && !msg.seq && HINT_ERRORS.has(msg.code)) {
@@ -648,7 +650,12 @@ function boot() {
     const query = new URLSearchParams(location.search);
     const watch = query.has("watch");
     const ghost = linked ? null : query.get("ghost");
+    // a challenge link's "Race" (/c/<id>): take it under the name it asked for
+    const challenge = linked ? null : query.get("challenge");
     goHome(linked);
+    if (CHALLENGE_OK.test(challenge || "") && getName()) {
+      request({ type: "take_challenge", challenge, name: getName() });
+    }
     if (linked && asTv) watchUnnamed(linked, t("tv_name"));
     else if (linked && watch) watchUnnamed(linked, getName() || t("watcher_name"));
     else if (ghost) raceReplay(ghost, query.get("racers"));

@@ -145,6 +145,10 @@ function renderHistory(races) {
             h("a", { href: replayPage(race.replay), class: "replay-link", text: t("replay") }),
             h("a", { href: raceThisPage(race.replay), class: "race-this", text: t("race_this") }))
         : h("span", { class: "hint", text: t("me_replay_later") });
+      // a challenge this race took: its link, where its standing is
+      const challenge = race.challenge
+        ? h("a", { href: race.challenge, class: "challenge-link", text: t("ch_history") })
+        : null;
       return h(
         "tr",
         { class: race.won ? "won" : null, dataset: { kind: race.kind, status: race.status } },
@@ -156,7 +160,7 @@ function renderHistory(races) {
         h("td", { class: "c-cards", "data-label": t("cards"), text: race.cards }),
         h("td", { "data-label": t("time"), text: clock(race.time_ms) }),
         h("td", { "data-label": t("moves"), text: race.moves }),
-        h("td", { class: "c-link" }, link),
+        h("td", { class: "c-link" }, link, challenge ? " · " : null, challenge),
       );
     }),
   );

@@ -6,7 +6,8 @@ import { t } from "./i18n.js";
 import { initShell } from "./shell.js";
 
 function relabel() {
-  $("#missing-text").textContent = t("not_found_text", { path: decodeURI(location.pathname) });
+  const path = decodeURI(location.pathname);
+  $("#missing-text").textContent = t(path.startsWith("/c/") ? "not_found_challenge" : "not_found_text", { path });
 }
 
 initShell(relabel);

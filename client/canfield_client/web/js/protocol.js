@@ -41,6 +41,7 @@ export const ERR = Object.freeze({
   DAILY_PLAYED: "daily-played",
   BAD_DATE: "bad-date",
   UNKNOWN_REPLAY: "unknown-replay",
+  UNKNOWN_CHALLENGE: "unknown-challenge",
 });
 
 /** Ghosts one race may have (`ghost_race`'s `racers`; MAX_GHOSTS on the server). */

@@ -57,6 +57,15 @@ export class Results {
       if (await copyText($("#deal-code").textContent)) this.flash(t("copied"));
     });
     $("#rematch").addEventListener("click", () => this.send({ type: "rematch" }));
+    // "Challenge a friend": a link to this racer's run, for others to race as a ghost
+    this.challenge = null; // {replay, link} made for the race shown
+    $("#make-challenge").addEventListener("click", () => {
+      const replay = String(this.finished?.replay || "").split("/").pop();
+      if (replay && this.me) this.send({ type: "challenge", replay, player_id: this.me.id });
+    });
+    $("#copy-challenge").addEventListener("click", async () => {
+      if (await copyText($("#challenge-link").href)) this.flash(t("copied"));
+    });
     $("#race-again").addEventListener("click", () => this.send({ type: "race_again" }));
     $("#replay-player").addEventListener("change", (e) => this.load(e.target.value));
   }
@@ -94,6 +103,7 @@ export class Results {
     link.hidden = !finished.replay;
     if (finished.replay) link.href = replayPage(finished.replay);
     this.renderPar();
+    this.renderChallenge();
     $("#rematch").hidden = !isHost;
     this.renderAgain();
     const select = $("#replay-player");
@@ -153,6 +163,29 @@ export class Results {
     }
     this.player.go(slip + 1);
     $("#replay-board").scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  /** The server made a challenge link (`challenge`) of our run in this race. */
+  challengeMade(msg) {
+    this.challenge = { replay: this.finished?.replay, link: new URL(msg.link, location.origin).href };
+    this.renderChallenge();
+  }
+
+  /** "Challenge a friend" for a racer of a race with a replay; the link once made. */
+  renderChallenge() {
+    const replay = this.finished?.replay;
+    const racer = (this.finished?.standings || []).some((r) => r.id === this.me?.id);
+    const made = this.challenge && this.challenge.replay === replay ? this.challenge.link : "";
+    $("#make-challenge").hidden = !replay || !racer || Boolean(made);
+    $("#challenge-out").hidden = !made;
+    const link = $("#challenge-link");
+    link.href = made || "#";
+    link.textContent = made;
+    // a challenge race: back to its standing, where this result now is
+    const taken = this.read().roomState?.challenge;
+    const back = $("#challenge-standing");
+    back.hidden = !taken;
+    if (taken) back.href = `/c/${encodeURIComponent(taken)}`;
   }
 
   /** "Race again": one tap per racer; who the next race still waits for. */

@@ -8,8 +8,8 @@ to a ``RoomStore`` (``storage.store.RedisStore`` in production), a
 Tests wire in-memory peers the same way.
 
 One module per seam: ``rooms`` (the room store, the bus, a peer),
-``matchmaking``, ``solving``, ``identities``, ``daily``, ``ratings`` and
-``review``; every name is imported from here.
+``matchmaking``, ``solving``, ``identities``, ``challenges``, ``daily``,
+``ratings`` and ``review``; every name is imported from here.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from canfield_server.room.ports.arenas import (
     HeatRecord,
     StandingEntry,
 )
+from canfield_server.room.ports.challenges import ChallengeStore, Taken
 from canfield_server.room.ports.daily import (
     DailyAttempt,
     DailyDeals,
@@ -109,6 +110,8 @@ __all__ = [
     "SolverService",
     "SignalService",
     "BotLauncher",
+    "ChallengeStore",
+    "Taken",
     "IdentityBudget",
     "IdentitiesRefused",
     "IdentityStore",

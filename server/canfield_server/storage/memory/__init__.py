@@ -15,7 +15,7 @@ says so, raising what the Redis adapters raise when Redis is unreachable.
 
 One module per port, each the twin of its Redis adapter (``store``,
 ``pubsub``, ``matchmaking``, ``history``, ``daily_store``, ``rating_store``,
-``integrity_store``); ``backend`` holds what they share.
+``integrity_store``, ``challenge_store``); ``backend`` holds what they share.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from canfield_server.storage.memory.arena_store import MemoryArenaStore
 from canfield_server.storage.memory.backend import MemoryBackend
+from canfield_server.storage.memory.challenge_store import MemoryChallengeStore
 from canfield_server.storage.memory.daily_store import MemoryDailyDeals, MemoryDailyStore
 from canfield_server.storage.memory.history import MemoryIdentityStore
 from canfield_server.storage.memory.integrity_store import MemoryIntegrityStore
@@ -35,6 +36,7 @@ from canfield_server.storage.memory.store import MemoryRoomStore
 if TYPE_CHECKING:
     from canfield_server.room.ports import (
         ArenaStore,
+        ChallengeStore,
         DailyDeals,
         DailyStore,
         IdentityStore,
@@ -56,6 +58,7 @@ __all__ = [
     "MemoryDailyDeals",
     "MemoryRatingStore",
     "MemoryIntegrityStore",
+    "MemoryChallengeStore",
 ]
 
 if TYPE_CHECKING:  # the type checker proves each adapter is its port
@@ -77,6 +80,9 @@ if TYPE_CHECKING:  # the type checker proves each adapter is its port
 
     def _arenas(backend: MemoryBackend) -> ArenaStore:
         return MemoryArenaStore(backend, lambda: 0)
+
+    def _challenges(backend: MemoryBackend) -> ChallengeStore:
+        return MemoryChallengeStore(backend)
 
     def _deals(backend: MemoryBackend) -> DailyDeals:
         return MemoryDailyDeals(backend, lambda date, draw: "")

@@ -18,7 +18,7 @@ from canfield_server.room.ports import (
 if TYPE_CHECKING:
     from canfield_server.storage.memory.pubsub import MemoryBus
 
-__all__ = ["MemoryBackend", "StoredRoom", "StoredBoard", "StoredDaily"]
+__all__ = ["MemoryBackend", "StoredRoom", "StoredBoard", "StoredDaily", "StoredChallenge"]
 
 
 @dataclass
@@ -59,6 +59,17 @@ class StoredDaily:
     log: list[str] = field(default_factory=list)
 
 
+@dataclass
+class StoredChallenge:
+    """A challenge (``keys.challenge``) with its standing (``challenge_rank``,
+    ``challenge_rows``), all gone at ``until`` (server ms)."""
+
+    body: bytes
+    until: int
+    scores: dict[str, float] = field(default_factory=dict)
+    rows: dict[str, bytes] = field(default_factory=dict)
+
+
 class MemoryBackend:
     """What one Redis holds for the room logic, and its pub/sub."""
 
@@ -75,6 +86,9 @@ class MemoryBackend:
         #: address -> room code -> ms it was created (the burst window)
         self.new_rooms: dict[str, dict[str, int]] = {}
         self.identities: dict[str, dict[str, Any]] = {}
+        self.challenges: dict[str, StoredChallenge] = {}
+        #: who -> (challenges made in the window, ms the window ends)
+        self.challenges_made: dict[str, tuple[int, int]] = {}
         #: network -> its identity budget (``tokens``, ``at``, ``i:SLOT``, ``r:SLOT``),
         #: and network -> ms it last asked
         self.identity_budgets: dict[str, dict[str, float]] = {}
