@@ -29,6 +29,9 @@ __all__ = [
     "ArenaMsg",
     "ArenaLeft",
     "ArenaBerserkOn",
+    "ArenaHistoryQuery",
+    "ArenaResult",
+    "ArenaHistory",
 ]
 
 #: an arena's code: 8 characters of the room codes' alphabet (a room's is 6)
@@ -169,3 +172,29 @@ class ArenaBerserkOn(msgspec.Struct, tag_field="type", tag="arena_berserk_on", k
     """Berserk is on for this racer in heat ``room``: no undo until it ends."""
 
     room: str
+
+
+class ArenaHistoryQuery(_ArenaClient, tag="arena_history"):
+    """This identity's places in the arenas it raced (newest first)."""
+
+    limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
+
+
+class ArenaResult(msgspec.Struct, kw_only=True):
+    """A racer's place in an arena that is over (kept in their history)."""
+
+    code: str
+    name: str
+    draw: int
+    place: int
+    racers: int
+    points: int
+    heats: int
+    ended_at: int
+    public: bool = False
+
+
+class ArenaHistory(msgspec.Struct, tag_field="type", tag="arena_history", kw_only=True):
+    """The reply to ``arena_history``."""
+
+    arenas: list[ArenaResult]

@@ -25,6 +25,8 @@ from .arena_messages import (
     ArenaBerserkOn,
     ArenaCreate,
     ArenaEnd,
+    ArenaHistory,
+    ArenaHistoryQuery,
     ArenaJoin,
     ArenaLeave,
     ArenaLeft,
@@ -497,6 +499,7 @@ ClientMessage = (
     | ArenaLeave
     | MakeChallenge
     | TakeChallenge
+    | ArenaHistoryQuery
 )
 
 
@@ -1185,6 +1188,7 @@ ServerMessage = (
     | ArenaLeft
     | ArenaBerserkOn
     | ChallengeMade
+    | ArenaHistory
 )
 
 # ---------------------------------------------------------------- codecs

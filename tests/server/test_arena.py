@@ -188,6 +188,12 @@ async def test_six_racers_on_two_processes_score_places_a_streak_and_berserk(
     assert standing(over[0])[:3] == expected[:3]
     assert sorted(standing(over[0])[3:]) == expected[3:]
     assert [r["rank"] for r in over[0]["standing"]] == [1, 2, 3, 4, 4, 4]
+    # each racer's place is kept in their history (/me)
+    for client, place, points in [(ann, 1, 21), (clients[1], 2, 12), (clients[5], 4, 3)]:
+        kept = await client.request("arena_history", type="arena_history")
+        assert [
+            (a["code"], a["place"], a["racers"], a["points"], a["heats"]) for a in kept["arenas"]
+        ] == [(code, place, 6, points, 3)]
 
 
 async def test_only_the_host_changes_an_arena_and_only_before_its_start(

@@ -146,3 +146,15 @@ async def test_places_kept_are_the_last_ten_and_one_process_forms_the_heats(
     assert await store.lock(CODE, "p1", 60_000)
     assert await store.lock(CODE, "p1", 60_000)  # kept
     assert not await store.lock(CODE, "p2", 60_000)
+
+
+async def test_an_identity_keeps_its_newest_arena_results(store: ArenaStore) -> None:
+    await store.create(record(), 3600)
+    assert await store.enter(CODE, "a", "A", "hash-a")
+    assert await store.enter(CODE, "b", "B")
+    assert await store.owners(CODE) == {"a": "hash-a"}
+    for n in range(4):
+        await store.keep_results({"hash-a": f"r{n}".encode(), "hash-b": b"x"}, 3, 3600)
+    assert await store.results("hash-a", 10) == [b"r3", b"r2", b"r1"]
+    assert await store.results("hash-a", 1) == [b"r3"]
+    assert await store.results("nobody", 5) == []

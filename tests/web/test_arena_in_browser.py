@@ -90,6 +90,15 @@ def test_an_arena_is_made_raced_and_back_on_its_page(
     expect(page.locator("#arena-me")).to_contain_text("1 point", timeout=30_000)
     expect(page.locator("#arena-table tbody tr.mine")).to_contain_text("Vesna")
     shoot(page, "raced-1366x768-en")
+    # the host ends it; its place is in the racer's history on /me
+    page.locator("#arena-end").click()
+    page.locator("#arena-end").click()  # sure
+    expect(page.locator("#arena-podium")).to_be_visible(timeout=30_000)
+    for lang, words in (("en", "place 1 of 1"), ("hr", "1. mjesto od 1")):
+        page.goto(f"{server.http_url}/me?lang={lang}")
+        expect(page.locator("#me-arenas li")).to_contain_text(["Friday"])
+        expect(page.locator("#me-arenas li").first).to_contain_text(words)
+        shoot(page, f"me-1366x768-{lang}")
     page.close()
 
 

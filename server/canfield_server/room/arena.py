@@ -21,6 +21,7 @@ import logging
 import re
 import secrets
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import msgspec
 from canfield_protocol import (
@@ -30,12 +31,15 @@ from canfield_protocol import (
     ArenaCreate,
     ArenaEnd,
     ArenaHeat,
+    ArenaHistory,
+    ArenaHistoryQuery,
     ArenaInfo,
     ArenaJoin,
     ArenaLeave,
     ArenaLeft,
     ArenaMsg,
     ArenaRemove,
+    ArenaResult,
     ArenaRow,
     ArenaSettingsMsg,
     ArenaWatch,
@@ -56,16 +60,40 @@ from canfield_server.room.ports import ArenaRecord, ArenaStore, Peer, SolverServ
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
 
-__all__ = ["Arenas", "new_arena_code"]
+__all__ = ["ARENA_MESSAGES", "Arenas", "new_arena_code", "no_arenas"]
 
 log = logging.getLogger(__name__)
 
 ARENA_CODE_LENGTH = 8
+_result = msgspec.json.Decoder(ArenaResult)
 #: host changes tried against other changes of the record
 SAVE_ATTEMPTS = 5
 
 #: ends a heat's race now (``Results.end`` with its race number)
 EndHeat = Callable[[str, int], Awaitable[None]]
+
+
+#: the arena's client messages (``Arenas.handlers``)
+ARENA_MESSAGES = (
+    ArenaCreate,
+    ArenaJoin,
+    ArenaWatch,
+    ArenaSettingsMsg,
+    ArenaEnd,
+    ArenaRemove,
+    ArenaBerserk,
+    ArenaLeave,
+    ArenaHistoryQuery,
+)
+
+
+#: a client message's handler
+Handler = Callable[[Peer, Any], Awaitable[None]]
+
+
+async def no_arenas(peer: Peer, msg: Any) -> None:
+    """An arena's message to a server that runs none."""
+    raise ProtocolError(E.UNAVAILABLE, "this server runs no arenas")
 
 
 def new_arena_code() -> str:
@@ -115,6 +143,12 @@ class Arenas:
 
     # ------------------------------------------------------------ messages
 
+    def handlers(self) -> dict[type, Handler]:
+        """Each arena message's handler (``Hub.handle`` dispatches by type)."""
+        ours: list[Handler] = [self.create, self.join, self.watch, self.settings, self.end]
+        ours += [self.remove, self.berserk, self.leave, self.history]
+        return dict(zip(ARENA_MESSAGES, ours, strict=True))
+
     async def create(self, peer: Peer, msg: ArenaCreate) -> None:
         """A private arena; its creator hosts it and races in it."""
         identity = self.identities.require(peer)
@@ -146,7 +180,7 @@ class Arenas:
         if record.over:
             raise ProtocolError(E.WRONG_PHASE, "this arena is over")
         name = clean_name(msg.name)
-        if not await self.store.enter(record.code, identity.id, name):
+        if not await self.store.enter(record.code, identity.id, name, identity.token_hash):
             raise ProtocolError(E.NOT_ALLOWED, "the host removed you from this arena")
         racer = Racer(record.code, identity.id, name)
         racing = any(
@@ -158,6 +192,13 @@ class Arenas:
         if not racing and self.heats.forming(record, max(now, record.starts_at)):
             await self.store.wait(record.code, identity.id, max(now, record.starts_at))
         await self._send(record, {peer: racer})
+
+    async def history(self, peer: Peer, msg: ArenaHistoryQuery) -> None:
+        """This identity's places in the arenas it raced, newest first (``/me``)."""
+        identity = self.identities.require(peer)
+        kept = await self.store.results(identity.token_hash, msg.limit)
+        arenas = [_result.decode(found) for found in kept]
+        peer.send(frames.text(ArenaHistory(arenas=arenas)))
 
     async def watch(self, peer: Peer, msg: ArenaWatch) -> None:
         record, _ = await self._load(msg.arena)

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 
 import msgspec
 from canfield.dealcode import DealCode
-from canfield_protocol import ErrorCode as E
 from canfield_protocol import (
+    ArenaResult,
     Leave,
     MemberStatus,
     Phase,
@@ -38,6 +38,7 @@ from canfield_protocol import (
     RoomState,
     Row,
 )
+from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.logs import event
 from canfield_server.room import arena_rules, identifiers, public, rules
@@ -95,6 +96,8 @@ class HeatRunner:
         self.heat_limit_s = settings.arena_heat_limit_s
         self.countdown_s = settings.countdown_s
         self.proven_wait_s = settings.proven_deal_wait_s
+        self.history_max = settings.history_max_races
+        self.keep_s = settings.history_retention_days * 86400
 
     def forming(self, record: ArenaRecord, now: int) -> bool:
         """Heats form now: it has started, is not over, and its last minute is not here."""
@@ -297,4 +300,32 @@ class HeatRunner:
             latest, ver = found
             if await self.store.save(msgspec.structs.replace(latest, over=True), ver) is not None:
                 event(log, "arena.over", arena=record.code)
+                await self._keep_results(latest)
                 return
+
+    async def _keep_results(self, record: ArenaRecord) -> None:
+        """Each racer's place goes into their identity's arena history (once: the
+        arena's end is claimed by one caller)."""
+        code = record.code
+        owners = await self.store.owners(code)
+        top, count = await self.store.standing(code, max(1, len(owners)))
+        ranks = await self.store.entries(code, [line.racer for line in top])
+        results = {}
+        for line in top:
+            owner = owners.get(line.racer)
+            if owner is None or line.heats == 0 or line.racer not in ranks:
+                continue
+            result = ArenaResult(
+                code=code,
+                name=record.name,
+                draw=record.draw,
+                place=ranks[line.racer][1],
+                racers=count,
+                points=line.points,
+                heats=line.heats,
+                ended_at=self.clock.now_ms(),
+                public=record.public,
+            )
+            results[owner] = msgspec.json.encode(result)
+        if results:
+            await self.store.keep_results(results, self.history_max, self.keep_s)

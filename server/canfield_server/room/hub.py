@@ -25,14 +25,6 @@ import msgspec
 from canfield_protocol import (
     VERSION,
     AddBot,
-    ArenaBerserk,
-    ArenaCreate,
-    ArenaEnd,
-    ArenaJoin,
-    ArenaLeave,
-    ArenaRemove,
-    ArenaSettingsMsg,
-    ArenaWatch,
     ClientMessage,
     Create,
     Daily,
@@ -84,7 +76,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
-from canfield_server.room.arena import Arenas
+from canfield_server.room.arena import ARENA_MESSAGES, Arenas, no_arenas
 from canfield_server.room.assess import Assessments
 from canfield_server.room.challenges import Challenges
 from canfield_server.room.closing import close_room, remove_member
@@ -243,15 +235,9 @@ class Hub:
             TakeChallenge: self.challenges.take,
             Daily: self.daily.start,
             DailyStandingQuery: self.daily.standing,
-            ArenaCreate: self._arena,
-            ArenaJoin: self._arena,
-            ArenaWatch: self._arena,
-            ArenaSettingsMsg: self._arena,
-            ArenaEnd: self._arena,
-            ArenaRemove: self._arena,
-            ArenaBerserk: self._arena,
-            ArenaLeave: self._arena,
         }
+        arena: dict[type, Handler] = dict.fromkeys(ARENA_MESSAGES, no_arenas)
+        self._handlers.update(self.arenas.handlers() if self.arenas else arena)
 
     @property
     def sessions(self) -> dict[str, RoomSession]:
@@ -312,23 +298,6 @@ class Hub:
         await self.quick.race_over(state, standings)
         if state.arena is not None and self.arenas is not None:
             await self.arenas.heat_over(state.arena, state.room, list(standings))
-
-    async def _arena(self, peer: Peer, msg: Any) -> None:
-        """An arena's message, to ``Arenas`` (``room.arena``) by its type."""
-        if self.arenas is None:
-            raise ProtocolError(E.UNAVAILABLE, "this server runs no arenas")
-        arenas = self.arenas
-        handlers: dict[type, Handler] = {
-            ArenaCreate: arenas.create,
-            ArenaJoin: arenas.join,
-            ArenaWatch: arenas.watch,
-            ArenaSettingsMsg: arenas.settings,
-            ArenaEnd: arenas.end,
-            ArenaRemove: arenas.remove,
-            ArenaBerserk: arenas.berserk,
-            ArenaLeave: arenas.leave,
-        }
-        await handlers[type(msg)](peer, msg)
 
     # ------------------------------------------------------------ messages
 

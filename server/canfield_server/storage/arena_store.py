@@ -87,7 +87,7 @@ return 1
 
 #: the arena's keys (``keys.arena`` parts); all expire with the record
 PARTS = (
-    "record names standing streak heats last removed waiting assign heatinfo running "
+    "record names owners standing streak heats last removed waiting assign heatinfo running "
     "raced scored lock done"
 ).split()
 
@@ -141,11 +141,13 @@ class RedisArenaStore:
     async def version(self, code: str) -> int:
         return int(await self.redis.hget(keys.arena(code, "record"), "moves") or 0)
 
-    async def enter(self, code: str, racer: str, name: str) -> bool:
+    async def enter(self, code: str, racer: str, name: str, owner: str = "") -> bool:
         if await self.redis.sismember(keys.arena(code, "removed"), racer):
             return False
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(keys.arena(code, "names"), racer, name)
+            if owner:
+                pipe.hset(keys.arena(code, "owners"), racer, owner)
             pipe.zadd(keys.arena(code, "standing"), {racer: 0}, nx=True)
             pipe.hincrby(keys.arena(code, "record"), "moves", 1)
             await pipe.execute()
@@ -159,6 +161,23 @@ class RedisArenaStore:
             pipe.hdel(keys.arena(code, "assign"), racer)
             pipe.hincrby(keys.arena(code, "record"), "moves", 1)
             await pipe.execute()
+
+    async def owners(self, code: str) -> dict[str, str]:
+        found = await self.redis.hgetall(keys.arena(code, "owners"))
+        return {_text(r): _text(o) for r, o in found.items()}
+
+    async def keep_results(self, results: dict[str, bytes], keep: int, ttl_s: int) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for owner, result in results.items():
+                key = keys.arena_results(owner)
+                pipe.lpush(key, result)
+                pipe.ltrim(key, 0, keep - 1)
+                pipe.expire(key, ttl_s)
+            await pipe.execute()
+
+    async def results(self, owner: str, limit: int) -> list[bytes]:
+        found = await self.redis.lrange(keys.arena_results(owner), 0, limit - 1)
+        return [f if isinstance(f, bytes) else f.encode() for f in found]
 
     async def wait(self, code: str, racer: str, since_ms: int) -> None:
         if not await self.redis.sismember(keys.arena(code, "removed"), racer):

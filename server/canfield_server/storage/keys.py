@@ -40,7 +40,10 @@ key                               type    holds
                                           racer -> minus points), ``waiting`` (zset: racer -> ms),
                                           ``assign`` (racer -> heat), ``heatinfo``, ``running``,
                                           ``seats:HEAT``, ``berserk:HEAT``, ``raced``, ``scored``,
-                                          ``removed``, ``lock``, ``done``
+                                          ``removed``, ``lock``, ``done``, ``owners`` (racer ->
+                                          token hash)
+``cf:arenas:{HASH}``              list    an identity's arena results (``ArenaResult`` JSON), newest
+                                          first
 ``cf:live``                       zset    public race code -> ms it started: races in progress
 ``cf:pool:d{DRAW}``               set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``          string  held by the process refilling that pool
@@ -124,6 +127,7 @@ __all__ = [
     "race_flags",
     "race_changes",
     "arena",
+    "arena_results",
 ]
 
 
@@ -415,3 +419,8 @@ def race_changes(code: str, race_no: int) -> str:
 def arena(code: str, part: str) -> str:
     """One of an arena's keys (all in the slot of ``{a:CODE}``)."""
     return f"cf:{{a:{code}}}:{part}"
+
+
+def arena_results(token_hash: str) -> str:
+    """An identity's arena results (its history of arenas)."""
+    return f"cf:arenas:{token_hash}"

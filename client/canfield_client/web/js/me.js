@@ -9,6 +9,7 @@ import { getLang, t } from "./i18n.js";
 import { ask } from "./confirm.js";
 import { errorText, identitiesText } from "./errors.js";
 import { attachIdentity, identityToken } from "./identity.js";
+import { showArenas } from "./me-arenas.js";
 import { Connection } from "./net.js";
 import { flash, initShell, raceThisPage, replayPage, showNotices, when } from "./shell.js";
 import { placeText } from "./words.js";
@@ -31,6 +32,7 @@ async function loadRatings() {
 // no identity yet (its network had too many new ones): say why, and until when
 identity.onRefused(() => render());
 
+showArenas(conn, identity, $("#me-arenas-panel"));
 identity.onReady(() => {
   $("#me-error").textContent = "";
   conn.send({ type: "history", limit: LIMIT });

@@ -101,8 +101,22 @@ class ArenaStore(Protocol):
         """A number that moves whenever the standing, the waiting or the heats change."""
         ...
 
-    async def enter(self, code: str, racer: str, name: str) -> bool:
-        """A racer is in the standing (0 points if new, name updated); False: removed."""
+    async def enter(self, code: str, racer: str, name: str, owner: str = "") -> bool:
+        """A racer is in the standing (0 points if new, name updated); False: removed.
+        ``owner``: their identity's token hash (never shown), for their history."""
+        ...
+
+    async def owners(self, code: str) -> dict[str, str]:
+        """Racer -> their identity's token hash."""
+        ...
+
+    async def keep_results(self, results: dict[str, bytes], keep: int, ttl_s: int) -> None:
+        """Each identity's (token hash ->) arena result, first in its arena history
+        (the newest ``keep`` kept, for ``ttl_s``)."""
+        ...
+
+    async def results(self, owner: str, limit: int) -> list[bytes]:
+        """An identity's arena results, newest first."""
         ...
 
     async def remove(self, code: str, racer: str) -> None:

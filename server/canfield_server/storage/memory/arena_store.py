@@ -40,6 +40,7 @@ class MemoryArena:
     berserk: dict[str, set[str]] = field(default_factory=dict)
     raced: set[str] = field(default_factory=set)
     scored: set[str] = field(default_factory=set)
+    owners: dict[str, str] = field(default_factory=dict)
     lock: tuple[str, int] = ("", 0)
     closed: bool = False
 
@@ -80,11 +81,13 @@ class MemoryArenaStore:
     async def version(self, code: str) -> int:
         return self._a(code).moves
 
-    async def enter(self, code: str, racer: str, name: str) -> bool:
+    async def enter(self, code: str, racer: str, name: str, owner: str = "") -> bool:
         a = self._a(code)
         if racer in a.removed:
             return False
         a.names[racer] = name
+        if owner:
+            a.owners[racer] = owner
         a.points.setdefault(racer, 0)
         a.moves += 1
         return True
@@ -95,6 +98,17 @@ class MemoryArenaStore:
         for table in (a.points, a.waiting, a.assign):
             table.pop(racer, None)
         a.moves += 1
+
+    async def owners(self, code: str) -> dict[str, str]:
+        return dict(self._a(code).owners)
+
+    async def keep_results(self, results: dict[str, bytes], keep: int, ttl_s: int) -> None:
+        kept = self.backend.arena_results
+        for owner, result in results.items():
+            kept[owner] = [result, *kept.get(owner, [])][:keep]
+
+    async def results(self, owner: str, limit: int) -> list[bytes]:
+        return self.backend.arena_results.get(owner, [])[:limit]
 
     async def wait(self, code: str, racer: str, since_ms: int) -> None:
         a = self._a(code)

@@ -135,6 +135,8 @@ class MemoryBackend:
         self.live: dict[str, int] = {}
         #: arena code -> its state (``memory.arena_store.MemoryArena``)
         self.arenas: dict[str, Any] = {}
+        #: identity (token hash) -> its arena results, newest first
+        self.arena_results: dict[str, list[bytes]] = {}
 
     def publish(self, code: str, payload: bytes) -> None:
         """Deliver on the next turn of the event loop, as a Redis subscriber hears it."""

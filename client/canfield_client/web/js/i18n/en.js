@@ -662,6 +662,8 @@ export default {
   rp_speed: "Playback speed",
   rp_speed_now: "Playback speed: {x}",
   // the arena page (arena.js, docs/protocol.md "Arenas")
+  me_arenas: "Arenas",
+  me_arena_place: "place {place} of {n}",
   arena_title: "Arena",
   arena_create_title: "Make an arena",
   arena_create_lead: "An evening of races for a group of friends: everyone who finishes a race is put in the next heat within seconds, and points carry over. Share the link, and race until the time is up.",

@@ -677,6 +677,8 @@ export default {
   rp_speed: "Brzina reprodukcije",
   rp_speed_now: "Brzina reprodukcije: {x}",
   // stranica arene (arena.js, docs/protocol.md "Arenas")
+  me_arenas: "Arene",
+  me_arena_place: "{place}. mjesto od {n}",
   arena_title: "Arena",
   arena_create_title: "Nova arena",
   arena_create_lead: "Večer utrka za društvo: tko završi utrku, za nekoliko je sekundi u sljedećoj, a bodovi se zbrajaju. Podijeli poveznicu i utrkujte se dok ne istekne vrijeme.",
