@@ -79,13 +79,13 @@ def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
     page.click("#rp-race-this")
     wait_board(page)
     expect(page.locator("#race-lb .lane")).to_have_count(3)
-    expect(page.locator("#race-lb .lane.ghost")).to_have_count(2)
+    expect(page.locator("#race-lb .lane.lane-ghost")).to_have_count(2)
     expect(lane(page, "Ana").locator(".ghost-tag")).to_have_text("ghost")
     expect(lane(page, "Guest").locator(".ghost-tag")).to_be_hidden()
     start = Game.deal(WINNABLE_DEAL).view()["on_foundations"]  # the base card
     # the ghost plays by itself: its lane fills as Ana's cards went home
     page.wait_for_function(
-        """([start]) => [...document.querySelectorAll('#race-lb .lane.ghost')]
+        """([start]) => [...document.querySelectorAll('#race-lb .lane.lane-ghost')]
              .some((l) => Number(l.querySelector('.count').textContent) > start)""",
         arg=[start],
     )
@@ -114,7 +114,7 @@ def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
     expect(row_link).to_have_text("Race this")
     row_link.click()
     wait_board(page)
-    expect(page.locator("#race-lb .lane.ghost")).to_have_count(1)  # the race's winner: Ana
+    expect(page.locator("#race-lb .lane.lane-ghost")).to_have_count(1)  # the race's winner: Ana
 
 
 def test_beating_a_ghost_in_croatian_then_racing_it_again(
@@ -141,7 +141,7 @@ def test_beating_a_ghost_in_croatian_then_racing_it_again(
     page.click("#race-again")  # a new ghost race against the same ghost
     page.wait_for_function("(before) => location.href !== before", arg=room)
     wait_board(page)
-    expect(page.locator("#race-lb .lane.ghost")).to_have_count(1)
+    expect(page.locator("#race-lb .lane.lane-ghost")).to_have_count(1)
 
 
 def test_time_against_a_ghost_is_worded_both_ways_in_both_languages(module_page: Page) -> None:

@@ -85,7 +85,7 @@ export class Lanes {
     lane.classList.toggle("me", row.id === this.read().me?.id);
     // a ghost: a recorded racer the server replays (counts only, like every lane)
     const ghost = Boolean(this.read().roomState?.members?.find((m) => m.id === row.id)?.ghost);
-    lane.classList.toggle("ghost", ghost);
+    lane.classList.toggle("lane-ghost", ghost);
     lane.tag.hidden = !ghost;
     setText(lane.tag, ghost ? t("ghost_tag") : "");
     lane.dataset.status = row.status;

@@ -46,6 +46,7 @@ export class Results {
     this.call = h("div", { id: "winner-call", class: "winner-call", role: "status" });
     $("#view-results h1").after(this.call);
     this.call.after(this.flagList);
+    this.flagList.after($("#ghost-compare")); // a ghost race: how we did against each ghost
     this.seriesSlot = h("div", { id: "results-series" });
     this.ratingsSlot = h("div", { id: "results-ratings" });
     $("#final-lb").after(this.seriesSlot, this.ratingsSlot);
@@ -104,7 +105,7 @@ export class Results {
     if (finished.replay) link.href = replayPage(finished.replay);
     this.renderPar();
     this.renderChallenge();
-    $("#rematch").hidden = !isHost;
+    $("#rematch").hidden = !isHost || Boolean(this.read().roomState?.ghost_of); // a ghost race has no lobby
     this.renderAgain();
     const select = $("#replay-player");
     const current = select.value;
