@@ -2,16 +2,18 @@
 
 ``challenge`` (a ``MakeChallenge``) from an identified connection picks a
 racer of a finished race by its replay: the server keeps that racer's name,
-result, deal and timed actions under a random id (96 bits: a link nobody
-guesses) for ``challenge_days``, and answers with the link, ``/c/<id>``.
-Whoever opens it races that run as a ghost on the same deal; each taker's
+result and replay under a random id (96 bits: a link nobody guesses) for
+``challenge_days`` (less for a daily race's replay, kept only its own
+retention; a room race's replay is kept anew so it outlives the link), and
+answers with the link, ``/c/<id>``. Whoever opens it races that run as a
+ghost on the same deal (``take``: ``GhostRaces.start``); each taker's
 best result goes into the challenge's own standing (``record``), at most
 ``challenge_standing`` takers, which expires with it.
 
 What a link shows before its race (``view``) is the racer's name and result,
 the draw mode and the standing: never the deal, the replay or the moves, so
-nobody reads the cards before racing them. The run itself (``run``) goes
-only to the server's own race.
+nobody reads the cards before racing them (``run``, the stored challenge
+with its replay's id, goes only to the server's own race).
 
 Making links is bounded: ``challenges_per_hour`` per identity and
 ``challenges_per_network_hour`` per network (``identifiers.address_prefix``),
@@ -21,6 +23,7 @@ is refused (``rate-limited``) and nothing is made.
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import re
@@ -104,9 +107,6 @@ class Challenge(msgspec.Struct, kw_only=True):
     time_ms: int
     moves: int
     draw: int
-    deal: str
-    moves_list: list[str]
-    times_ms: list[int] | None = None
     created_at: int
     expires_at: int
     #: the public id of the identity that made it
@@ -172,6 +172,14 @@ class Challenges:
         racer = next((p for p in replay.get("players") or [] if p["id"] == msg.player_id), None)
         if racer is None:
             raise ProtocolError(E.UNKNOWN_PLAYER, "no such racer in that race")
+        times = racer.get("times_ms")
+        if not isinstance(times, list) or len(times) != len(racer.get("moves_list") or []):
+            raise ProtocolError(
+                E.NOT_ALLOWED, "that race was kept without its action times: it cannot be raced"
+            )
+        ttl_ms = await self._lifetime(msg.replay, replay)
+        if ttl_ms <= 0:
+            raise ProtocolError(E.NOT_ALLOWED, "that race's replay is about to expire")
         await self._spend(peer, identity.id)
         now = self.clock.now_ms()
         challenge = Challenge(
@@ -184,19 +192,32 @@ class Challenges:
             time_ms=int(racer.get("time_ms", 0)),
             moves=int(racer.get("moves", 0)),
             draw=int(replay.get("draw", 3)),
-            deal=replay["deal"],
-            moves_list=list(racer.get("moves_list") or []),
-            times_ms=racer.get("times_ms"),
             created_at=now,
-            expires_at=now + self.ttl_ms,
+            expires_at=now + ttl_ms,
             by=identity.id,
         )
-        await self.store.create(challenge.id, msgspec.json.encode(challenge), self.ttl_ms)
+        await self.store.create(challenge.id, msgspec.json.encode(challenge), ttl_ms)
         event(log, "challenge.made", player=identity.id, challenge=challenge.id)
         reply = ChallengeMade(
             id=challenge.id, link=f"{PAGE}{challenge.id}", expires_at=challenge.expires_at
         )
         peer.send(frames.text(reply))
+
+    async def _lifetime(self, replay_id: str, replay: dict[str, Any]) -> int:
+        """How long (ms) a challenge of this replay may live: ``challenge_days``, its
+        replay (which its race reads) kept at least as long. A room race's replay is
+        kept anew (its full retention from now); a daily one lives its day's
+        retention, and the challenge no longer."""
+        if replay_id.startswith("r-"):
+            store = self.identities.store
+            raw = await store.load_replay(replay_id)
+            if raw is not None:
+                await store.save_replay(replay_id, raw)
+            return min(self.ttl_ms, self.settings.history_retention_days * 86_400_000)
+        day = datetime.date.fromisoformat(str(replay.get("date")))
+        start = datetime.datetime.combine(day, datetime.time(), datetime.UTC)
+        kept_until = int(start.timestamp() * 1000) + self.settings.daily_retention_days * 86_400_000
+        return min(self.ttl_ms, kept_until - self.clock.now_ms())
 
     async def _spend(self, peer: Peer, identity_id: str) -> None:
         """One link from this identity and its network, within their hourly limits."""
