@@ -7,28 +7,39 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import websockets
 from canfield_bench.processes import ServerProcess
 
-from tests.conftest import ServerFactory
+from tests.conftest import ServerFactory, servers_of_their_own
 from tests.server.conftest import TIMEOUT, Connect, line_of_play
 from tests.server.helpers import BEARER, ON, TOKEN, call, overview_until
 
 
-async def test_console_is_off_without_a_token(server_factory: ServerFactory) -> None:
-    off = server_factory()
+@pytest.fixture(scope="module")
+def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerProcess]]:
+    """Two processes with the console on, sharing a redis-server, started once for
+    the tests here that act on their own rooms, members and addresses (a block
+    from 127.0.0.2, guesses for 198.51.100.10). A test that reads every block, or
+    each process's figures, starts a pair of its own."""
+    with servers_of_their_own(tmp_path_factory.mktemp("console"), ON, count=2) as pair:
+        yield pair
+
+
+async def test_console_is_off_without_a_token(shared_server: ServerProcess) -> None:
+    off = shared_server
     for path in ("/admin", "/admin.html", "/admin/api/overview"):
         status, _ = await call(off, path, headers=BEARER)
         assert status == 404, path
 
 
 async def test_console_sees_every_process_and_acts_on_all(
-    server_factory: ServerFactory, connect: Connect
+    console: list[ServerProcess], connect: Connect
 ) -> None:
-    a, b = server_factory(env=ON), server_factory(env=ON)
+    a, b = console
 
     # the token, and only the token
     assert (await call(a, "/admin/api/overview"))[0] == 401
@@ -115,18 +126,24 @@ async def test_console_sees_every_process_and_acts_on_all(
     for _ in range(60):
         assert (await call(a, "/admin/api/overview", headers=BEARER))[0] == 200
     # guessing is slowed: past the address's budget, 429 even with the right token
+    # (the guesses come through the proxy on this host, for an address of their own)
+    guesser = {"X-Forwarded-For": "198.51.100.10"}
     statuses = [
-        (await call(a, "/admin/api/overview", headers={"Authorization": "Bearer guess"}))[0]
+        (
+            await call(
+                a, "/admin/api/overview", headers={**guesser, "Authorization": "Bearer guess"}
+            )
+        )[0]
         for _ in range(40)
     ]
     assert statuses[0] == 401 and statuses[-1] == 429
-    assert (await call(a, "/admin/api/overview", headers=BEARER))[0] == 429
+    assert (await call(a, "/admin/api/overview", headers={**guesser, **BEARER}))[0] == 429
 
 
 async def test_closing_a_room_mid_race_gives_everyone_the_results_and_why(
-    server_factory: ServerFactory, connect: Connect
+    console: list[ServerProcess], connect: Connect
 ) -> None:
-    a, b = server_factory(env=ON), server_factory(env=ON)
+    a, b = console
     ann = await connect(a.ws_url)
     code = (await ann.create("Ann"))["room"]
     bob = await connect(b.ws_url)
@@ -194,11 +211,11 @@ async def test_figures_of_every_process_from_any_process(
 
 
 async def test_removing_a_member_mid_race_as_the_hosts_kick_does(
-    server_factory: ServerFactory, connect: Connect
+    console: list[ServerProcess], connect: Connect
 ) -> None:
     """The operator removes a racer served by another process: they are told it was
     the operator and their connection closes; the room and the rest race on."""
-    a, b = server_factory(env=ON), server_factory(env=ON)
+    a, b = console
     ann = await connect(a.ws_url)
     code = (await ann.create("Ann"))["room"]
     bob = await connect(b.ws_url)

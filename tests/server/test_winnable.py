@@ -8,7 +8,7 @@ Whatever the server calls winnable is checked here with the solver itself
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ import redis
 import redis.asyncio as aioredis
 from canfield import DealCode, Game, Move
 from canfield.solver import WINNABLE, solve
+from canfield_bench.processes import ServerProcess
 from canfield_protocol import ProtocolError, SettingsMsg
 from canfield_server.ops.config import Settings
 from canfield_server.room import rules as R
@@ -23,7 +24,7 @@ from canfield_server.solving.deal_pool import DealPool, Proven
 from canfield_server.storage import keys
 from canfield_server.storage.embedded_redis import EmbeddedRedis
 
-from tests.conftest import ServerFactory
+from tests.conftest import ServerFactory, servers_of_their_own
 from tests.server.conftest import Connect, SameBoard
 
 #: a short countdown, a tiny pool: quick tests
@@ -38,6 +39,9 @@ ENV = {
 EMPTY_POOL_ENV = {**ENV, "CANFIELD_POOL_TARGET": "0"}
 #: deals the solver wins in milliseconds (used for par and hints)
 EASY_DRAW3 = "CF1-D3-AAADKOH"
+#: one more, raced by one test only: its par is solved by the race that test starts
+#: (the file's server keeps what earlier tests solved)
+PAR_DRAW3 = "CF1-D3-CNNCHCR"
 #: a deal the solver does not decide quickly
 HARD_DRAW3 = "CF1-D3-AAAAACL"
 #: a pool in this process: one worker, three codes per mode, 1 s a solve
@@ -150,6 +154,15 @@ async def test_par_is_solved_once_remembered_and_null_when_unknown(pool: DealPoo
 
 
 # ---------------------------------------------------------------- whole rooms
+# Rooms on a typed-in deal share this file's server (no pool kept), each in a room
+# of its own, none leaving a solve behind (the hints' answers wait on the solver);
+# a random deal gets a server of its own.
+
+
+@pytest.fixture(scope="module")
+def typed_in_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with servers_of_their_own(tmp_path_factory.mktemp("typed-in"), EMPTY_POOL_ENV) as (server,):
+        yield server
 
 
 async def poll(done: Callable[[], Awaitable[bool]], timeout_s: float = 30.0) -> None:
@@ -181,7 +194,6 @@ async def race_to_the_end(
 @pytest.mark.parametrize("env", [ENV, EMPTY_POOL_ENV], ids=["from-the-pool", "solved-on-demand"])
 async def test_a_new_room_races_on_a_proven_deal_by_default_and_shows_par(
     server_factory: ServerFactory,
-    redis_server: EmbeddedRedis,
     connect: Connect,
     same_board: SameBoard,
     env: dict[str, str],
@@ -189,7 +201,7 @@ async def test_a_new_room_races_on_a_proven_deal_by_default_and_shows_par(
     server = server_factory(env=env)
     pooled: set[Proven] = set()
     if env is ENV:  # wait for the background refill, then see a code leave the pool
-        sync = redis.Redis.from_url(redis_server.url)
+        sync = redis.Redis.from_url(server.redis_url)
 
         async def full() -> bool:
             return sync.scard(keys.pool(3)) >= 2
@@ -205,33 +217,37 @@ async def test_a_new_room_races_on_a_proven_deal_by_default_and_shows_par(
 
 
 async def test_a_typed_in_code_ignores_winnable_only(
-    server_factory: ServerFactory, connect: Connect
+    typed_in_server: ServerProcess, connect: Connect
 ) -> None:
-    server = server_factory(env=EMPTY_POOL_ENV)
+    server = typed_in_server
     _, finished = await race_to_the_end(connect, server.ws_url, deal=HARD_DRAW3, winnable_only=True)
     assert finished["deal"] == HARD_DRAW3
+    sync = redis.Redis.from_url(server.redis_url)
+
+    async def par_given_up() -> bool:  # the race's par solve runs out ("": unknown)
+        return sync.exists(keys.par(HARD_DRAW3)) == 1
+
+    await poll(par_given_up)
 
 
 async def test_a_typed_in_winnable_deal_gets_its_par(
-    server_factory: ServerFactory,
-    redis_server: EmbeddedRedis,
-    connect: Connect,
+    typed_in_server: ServerProcess, connect: Connect
 ) -> None:
-    server = server_factory(env=EMPTY_POOL_ENV)
-    sync = redis.Redis.from_url(redis_server.url)
+    server = typed_in_server
+    sync = redis.Redis.from_url(server.redis_url)
+    assert sync.exists(keys.par(PAR_DRAW3)) == 0  # never solved before this race
 
     async def solved() -> bool:  # the server solves it from the start of the race
-        return sync.exists(keys.par(EASY_DRAW3)) == 1
+        return sync.exists(keys.par(PAR_DRAW3)) == 1
 
-    _, finished = await race_to_the_end(connect, server.ws_url, solved, deal=EASY_DRAW3)
-    assert_proven(EASY_DRAW3, finished["par"])
+    _, finished = await race_to_the_end(connect, server.ws_url, solved, deal=PAR_DRAW3)
+    assert_proven(PAR_DRAW3, finished["par"])
 
 
 async def test_a_hint_in_a_practice_room_is_a_legal_move_for_my_board(
-    server_factory: ServerFactory,
-    connect: Connect,
+    typed_in_server: ServerProcess, connect: Connect
 ) -> None:
-    server = server_factory(env=EMPTY_POOL_ENV)
+    server = typed_in_server
     ann = await connect(server.ws_url)
     await ann.create("Ann", deal=EASY_DRAW3, practice=True)
     assert ann.joined["state"]["settings"]["practice"] is True
@@ -252,8 +268,8 @@ async def test_a_hint_in_a_practice_room_is_a_legal_move_for_my_board(
         assert ack["type"] == "ack", ack
 
 
-async def test_hints_are_refused_in_races(server_factory: ServerFactory, connect: Connect) -> None:
-    server = server_factory(env=EMPTY_POOL_ENV)
+async def test_hints_are_refused_in_races(typed_in_server: ServerProcess, connect: Connect) -> None:
+    server = typed_in_server
     ann = await connect(server.ws_url)
     await ann.create("Ann", deal=EASY_DRAW3)
     await ann.send(type="start", force=True)
