@@ -207,3 +207,38 @@ async def test_what_cannot_be_raced_is_refused_and_nothing_changes(
     watching = await dan.join(ghosted["room"], "Dan")
     assert watching["type"] == "joined" and watching["role"] == "spectator"
     await ann.close()
+
+
+async def test_a_lone_racer_is_offered_the_ghost_of_a_real_past_public_race(
+    rooms: MakeRooms,
+) -> None:
+    world = await rooms(**FAST)
+    racers = []
+    for name, ip in (("Ann", "10.1.0.1"), ("Bob", "10.2.0.1")):  # two networks: both rated
+        client = await world.open(ip=ip)
+        assert (await client.request("identity", type="identify"))["type"] == "identity"
+        await client.request("joined", type="quick", name=name, draw=3)
+        racers.append(client)
+    ann, bob = racers
+    await ann.expect("started")
+    assert (await ann.request("ack", type="move", seq=1, move="S"))["type"] == "ack"
+    for client in racers:
+        seq = 2 if client is ann else 1
+        assert (await client.request("ack", type="give_up", seq=seq))["type"] == "ack"
+    public = await ann.expect("finished")
+    assert all(r.get("rating") is not None for r in public["standings"])  # rated: kept
+
+    cy = await world.open(ip="10.3.0.1")
+    await cy.request("identity", type="identify")
+    joined = await cy.request("joined", type="quick", name="Cy", draw=3)
+    offer = await cy.expect("ghost_offer")  # beside the bot offer, while alone
+    assert offer["room"] == joined["room"] and offer["replay"] == replay_id(public)
+    kept = {r["id"]: r for r in public["standings"]}[offer["racer"]]
+    assert (offer["name"], offer["status"]) == (kept["name"], kept["status"])
+    assert (offer["time_ms"], offer["cards"]) == (kept["time_ms"], kept["on_foundations"])
+    assert (await cy.request("left", type="leave"))["type"] == "left"
+    ghosted = await cy.request(
+        "joined", type="ghost_race", name="Cy", replay=offer["replay"], racers=[offer["racer"]]
+    )
+    assert ghosted["state"]["ghost_of"] == offer["replay"] and not ghosted["state"]["public"]
+    assert [m["name"] for m in ghosted["state"]["members"] if m["ghost"]] == [offer["name"]]

@@ -735,6 +735,19 @@ async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(worl
         assert await first.live(1) == ["BBBBBB"]
         await second.live_drop("BBBBBB")
         assert await first.live(10) == ["AAAAAA"]
+
+        # finished races' racers kept for ghost offers: the closest rating, the newest few
+        assert await first.past_near("d3", 1000) is None
+        await first.keep_past("d3", "ana", 1200, keep=3)
+        await second.keep_past("d3", "bob", 900, keep=3)
+        await second.keep_past("d1", "cy", 1000, keep=3)
+        assert await first.past_near("d3", 1000) == "bob"
+        assert await second.past_near("d3", 1150) == "ana"
+        assert await first.past_near("d1", 5000) == "cy"
+        await first.keep_past("d3", "dan", 1000, keep=3)
+        await first.keep_past("d3", "eve", 2000, keep=3)  # ana, the oldest, goes
+        assert await second.past_near("d3", 1300) == "dan"
+        assert await second.past_near("d3", 1700) == "eve"
     finally:
         await close(first, second)
 

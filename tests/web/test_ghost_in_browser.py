@@ -8,18 +8,23 @@ from __future__ import annotations
 import asyncio
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
+import msgspec
 from canfield import Game
 from canfield.solver import solve
 from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
 from canfield_protocol import Finished, RoomSettings
+from canfield_server.storage.matchmaking import RedisMatchQueue
 from playwright.sync_api import Browser, Page, expect
+from redis.asyncio import Redis
 
-from tests.web.helpers import DEAL, play_home
-from tests.web.pages import give_up, new_page, wait_board
+from tests.web.helpers import DEAL, play_home, race_now
+from tests.web.pages import give_up, new_page, pick_language, wait_board
 
+SHOTS = Path("/tmp/shots-ghost")
 #: the solver wins this Draw 3 deal in milliseconds
 WINNABLE_DEAL = "CF1-D3-AAADKOH"
 
@@ -179,3 +184,59 @@ def test_time_against_a_ghost_is_worded_both_ways_in_both_languages(module_page:
         "Pobjeda! Duh Ana na temeljima: 20/52.",
         "Duh Ana ima više karata na temeljima: 20 prema 12.",
     ]
+
+
+async def _keep_for_offers(redis_url: str, finished: Finished) -> None:
+    """The recorded race's racer kept in the Draw 3 pool as a finished public race's
+    would be (the in-process tests show a public race's end keeps it so)."""
+    redis = Redis.from_url(redis_url)
+    try:
+        queue = RedisMatchQueue(redis, redis_url)
+        row = finished.standings[0]
+        assert finished.replay is not None
+        entry = msgspec.json.encode(
+            [
+                finished.replay.rsplit("/", 1)[-1],
+                row.id,
+                row.name,
+                row.status,
+                row.time_ms,
+                row.on_foundations,
+            ]
+        ).decode()
+        await queue.keep_past("d3", entry, 1000, 10)
+    finally:
+        await redis.aclose()
+
+
+def shoot_waiting(page: Page) -> None:
+    """The waiting screen with its ghost offer, four sizes, both languages."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for lang in ("hr", "en"):
+        pick_language(page, lang)
+        for width, height in ((1920, 1080), (1366, 768), (390, 844), (360, 740)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.screenshot(path=str(SHOTS / f"waiting-offer-{lang}-{width}x{height}.png"))
+    page.set_viewport_size({"width": 1280, "height": 860})
+
+
+def test_a_lone_racer_races_the_ghost_offered_on_the_waiting_screen(
+    browser: Browser, server: ServerProcess
+) -> None:
+    recorded = record(server.ws_url, DEAL, {"Ana": (["S", "S", "G"], 0.2)})
+    with ThreadPoolExecutor(1) as aside:
+        aside.submit(asyncio.run, _keep_for_offers(server.redis_url, recorded)).result()
+    page = new_page(browser)
+    race_now(page, server.http_url, "Ivo")
+    offer = page.locator("#ghost-offer")
+    expect(offer).to_be_visible()
+    cards = recorded.standings[0].on_foundations
+    expect(page.locator("#ghost-offer-text")).to_have_text(
+        f"Or race the ghost of a real past race: Ana, {cards}/52 cards home."
+    )
+    expect(page.locator("#race-ghost")).to_have_text("Race Ana's ghost")
+    shoot_waiting(page)
+    page.click("#race-ghost")
+    wait_board(page)
+    expect(page.locator("#race-lb .lane.lane-ghost")).to_have_count(1)
+    expect(lane(page, "Ana").locator(".ghost-tag")).to_have_text("ghost")

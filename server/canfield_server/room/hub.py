@@ -284,9 +284,14 @@ class Hub:
         await self.seating.gone(code, member_id)
 
     async def _room_finished(self, state: RoomState, finished: Finished) -> None:
-        """A room race's results were written (once): its replay and history, and a
-        challenge race's result into its challenge's standing."""
+        """A room race's results were written (once): its replay and history, a
+        challenge race's result into its challenge's standing, and a public race's
+        rated racers kept for the quick race's ghost offers."""
         await self.identities.room_finished(state, finished)
+        try:
+            await self.quick.remember(state, finished)
+        except self.rooms.storage_errors as exc:
+            log.warning("public race %s not kept for ghost offers: %s", state.room, exc)
         try:
             await self.challenges.finished(state, finished)
         except Exception as exc:  # noqa: BLE001 - a standing is never worth a race's end

@@ -27,11 +27,15 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import NamedTuple
 
+import msgspec
 from canfield_protocol import (
     BotOffer,
+    Finished,
+    GhostOffer,
     Leave,
     Left,
     LiveRace,
+    MemberStatus,
     Phase,
     ProtocolError,
     Quick,
@@ -69,6 +73,24 @@ WAIT_SLACK_MS = 1000
 MatchRating = Callable[[str, int], Awaitable[int]]
 #: everyone's rating when the server keeps none (one band: whoever comes)
 UNRATED = 1000
+
+
+#: finished public races' racers kept per pool for ghost offers (the newest)
+QUICK_PAST_KEEP = 500
+
+
+class _Past(msgspec.Struct, array_like=True):
+    """A finished public race's racer, as the pool keeps it for a ghost offer."""
+
+    replay: str
+    racer: str
+    name: str
+    status: MemberStatus
+    time_ms: int
+    cards: int
+
+
+_past = msgspec.json.Decoder(_Past)
 
 
 class Ask(NamedTuple):
@@ -264,7 +286,7 @@ class QuickRaces:
         """Alone in ``code``: the bot offer after the wait, the waiting screen's
         words now, and a look again each time the bands widen (each does nothing
         once the racer is not alone there)."""
-        self.clock.call_later(self.offer_s, self._offer_bot, peer, code)
+        self.clock.call_later(self.offer_s, self._offer_bot, peer, code, ask)
         self.rooms.spawn(self._tell_waiting(peer, code, ask))
         self.clock.call_later(self.look_again_s, self._look_again_later, peer, code, ask)
 
@@ -430,12 +452,51 @@ class QuickRaces:
             return
         await self.queue.live_add(code, session.state.starts_at or self.clock.now_ms())
 
-    def _offer_bot(self, peer: Peer, code: str) -> None:
-        """Still alone in the gathering race: the page may offer a bot race."""
+    def _offer_bot(self, peer: Peer, code: str, ask: Ask) -> None:
+        """Still alone in the gathering race: the page may offer a bot race, and a
+        ghost race against a real past public race near their rating."""
         session = self.rooms.get(code)
         if session is not None and self._alone(peer, code):
             offer = BotOffer(room=code, draw=session.state.settings.draw, waited_s=self.offer_s)
             peer.send(frames.text(offer))
+            self.rooms.spawn(self._offer_ghost(peer, code, ask))
+
+    async def _offer_ghost(self, peer: Peer, code: str, ask: Ask) -> None:
+        try:
+            found = await self.queue.past_near(ask.pool, ask.rating)
+        except self.rooms.storage_errors as exc:
+            log.warning("public race %s: no ghost offered: %s", code, exc)
+            return
+        if found is None or not self._alone(peer, code):
+            return
+        past = _past.decode(found)
+        offer = GhostOffer(
+            room=code,
+            draw=ask.draw,
+            replay=past.replay,
+            racer=past.racer,
+            name=past.name,
+            status=past.status,
+            time_ms=past.time_ms,
+            cards=past.cards,
+        )
+        peer.send(frames.text(offer))
+
+    async def remember(self, state: RoomState, finished: Finished) -> None:
+        """A race's results were written: a public race's rated racers are kept
+        by their rating for a lone racer's ghost offer, now that it is over."""
+        if not state.public or not finished.replay:
+            return
+        replay, times = finished.replay.rsplit("/", 1)[-1], finished.replay_times or {}
+        pool = pool_of(state.settings.draw)
+        for row in finished.standings:
+            moves = finished.replays.get(row.id, [])
+            if row.rating is None or len(times.get(row.id, ())) != len(moves) or not moves:
+                continue
+            past = _Past(replay, row.id, row.name, row.status, row.time_ms, row.on_foundations)
+            await self.queue.keep_past(
+                pool, msgspec.json.encode(past).decode(), row.rating, QUICK_PAST_KEEP
+            )
 
     # ------------------------------------------------------------ the end, and live races
 

@@ -34,6 +34,9 @@ key                               type    holds
 ``cf:quick:{POOL}:waiting``       zset    ``CODE/MEMBER`` -> ms it stops counting unless told again:
                                           the racers waiting alone in the pool (a count on their
                                           waiting screens)
+``cf:quick:{POOL}:past``          zset    finished public races' rated racers (a ghost offer's
+                                          JSON) -> their rating then; ``:past:order`` (list) the
+                                          same, oldest first: the newest ``QUICK_PAST_KEEP`` stay
 ``cf:{a:CODE}:PART``              (many)  an arena (``storage/arena_store.py``): ``record`` (hash:
                                           ``json``, ``ver``, ``moves``), ``names``, ``streak``,
                                           ``heats``, ``last`` (hashes by racer), ``standing`` (zset:
@@ -90,6 +93,8 @@ __all__ = [
     "quick_open",
     "quick_since",
     "quick_waiting",
+    "quick_past",
+    "quick_past_order",
     "LIVE",
     "pool",
     "pool_lock",
@@ -183,6 +188,14 @@ def quick_open(pool: str) -> str:
 
 def quick_since(pool: str) -> str:
     return f"cf:quick:{{{pool}}}:since"
+
+
+def quick_past(pool: str) -> str:
+    return f"cf:quick:{{{pool}}}:past"
+
+
+def quick_past_order(pool: str) -> str:
+    return f"cf:quick:{{{pool}}}:past:order"
 
 
 def quick_waiting(pool: str) -> str:

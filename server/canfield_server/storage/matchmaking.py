@@ -146,3 +146,24 @@ class RedisMatchQueue:
 
     async def live_drop(self, code: str) -> None:
         await self.redis.zrem(keys.LIVE, code)
+
+    async def keep_past(self, pool: str, entry: str, rating: int, keep: int) -> None:
+        # by rating for the search, and in order of arrival (a list) for the trim
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.quick_past(pool), {entry: rating})
+            pipe.rpush(keys.quick_past_order(pool), entry)
+            await pipe.execute()
+        while await self.redis.llen(keys.quick_past_order(pool)) > keep:
+            oldest = await self.redis.lpop(keys.quick_past_order(pool))
+            if not isinstance(oldest, bytes | str):
+                break
+            await self.redis.zrem(keys.quick_past(pool), oldest)
+
+    async def past_near(self, pool: str, rating: int) -> str | None:
+        key = keys.quick_past(pool)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrevrangebyscore(key, rating, "-inf", start=0, num=1, withscores=True)
+            pipe.zrangebyscore(key, rating, "+inf", start=0, num=1, withscores=True)
+            below, above = await pipe.execute()
+        found = [(abs(score - rating), _text(entry)) for entry, score in [*below, *above]]
+        return min(found)[1] if found else None

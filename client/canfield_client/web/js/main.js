@@ -546,6 +546,7 @@ conn.on("left", (msg) => {
 });
 conn.on("searching", dispatch);
 conn.on("bot_offer", dispatch);
+conn.on("ghost_offer", dispatch);
 conn.on("kicked", (msg) => {
   if (msg.closed) roomClosed(msg);
   else seatGone(msg, t(msg.by === "operator" ? "removed_by_operator" : "kicked"));

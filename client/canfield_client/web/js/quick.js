@@ -1,15 +1,17 @@
 // A public race before its start: the waiting screen ("Looking for racers",
 // the time waited, how many search in this draw mode, how far the rating band
 // reaches, Cancel) and what to do instead of waiting: a bot race, offered from
-// the first second (leave, a room of our own, a bot, start). Nobody hosts a
-// public race, so nothing here speaks of a host. What it shows comes from the
-// page's state (`searching`, `bot_offer` folded in by race-state.js).
+// the first second (leave, a room of our own, a bot, start), or the ghost of a
+// real past public race near our rating (`ghost_offer`: leave, then
+// `ghost_race`). Nobody hosts a public race, so nothing here speaks of a host.
+// What it shows comes from the page's state (`searching`, `bot_offer`,
+// `ghost_offer` folded in by race-state.js).
 
 import { $, clock, h, setText } from "./dom.js";
 import { getLang, t } from "./i18n.js";
 
-/** The offers the screen can show, each with its element (more may come: a ghost race). */
-const OFFERS = { bot: "#bot-offer" };
+/** The offers the screen can show, each with its element. */
+const OFFERS = { bot: "#bot-offer", ghost: "#ghost-offer" };
 
 export class WaitingScreen {
   /** send(msg): to the server now; request(msg): a create/join waiting for `joined`;
@@ -20,7 +22,9 @@ export class WaitingScreen {
     this.read = read;
     this.serverNow = serverNow;
     this.botRace = null; // {name, draw, step}: the bot race asked for, step by step
+    this.ghostRace = null; // {name, replay, racer}: the ghost race asked for (after leaving)
     $("#race-bot").addEventListener("click", () => this.raceBot());
+    $("#race-ghost").addEventListener("click", () => this.raceGhost());
     $("#cancel-search").addEventListener("click", () => cancel());
   }
 
@@ -52,7 +56,25 @@ export class WaitingScreen {
     }
     const offers = !found && me?.role === "player" && search?.room === room.room ? search.offers : [];
     for (const [offer, selector] of Object.entries(OFFERS)) $(selector).hidden = !offers.includes(offer);
+    if (offers.includes("ghost")) this.renderGhost(search.ghost);
     this.tick();
+  }
+
+  /** Whose ghost is offered, and how their race went (a past public race near our rating). */
+  renderGhost(ghost) {
+    const how = ghost.status === "won" ? t("ghost_offer_won", { time: clock(ghost.timeMs) }) : t("ghost_offer_cards", { cards: ghost.cards });
+    setText($("#ghost-offer-text"), t("ghost_offer", { name: ghost.name, how }));
+    setText($("#race-ghost"), t("race_ghost", { name: ghost.name }));
+  }
+
+  /** "Race Ana's ghost": leave this race, then a ghost race against that racer. */
+  raceGhost() {
+    const { search, roomState: room, me } = this.read();
+    const mine = room?.members.find((m) => m.id === me?.id);
+    if (!mine || !search?.offers.includes("ghost")) return;
+    this.ghostRace = { name: mine.name, replay: search.ghost.replay, racer: search.ghost.racer };
+    $("#ghost-offer").hidden = true;
+    this.send({ type: "leave" });
   }
 
   /** The time waited, from when the server says the wait began. */
@@ -85,6 +107,12 @@ export class WaitingScreen {
 
   /** Our seat left a room: a bot race asked for goes on with a room of our own. */
   left() {
+    const ghost = this.ghostRace;
+    if (ghost) {
+      this.ghostRace = null;
+      this.request({ type: "ghost_race", name: ghost.name, replay: ghost.replay, racers: [ghost.racer] });
+      return true;
+    }
     if (this.botRace?.step !== "leave") return false;
     this.botRace.step = "create";
     this.request({ type: "create", name: this.botRace.name, settings: { draw: this.botRace.draw } });

@@ -33,7 +33,8 @@ function withRoom(state, room) {
 
 /** What a public race's waiting screen shows (`searching`, `bot_offer`: said
  * to a racer waiting alone in its lobby), merged: {room, draw, searching, band,
- * bandMost, queuedAt, offers} (offers: "bot"; a place for others to come). */
+ * bandMost, queuedAt, offers, ghost} (offers: "bot", "ghost": `ghost_offer`'s
+ * racer {replay, racer, name, status, timeMs, cards}). */
 function searched(state, msg, fields) {
   if (msg.room !== state.room || state.roomState?.phase !== "lobby") return state;
   const before = state.search?.room === msg.room ? state.search : { room: msg.room, searching: null, offers: [] };
@@ -94,6 +95,12 @@ export function applyServerMessage(state, msg) {
     case "bot_offer": {
       const offers = state.search?.room === msg.room ? state.search.offers : [];
       return searched(state, msg, { offers: offers.includes("bot") ? offers : [...offers, "bot"] });
+    }
+    case "ghost_offer": {
+      // a real past public race near our rating, whose racer we may race as a ghost
+      const offers = state.search?.room === msg.room ? state.search.offers : [];
+      const ghost = { replay: msg.replay, racer: msg.racer, name: msg.name, status: msg.status, timeMs: msg.time_ms, cards: msg.cards };
+      return searched(state, msg, { offers: offers.includes("ghost") ? offers : [...offers, "ghost"], ghost });
     }
     case "finished":
       return { ...state, finished: msg, roomState: phased(state.roomState, "finished") };

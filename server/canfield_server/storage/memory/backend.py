@@ -133,6 +133,8 @@ class MemoryBackend:
         #: pool -> the racers waiting alone in it (``CODE/MEMBER``) -> ms they stop counting
         self.quick_waiting: dict[str, dict[str, int]] = {}
         self.live: dict[str, int] = {}
+        #: pool -> finished public races' racers (a ghost offer's text) -> rating, oldest first
+        self.quick_past: dict[str, dict[str, int]] = {}
         #: arena code -> its state (``memory.arena_store.MemoryArena``)
         self.arenas: dict[str, Any] = {}
         #: identity (token hash) -> its arena results, newest first

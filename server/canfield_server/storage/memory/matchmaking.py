@@ -71,3 +71,14 @@ class MemoryMatchQueue:
 
     async def live_drop(self, code: str) -> None:
         self.backend.live.pop(code, None)
+
+    async def keep_past(self, pool: str, entry: str, rating: int, keep: int) -> None:
+        past = self.backend.quick_past.setdefault(pool, {})
+        past.pop(entry, None)
+        past[entry] = rating  # a dict keeps arrival order: the oldest go first
+        while len(past) > keep:
+            del past[next(iter(past))]
+
+    async def past_near(self, pool: str, rating: int) -> str | None:
+        past = self.backend.quick_past.get(pool, {})
+        return min(past, key=lambda e: (abs(past[e] - rating), e)) if past else None
