@@ -92,6 +92,11 @@ async def test_a_ghosts_actions_land_at_their_recorded_times(
 
     board = await bob.expect("leaderboard", lambda m: row(m, "Ann")["status"] == "gave_up")
     assert row(board, "Ann")["moves"] == len(line) - 1
+    # the ghost's lane is counts only: no board of it, no card of it, reaches the racer
+    assert all(m["type"] != "boards" for m in bob.log)
+    counts = {"rank", "id", "name", "score", "on_foundations", "moves", "status"}
+    counts |= {"time_ms", "reached_ms", "reserve", "tableau", "rtt_ms"}
+    assert all(set(r) <= counts for m in bob.log if m["type"] == "leaderboard" for r in m["rows"])
     assert await bob.request("ack", type="give_up", seq=1)
     result = await bob.expect("finished")
     assert result["replays"][ann_id] == line
