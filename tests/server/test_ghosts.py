@@ -247,3 +247,30 @@ async def test_a_lone_racer_is_offered_the_ghost_of_a_real_past_public_race(
     )
     assert ghosted["state"]["ghost_of"] == offer["replay"] and not ghosted["state"]["public"]
     assert [m["name"] for m in ghosted["state"]["members"] if m["ghost"]] == [offer["name"]]
+
+
+async def test_the_ghosts_play_on_when_the_racer_comes_back_on_another_process(
+    rooms: MakeRooms, line_of_play: LineOfPlay
+) -> None:
+    world = await rooms(processes=2, **FAST)
+    line = [*line_of_play(DEAL, 8), "G"]
+    finished, (ann,) = await record(world, ["Ann"], [line], [1.0])
+    await ann.close()
+    bob = await world.open(0)
+    joined = await bob.request("joined", type="ghost_race", name="Bob", replay=replay_id(finished))
+    started = await bob.expect("started")
+    await world.clock.advance(3.5)  # three of the ghost's actions played here
+    await bob.close()  # the tab is closed: this process serves the room no more
+    assert joined["room"] not in world.hubs[0].sessions
+    back = await world.open(1)
+    resumed = await back.resume(joined["room"], joined["token"])
+    assert resumed["type"] == "joined"
+    # the other process plays the ghost on from its fourth action, at its times
+    board = await back.expect("leaderboard", lambda m: row(m, "Ann")["status"] == "gave_up")
+    assert row(board, "Ann")["moves"] == len(line) - 1
+    assert world.clock.now_ms() >= started["started_at"] + len(line) * 1000
+    assert (await back.request("ack", type="give_up", seq=1))["type"] == "ack"
+    result = await back.expect("finished")
+    ann_id = finished["standings"][0]["id"]
+    assert result["replays"][ann_id] == line  # each action once, none twice
+    assert result["replay_times"][ann_id] == finished["replay_times"][ann_id]

@@ -103,12 +103,14 @@ class BoardActions:
         self,
         session: RoomSession,
         member_id: str,
+        seq: int,
         entry: str,
         elapsed_ms: int,
         quit_as: MemberStatus = MemberStatus.GAVE_UP,
     ) -> None:
-        """A ghost's recorded action (a move's text, ``U`` or ``G``: ``quit_as``), at
-        its next seq, stamped with its recorded time: on the path a racer's takes.
+        """A ghost's recorded action number ``seq`` (a move's text, ``U`` or ``G``:
+        ``quit_as``), stamped with its recorded time: on the path a racer's takes
+        (played twice, by two processes, it is a duplicate the second time).
         Nothing to do once its race is over."""
         slot = session.slot(member_id)
         async with slot.lock:
@@ -116,7 +118,6 @@ class BoardActions:
             race = board.confirmed() or await board.load()
             if race.done:
                 return
-            seq = race.seq + 1
             msg: BoardAction = (
                 Undo(seq=seq)
                 if entry == UNDO

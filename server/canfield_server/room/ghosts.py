@@ -23,9 +23,12 @@ raced only when ``/replay/<id>`` would serve it (a daily's once its day is
 over). Nobody sees a ghost's board: its lane is counts only (a ghost's
 cards are the racer's own face-down cards; docs/security.md).
 
-Playback runs on the process that dealt the race (the live racer's); a
-process that stops takes its ghosts' playback with it (the race then ends
-as any race does: its racer finishes or leaves).
+Playback runs on the process that serves the live racer: it starts where
+the race is dealt, and when the racer comes back after their connection
+went (a reload, another process after a drain) it goes on from each
+ghost's last stored action. Each step carries its number on the ghost's
+board, so a step two processes both play is a duplicate the second time,
+never a second move.
 """
 
 from __future__ import annotations
@@ -81,6 +84,8 @@ class Step(NamedTuple):
 
     at_ms: int
     member_id: str
+    #: its number on the ghost's board: a step played twice is a duplicate, never a second move
+    seq: int
     entry: str
     #: what a give up locks in (the recording's own status)
     quit_as: MemberStatus
@@ -97,13 +102,13 @@ def ghost_steps(player: ReplayPlayer) -> list[Step]:
         )
     quit_as = MemberStatus.LEFT if player.status == MemberStatus.LEFT else MemberStatus.GAVE_UP
     steps, at = [], 0
-    for entry, when in zip(player.moves_list, times, strict=True):
+    for seq, (entry, when) in enumerate(zip(player.moves_list, times, strict=True), start=1):
         at = max(at, when)
-        steps.append(Step(at, player.id, entry, quit_as))
+        steps.append(Step(at, player.id, seq, entry, quit_as))
     ended = player.status == MemberStatus.WON or (steps and steps[-1].entry == GIVE_UP)
     if not ended:
         status = player.status if player.status in _STOPPED_AS else MemberStatus.GAVE_UP
-        steps.append(Step(max(at, player.time_ms), player.id, GIVE_UP, status))
+        steps.append(Step(max(at, player.time_ms), player.id, len(steps) + 1, GIVE_UP, status))
     return steps
 
 
@@ -228,7 +233,7 @@ class Playback:
             return
         try:
             await self.actions.play_for(
-                self.session, step.member_id, step.entry, step.at_ms, step.quit_as
+                self.session, step.member_id, step.seq, step.entry, step.at_ms, step.quit_as
             )
         except ProtocolError as exc:
             if exc.code == E.WRONG_PHASE:  # the race ended meanwhile
@@ -320,10 +325,7 @@ class GhostRaces:
             peer, lambda code, host_id: ghost_room(code, host_id, name, replay, ghosts, challenge)
         )
         await self.lobby.start_for(session, peer.member_id or "")
-        steps = [step for player in ghosts for step in ghost_steps(player)]
-        playback = Playback(self.actions, session, steps, self.rooms.clock, self.rooms.spawn)
-        session.playback = playback
-        playback.arm()
+        self._play(session, [step for player in ghosts for step in ghost_steps(player)])
         event(
             log,
             "ghost.race",
@@ -332,6 +334,37 @@ class GhostRaces:
             ghosts=len(ghosts),
         )
         return session
+
+    def _play(self, session: RoomSession, steps: list[Step]) -> None:
+        playback = Playback(self.actions, session, steps, self.rooms.clock, self.rooms.spawn)
+        session.playback = playback
+        playback.arm()
+
+    async def resumed(self, peer: Peer) -> None:
+        """A racer back in a ghost race still on (a reload, another process after a
+        drain): where this process plays no ghosts (the room's session here is new),
+        the playback goes on from each ghost's last stored action."""
+        session = self.rooms.get(peer.room)
+        state = session.state if session is not None else None
+        if session is None or state is None or state.ghost_of is None:
+            return
+        if state.phase != Phase.RACING or session.playback is not None:
+            return
+        steps = []
+        try:
+            replay = await self.read_replay(state.ghost_of)
+            for player in pick_ghosts(replay, [m.id for m in state.members if m.ghost]):
+                _, stored = await self.rooms.store.load_player(session.code, player.id)
+                steps += [step for step in ghost_steps(player) if step.seq > len(stored)]
+        except ProtocolError as exc:
+            # the racer is back all the same; the ghosts stay where they are
+            log.warning("ghosts of %s not resumed: %s", session.code, exc.message)
+            return
+        except self.rooms.storage_errors as exc:
+            log.warning("ghosts of %s not resumed: %s", session.code, exc)
+            return
+        if session.playback is None and session.state.race == state.race:
+            self._play(session, steps)
 
 
 def replay_body(status: int, body: bytes | dict[str, str]) -> RoomReplay | DailyReplay:

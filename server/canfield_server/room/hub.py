@@ -308,6 +308,7 @@ class Hub:
 
     async def _resume(self, peer: Peer, msg: Resume) -> None:
         await self.seating.resume(peer, msg)
+        await self.ghosts.resumed(peer)
         if self.quick.queue is not None:
             await self.quick.resumed(peer)
 
