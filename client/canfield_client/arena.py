@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any
 
-from canfield_protocol import ArenaLeft, ArenaMsg, Joined, Started
+from canfield_protocol import ArenaLeft, ArenaMsg, Joined, Role, Started
 
 from .bot import race_once
 from .client import ConnectionLost, RaceClient, ServerError
@@ -30,8 +31,12 @@ async def race_arena(
     pace_s: float = 0.0,
     berserk: bool = False,
     rng: random.Random | None = None,
+    timing: list[tuple[str, float, int, str]] | None = None,
 ) -> int:
-    """Join arena ``code`` (identified already) and race its heats; returns heats raced."""
+    """Join arena ``code`` (identified already) and race its heats; returns heats raced.
+    ``timing`` gets ``("started", monotonic s, racers in the heat, its room)`` at each
+    heat's start and ``("done", s, 0, room)`` when this racer's race in it is over
+    (benchmarks)."""
     events: asyncio.Queue[Any] = asyncio.Queue()
 
     def heard(msg: Any) -> None:
@@ -60,11 +65,20 @@ async def race_arena(
                 except ServerError:
                     pass  # the heat started first: this one without berserk
             elif isinstance(msg, Started):
+                if timing is not None:
+                    racers = (
+                        sum(m.role == Role.PLAYER for m in client.state.members)
+                        if client.state
+                        else 0
+                    )
+                    timing.append(("started", time.monotonic(), racers, client.room or ""))
                 try:
                     await race_once(client, strategy, pace_s, rng)
                 except ConnectionLost:
                     break
                 raced += 1
+                if timing is not None:
+                    timing.append(("done", time.monotonic(), 0, client.room or ""))
     finally:
         closed.cancel()
         client.on_message.remove(heard)

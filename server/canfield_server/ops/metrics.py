@@ -34,6 +34,9 @@ __all__ = [
     "SOLVER_RUNNING",
     "SOLVER_OWNERS",
     "REDIS_MEMORY",
+    "ARENA_HEAT_SCORED",
+    "ARENA_HEAT_REDIS_CALLS",
+    "arena_heat_scored",
     "set_instance",
     "client_connected",
     "client_disconnected",
@@ -100,6 +103,17 @@ LEADERBOARD_LATENCY = Histogram(
     "canfield_leaderboard_latency_seconds",
     "From the first change to a room's standings to the leaderboard that shows it.",
     buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.5, 5.0),
+    registry=REGISTRY,
+)
+ARENA_HEAT_SCORED = Histogram(
+    "canfield_arena_heat_scored_seconds",
+    "Scoring one finished arena heat into the standing (its seats, berserks, one script).",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+    registry=REGISTRY,
+)
+ARENA_HEAT_REDIS_CALLS = Counter(
+    "canfield_arena_heat_redis_calls",
+    "Redis calls made scoring finished arena heats.",
     registry=REGISTRY,
 )
 #: a room's phase is one of three, so the label stays bounded
@@ -176,6 +190,12 @@ def background_restart(task: str) -> None:
 def leaderboard_sent(seconds: float) -> None:
     """A leaderboard went out ``seconds`` after the first change it shows."""
     LEADERBOARD_LATENCY.observe(seconds)
+
+
+def arena_heat_scored(seconds: float, redis_calls: int) -> None:
+    """An arena heat was scored in ``seconds`` with ``redis_calls`` calls."""
+    ARENA_HEAT_SCORED.observe(seconds)
+    ARENA_HEAT_REDIS_CALLS.inc(redis_calls)
 
 
 def set_rooms_by_phase(counts: dict[str, int]) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 
 import msgspec
@@ -40,6 +41,7 @@ from canfield_protocol import (
 )
 from canfield_protocol import ErrorCode as E
 
+from canfield_server.ops import metrics
 from canfield_server.ops.logs import event
 from canfield_server.room import arena_rules, identifiers, public, rules
 from canfield_server.room.ports import (
@@ -57,6 +59,8 @@ __all__ = ["HeatRunner", "Racer"]
 
 log = logging.getLogger(__name__)
 
+#: the store's calls that score a heat: its seats, its berserks, the scoring script
+SCORE_CALLS = 3
 #: proven deals drawn for a heat before one none of its racers has raced is found
 DEAL_TRIES = 4
 
@@ -280,10 +284,12 @@ class HeatRunner:
         self, code: str, heat: str, standings: Sequence[Row]
     ) -> dict[str, int] | None:
         """A heat's results are written (once, on one process): its places scored."""
+        began = time.perf_counter()
         racer_of = await self.store.seats(code, heat)
         berserk = await self.store.berserks(code, heat)
         places = arena_rules.heat_places(standings, racer_of, berserk)
         given = await self.store.heat_over(code, heat, places)
+        metrics.arena_heat_scored(time.perf_counter() - began, SCORE_CALLS)
         event(log, "arena.heat_over", arena=code, heat=heat, scored=given)
         return given
 

@@ -1,0 +1,155 @@
+"""The arena benchmark: how soon a racer who finishes is racing again.
+
+``canfield-race bench-arena --racers N --minutes M`` starts a redis-server
+and two server processes on it (their shipped arena settings, the
+per-address limits lifted: every racer comes from this host), makes a
+private arena (15 minutes, the shortest), seats ``N`` racers in it,
+alternating between the processes, each a bot playing at ``--pace`` seconds
+a move, and lets them race heat after heat for ``M`` minutes; then the host
+ends it and waits for its end.
+
+Figures: the time from a racer's finish (their race in a heat over) to their
+next heat's ``started`` (p50/p99: the waiting for company, the tick that
+forms the heat, the seating and the countdown), the heats' sizes, the share
+of racers who ever waited longer than the bound (``CANFIELD_ARENA_ALONE_S``
+plus two ticks, the seat wait and the countdown), and what scoring a
+finished heat into the standing costs (ms, from the servers' own
+``/metrics``; Redis calls per heat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import time
+import urllib.request
+from collections import Counter
+from typing import Any
+
+from canfield_cli.stats import percentile
+from canfield_client.arena import race_arena
+from canfield_client.client import RaceClient
+from canfield_client.strategy import Strategy
+
+from .processes import local_servers
+from .quick_bench import QUICK_ENV
+
+__all__ = ["format_arena", "run_arena"]
+
+#: the shipped arena settings (``ops/config.py``) a wait is judged against
+ALONE_S, TICK_S, SEAT_WAIT_S, COUNTDOWN_S = 20.0, 1.0, 3.0, 3.0
+BOUND_S = ALONE_S + 2 * TICK_S + SEAT_WAIT_S + COUNTDOWN_S
+
+
+async def _racer(
+    url: str, code: str, n: int, pace_s: float, timing: list[tuple[str, float, int, str]]
+) -> None:
+    client = await RaceClient(url, reply_timeout=60).connect()
+    try:
+        await client.identify(None)
+        strategy = Strategy("normal", random.Random(n))
+        await race_arena(client, code, f"R{n}", strategy, pace_s=pace_s, timing=timing)
+    finally:
+        with contextlib.suppress(Exception):
+            await client.close()
+
+
+async def _run(urls: list[str], racers: int, minutes: float, pace_s: float) -> dict[str, Any]:
+    host = await RaceClient(urls[0], reply_timeout=60).connect()
+    await host.identify(None)
+    made = await host.arena_create("Bench", "Host", minutes=15)
+    code = made.arena.code
+    await host.arena_leave()  # the host only ends it
+    timings: list[list[tuple[str, float, int, str]]] = [[] for _ in range(racers)]
+    tasks = [
+        asyncio.ensure_future(_racer(urls[n % len(urls)], code, n, pace_s, timings[n]))
+        for n in range(racers)
+    ]
+    await asyncio.sleep(minutes * 60)
+    await host.arena_watch(code)
+    await host.arena_end()
+    failed = []
+    for outcome in await asyncio.gather(*tasks, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            failed.append(repr(outcome))
+    await host.close()
+    waits, alone, sizes = [], 0, {}
+    for timing in timings:
+        over_bound = False
+        for (kind, at, _, _), (after, then, _, _) in zip(timing, timing[1:], strict=False):
+            if kind == "done" and after == "started":
+                waits.append(then - at)
+                over_bound = over_bound or then - at > BOUND_S
+        alone += over_bound
+        sizes.update({room: size for kind, _, size, room in timing if kind == "started"})
+    return {"waits": waits, "alone": alone, "sizes": list(sizes.values()), "failed": failed}
+
+
+def _scraped(url: str) -> tuple[float, float, float]:
+    """(seconds spent scoring heats, heats scored, Redis calls) from one server."""
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as response:
+        text = response.read().decode()
+
+    def value(name: str) -> float:
+        found = re.search(rf"^{name} ([0-9.e+-]+)$", text, re.MULTILINE)
+        return float(found.group(1)) if found else 0.0
+
+    return (
+        value("canfield_arena_heat_scored_seconds_sum"),
+        value("canfield_arena_heat_scored_seconds_count"),
+        value("canfield_arena_heat_redis_calls_total"),
+    )
+
+
+def run_arena(racers: int = 50, minutes: float = 2.0, pace_s: float = 0.2) -> dict[str, Any]:
+    """Start Redis and two servers, race the arena, return the figures."""
+    began = time.perf_counter()
+    with local_servers(2, QUICK_ENV, prefix="canfield-arena-") as (_, servers):
+        tally = asyncio.run(_run([s.ws_url for s in servers], racers, minutes, pace_s))
+        scraped = [_scraped(s.http_url) for s in servers]
+    spent, heats, calls = (sum(part) for part in zip(*scraped, strict=True))
+    waits_ms = [w * 1000 for w in tally["waits"]]
+    p50, p99 = percentile(waits_ms, 50), percentile(waits_ms, 99)
+    return {
+        "racers": racers,
+        "minutes": minutes,
+        "pace_s": pace_s,
+        "processes": 2,
+        "finish_to_next_started_ms": {
+            "n": len(waits_ms),
+            "p50": round(p50) if p50 is not None else None,
+            "p99": round(p99) if p99 is not None else None,
+        },
+        "heat_sizes": sorted(tally["sizes"]),
+        "bound_s": BOUND_S,
+        "racers_over_bound": tally["alone"],
+        "heats_scored": int(heats),
+        "score_ms_per_heat": round(spent * 1000 / heats, 2) if heats else None,
+        "redis_calls_per_heat": round(calls / heats, 1) if heats else None,
+        "failures": len(tally["failed"]),
+        "failed": tally["failed"][:5],
+        "wall_s": round(time.perf_counter() - began),
+    }
+
+
+def format_arena(out: dict[str, Any]) -> str:
+    waits = out["finish_to_next_started_ms"]
+    counted = Counter(out["heat_sizes"])
+    sizes = ", ".join(f"{n} x {counted[n]}" for n in sorted(counted, reverse=True))
+    share = out["racers_over_bound"] / max(1, out["racers"])
+    return "\n".join(
+        [
+            f"{out['racers']} racers, {out['minutes']:g} min, {out['pace_s']:g} s a move,"
+            f" {out['processes']} server processes",
+            f"finish -> next heat's started: p50 {waits['p50']} ms, p99 {waits['p99']} ms"
+            f" (n={waits['n']})",
+            f"heat sizes (racers x heats): {sizes}",
+            f"racers ever waiting over the bound ({out['bound_s']:g} s): {out['racers_over_bound']}"
+            f" ({share:.1%})",
+            f"standing update per finished heat: {out['score_ms_per_heat']} ms,"
+            f" {out['redis_calls_per_heat']} Redis calls ({out['heats_scored']} heats)",
+            f"failures {out['failures']}",
+        ]
+    )
