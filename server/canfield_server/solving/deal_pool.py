@@ -48,7 +48,7 @@ from canfield_server.room.ports import Proven
 from canfield_server.solving.scheduler import POOL, Busy, FairScheduler
 from canfield_server.storage import keys
 
-__all__ = ["DRAW_MODES", "Proven", "DealPool", "solver_executor"]
+__all__ = ["DRAW_MODES", "WALL_PER_CPU", "Proven", "DealPool", "solver_executor"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,10 @@ DRAW_MODES = (3, 1)
 
 #: slack past a job's own limit: a busy machine
 _MARGIN_S = 5.0
+#: a job's own limit is processor time (the solver and the lesson read
+#: ``time.process_time``): on cores other work shares, that much takes longer in
+#: wall time, so the wall-clock guard allows this many times it (plus the margin)
+WALL_PER_CPU = 3.0
 #: the least time a hint gets however many askers share the workers
 HINT_FLOOR_S = 0.1
 #: how long a pool refill waits for its turn (it has no one waiting on it)
@@ -172,9 +176,10 @@ class DealPool:
         self._cold = True
 
     def _limit(self, timeout_s: float) -> float:
-        """How long a job may take: its own limit, a margin, a worker's start (the
-        scheduler never queues more jobs than there are workers)."""
-        return timeout_s + _MARGIN_S + _STARTUP_S * self._cold
+        """How long a job may take in wall time: its own limit (processor time) with
+        room for cores shared, a margin, a worker's start (the scheduler never
+        queues more jobs than there are workers)."""
+        return timeout_s * WALL_PER_CPU + _MARGIN_S + _STARTUP_S * self._cold
 
     async def _work(
         self, owner: str, fn: Callable[..., T], *args: Any, timeout_s: float, wait_s: float

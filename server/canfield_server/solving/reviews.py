@@ -60,7 +60,7 @@ from redis.exceptions import RedisError
 from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.room.stamps import unstamp
-from canfield_server.solving.deal_pool import DealPool
+from canfield_server.solving.deal_pool import WALL_PER_CPU, DealPool
 from canfield_server.solving.scheduler import Busy
 from canfield_server.storage import keys
 
@@ -138,7 +138,8 @@ class LineReviews:
         self.max_lines = settings.review_max_lines
         self.ttl_s = settings.history_retention_days * 86_400
         #: a claim outlives one question's wait and run; each answer renews it
-        self.claim_s = int(self.wait_s + max(self.call_s, self.line_s) + _CLAIM_SLACK_S) + 1
+        run_s = max(self.call_s, self.line_s) * WALL_PER_CPU  # the job's wall-clock guard
+        self.claim_s = int(self.wait_s + run_s + _CLAIM_SLACK_S) + 1
         self.me = os.urandom(6).hex()
         #: line key -> its review under way here
         self.running: dict[str, _Run] = {}
@@ -258,7 +259,8 @@ class LineReviews:
             except Busy:
                 await self.redis.set(claim, self._claim(review), xx=True, ex=self.claim_s)
             except TimeoutError:
-                break
+                log.warning("slip of a line of %s not taught: the lesson overran", review.code)
+                return verdict
             except ProtocolError:  # the workers restarted
                 await self.clock.sleep(_RESTART_PAUSE_S)
         log.warning("slip of a line of %s not taught: the solver stayed busy", review.code)
