@@ -8,6 +8,7 @@ Test files import from here, never from another test file
 
 from __future__ import annotations
 
+import re
 import typing
 from typing import Any
 
@@ -72,9 +73,7 @@ def example(tp: Any) -> Any:
         return minimal(tp)
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
-        return (
-            example(typing.get_args(tp)[0]) if tp.__metadata__[0].pattern is None else "2026-01-01"
-        )
+        return constrained(example(typing.get_args(tp)[0]), tp.__metadata__[0])
     if origin is typing.Literal:
         return typing.get_args(tp)[0]
     return {str: "x", int: 1, float: 1.0, bool: True}[tp]
@@ -137,3 +136,19 @@ def spliced(texts: list[str]) -> st.SearchStrategy[str]:
         return text[:at] + ch + text[at + replace :]
 
     return st.builds(build, st.sampled_from(texts), st.integers(0, 100), tricky, st.booleans())
+
+
+#: a value for each pattern the protocol uses; a new pattern fails here until added
+PATTERN_EXAMPLES = ("2026-01-01", "AbCdEfGh_-012345")
+
+
+def constrained(value: Any, meta: msgspec.Meta) -> Any:
+    """``value`` made to meet ``meta``'s pattern and lengths (a short "x" is too short
+    for a replay id)."""
+    if meta.pattern is not None:
+        fits = [text for text in PATTERN_EXAMPLES if re.search(meta.pattern, text)]
+        assert fits, f"no example matches the pattern {meta.pattern!r}"
+        return fits[0]
+    if isinstance(value, str) and meta.min_length is not None:
+        return value * meta.min_length
+    return value
