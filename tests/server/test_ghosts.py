@@ -274,3 +274,31 @@ async def test_the_ghosts_play_on_when_the_racer_comes_back_on_another_process(
     ann_id = finished["standings"][0]["id"]
     assert result["replays"][ann_id] == line  # each action once, none twice
     assert result["replay_times"][ann_id] == finished["replay_times"][ann_id]
+
+
+async def test_a_lone_racer_is_never_offered_their_own_past_race(rooms: MakeRooms) -> None:
+    """Ann and Bob raced a public race; waiting alone afterwards, each is offered
+    the other's race as a ghost, never their own, though their own was kept at
+    their very rating."""
+    world = await rooms(**FAST)
+    racers = []
+    for name, ip in (("Ann", "10.1.0.1"), ("Bob", "10.2.0.1")):  # two networks: both rated
+        client = await world.open(ip=ip)
+        assert (await client.request("identity", type="identify"))["type"] == "identity"
+        await client.request("joined", type="quick", name=name, draw=3)
+        racers.append(client)
+    await racers[0].expect("started")
+    for client in racers:
+        assert (await client.request("ack", type="give_up", seq=1))["type"] == "ack"
+    public = await racers[0].expect("finished")
+    ids = {r["name"]: r["id"] for r in public["standings"]}
+    assert all(r.get("rating") is not None for r in public["standings"])  # both kept
+
+    for client, other in zip(racers, ("Bob", "Ann"), strict=True):
+        assert (await client.request("left", type="leave"))["type"] == "left"
+        joined = await client.request("joined", type="quick", name="Again", draw=3)
+        room = joined["room"]
+        offer = await client.expect("ghost_offer", lambda m: bool(m["room"] == room))  # noqa: B023
+        assert (offer["racer"], offer["name"]) == (ids[other], other)
+        assert offer["replay"] == replay_id(public)
+        assert (await client.request("left", type="leave"))["type"] == "left"

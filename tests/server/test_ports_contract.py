@@ -736,18 +736,23 @@ async def test_a_pool_gathers_close_ratings_first_and_live_races_are_listed(worl
         await second.live_drop("BBBBBB")
         assert await first.live(10) == ["AAAAAA"]
 
-        # finished races' racers kept for ghost offers: the closest rating, the newest few
-        assert await first.past_near("d3", 1000) is None
+        # finished races' racers kept for ghost offers: the closest ratings first, the newest few
+        assert await first.past_near("d3", 1000, 4) == []
         await first.keep_past("d3", "ana", 1200, keep=3)
         await second.keep_past("d3", "bob", 900, keep=3)
         await second.keep_past("d1", "cy", 1000, keep=3)
-        assert await first.past_near("d3", 1000) == "bob"
-        assert await second.past_near("d3", 1150) == "ana"
-        assert await first.past_near("d1", 5000) == "cy"
+        assert await first.past_near("d3", 1000, 4) == ["bob", "ana"]
+        assert await first.past_near("d3", 1000, 1) == ["bob"]
+        assert await second.past_near("d3", 1150, 4) == ["ana", "bob"]
+        assert await first.past_near("d1", 5000, 4) == ["cy"]
         await first.keep_past("d3", "dan", 1000, keep=3)
         await first.keep_past("d3", "eve", 2000, keep=3)  # ana, the oldest, goes
-        assert await second.past_near("d3", 1300) == "dan"
-        assert await second.past_near("d3", 1700) == "eve"
+        assert await second.past_near("d3", 1300, 1) == ["dan"]
+        assert await second.past_near("d3", 1700, 4) == ["eve", "dan", "bob"]
+        assert await second.past_near("d3", 1000, 2) == ["dan", "bob"]
+        # a tie: the lower entry first, each entry once
+        await first.keep_past("d3", "fay", 1000, keep=3)  # bob goes
+        assert await first.past_near("d3", 1000, 4) == ["dan", "fay", "eve"]
     finally:
         await close(first, second)
 

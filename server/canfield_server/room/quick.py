@@ -77,6 +77,9 @@ UNRATED = 1000
 
 #: finished public races' racers kept per pool for ghost offers (the newest)
 QUICK_PAST_KEEP = 500
+#: the kept racers nearest a lone racer's rating looked at for a ghost offer: their
+#: own past races among them are passed over (never offered one's own race)
+QUICK_PAST_LOOK = 16
 
 
 class _Past(msgspec.Struct, array_like=True):
@@ -88,9 +91,17 @@ class _Past(msgspec.Struct, array_like=True):
     status: MemberStatus
     time_ms: int
     cards: int
+    #: whose race it was: the start of their identity's token hash ("": not
+    #: identified), so a racer is never offered their own
+    owner: str = ""
 
 
 _past = msgspec.json.Decoder(_Past)
+
+
+def _owner(token_hash: str | None) -> str:
+    """An identity as a kept racer names it: enough of its token hash to tell two apart."""
+    return (token_hash or "")[:16]
 
 
 class Ask(NamedTuple):
@@ -463,13 +474,15 @@ class QuickRaces:
 
     async def _offer_ghost(self, peer: Peer, code: str, ask: Ask) -> None:
         try:
-            found = await self.queue.past_near(ask.pool, ask.rating)
+            near = await self.queue.past_near(ask.pool, ask.rating, QUICK_PAST_LOOK)
         except self.rooms.storage_errors as exc:
             log.warning("public race %s: no ghost offered: %s", code, exc)
             return
-        if found is None or not self._alone(peer, code):
+        mine = _owner(ask.identity.token_hash)
+        others = (past for past in map(_past.decode, near) if past.owner != mine)
+        past = next(others, None)
+        if past is None or not self._alone(peer, code):
             return
-        past = _past.decode(found)
         offer = GhostOffer(
             room=code,
             draw=ask.draw,
@@ -489,11 +502,16 @@ class QuickRaces:
             return
         replay, times = finished.replay.rsplit("/", 1)[-1], finished.replay_times or {}
         pool = pool_of(state.settings.draw)
+        store = self.identities.store
+        owners = await store.room_identities(state.room) if store is not None else {}
         for row in finished.standings:
             moves = finished.replays.get(row.id, [])
             if row.rating is None or len(times.get(row.id, ())) != len(moves) or not moves:
                 continue
-            past = _Past(replay, row.id, row.name, row.status, row.time_ms, row.on_foundations)
+            owner = _owner(owners.get(row.id))
+            past = _Past(
+                replay, row.id, row.name, row.status, row.time_ms, row.on_foundations, owner
+            )
             await self.queue.keep_past(
                 pool, msgspec.json.encode(past).decode(), row.rating, QUICK_PAST_KEEP
             )

@@ -159,11 +159,11 @@ class RedisMatchQueue:
                 break
             await self.redis.zrem(keys.quick_past(pool), oldest)
 
-    async def past_near(self, pool: str, rating: int) -> str | None:
+    async def past_near(self, pool: str, rating: int, most: int) -> list[str]:
         key = keys.quick_past(pool)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrevrangebyscore(key, rating, "-inf", start=0, num=1, withscores=True)
-            pipe.zrangebyscore(key, rating, "+inf", start=0, num=1, withscores=True)
+            pipe.zrevrangebyscore(key, rating, "-inf", start=0, num=most, withscores=True)
+            pipe.zrangebyscore(key, rating, "+inf", start=0, num=most, withscores=True)
             below, above = await pipe.execute()
-        found = [(abs(score - rating), _text(entry)) for entry, score in [*below, *above]]
-        return min(found)[1] if found else None
+        found = {_text(entry): abs(score - rating) for entry, score in [*below, *above]}
+        return sorted(found, key=lambda entry: (found[entry], entry))[:most]

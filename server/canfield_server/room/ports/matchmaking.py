@@ -110,6 +110,7 @@ class MatchQueue(Protocol):
         text) kept by their rating then; only the ``keep`` newest stay."""
         ...
 
-    async def past_near(self, pool: str, rating: int) -> str | None:
-        """The kept racer whose rating is closest to ``rating`` (None: none kept)."""
+    async def past_near(self, pool: str, rating: int, most: int) -> list[str]:
+        """Up to ``most`` kept racers, the rating closest to ``rating`` first (a
+        tie: the lower entry first); none kept: empty."""
         ...

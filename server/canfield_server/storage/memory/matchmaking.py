@@ -79,6 +79,6 @@ class MemoryMatchQueue:
         while len(past) > keep:
             del past[next(iter(past))]
 
-    async def past_near(self, pool: str, rating: int) -> str | None:
+    async def past_near(self, pool: str, rating: int, most: int) -> list[str]:
         past = self.backend.quick_past.get(pool, {})
-        return min(past, key=lambda e: (abs(past[e] - rating), e)) if past else None
+        return sorted(past, key=lambda e: (abs(past[e] - rating), e))[:most]
