@@ -50,7 +50,7 @@ async def test_a_challenge_link_shows_its_racer_and_never_its_deal(
     assert f'property="og:image" content="{server.http_url}/c/{made["id"]}.png"' in html
     assert '<meta property="og:image:type" content="image/png">' in html
     status, kind, croatian = fetch(f"{server.http_url}/c/{made['id']}", "hr")
-    assert "Izazov: Ann – 1 od 52 karte na temeljima" in croatian.decode()
+    assert "Ann – 1 od 52 karte na temeljima" in croatian.decode()
     assert f'/c/{made["id"]}.png?lang=hr"' in croatian.decode()
 
     status, kind, painted = fetch(f"{server.http_url}/c/{made['id']}.png")

@@ -62,7 +62,13 @@ def test_a_challenge_made_on_the_results_opens_a_page_that_says_what_to_beat(
     assert DEAL not in page.content()
     assert low_contrast(page) == []
     pick_language(page, "hr")
-    expect(page.locator("#ch-title")).to_contain_text("Izazov: Ana – 1 od 52 karte na temeljima")
+    expect(page.locator("#ch-title")).to_contain_text("Ana – 1 od 52 karte na temeljima")
+    # the page's kicker says it is a challenge, once: the title does not say it again
+    for lang, word in (("hr", "izazov"), ("en", "challenge")):
+        pick_language(page, lang)
+        expect(page.locator("#ch-race")).to_be_visible()
+        assert page.locator(".ch-head").inner_text().lower().count(word) == 1, lang
+    pick_language(page, "hr")
     expect(page.locator("#ch-none")).to_have_text("Još se nitko nije utrkivao")
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})

@@ -70,10 +70,8 @@ WORDS: dict[str, dict[str, str]] = {
         "replay": "Snimka",
         "final_of": "{name}: završni položaj",
         "challenge": "Izazov",
-        "ch_won": "Izazov: {name} – {time} na ovom dijeljenju. Možeš li brže?",
-        "ch_cards": (
-            "Izazov: {name} – {n} od 52 karte na temeljima na ovom dijeljenju. Možeš li bolje?"
-        ),
+        "ch_won": "{name} – {time} na ovom dijeljenju. Možeš li brže?",
+        "ch_cards": ("{name} – {n} od 52 karte na temeljima na ovom dijeljenju. Možeš li bolje?"),
         "ch_draw": "Izvlačenje {draw}",
         "ch_racers": "Natjecatelji do sada: {n}",
         "ch_none": "Još se nitko nije utrkivao",
