@@ -98,6 +98,13 @@ def take(browser: Browser, link: str, name: str) -> Page:
     give_up(page)
     page.wait_for_selector("#view-results:not([hidden])")
     expect(page.locator("#deal-code")).to_have_text(DEAL)  # once the race is over
+    # how the taker did against the challenge's racer, as after any ghost race
+    compare = page.locator("#ghost-compare li")
+    expect(compare).to_have_text("You and Ana's ghost had the same cards home: 1.")
+    expect(page.locator("#final-lb tbody tr.ghost-row .ghost-tag")).to_have_text("ghost")
+    pick_language(page, "hr")
+    expect(compare).to_have_text("Jednako karata na temeljima kao duh Ana: 1.")
+    pick_language(page, "en")
     page.click("#challenge-standing")
     page.wait_for_url(link)
     return page

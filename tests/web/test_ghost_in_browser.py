@@ -110,6 +110,12 @@ def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
         if cy > mine
         else f"You and Cy's ghost had the same cards home: {mine}."
     )
+    # the standings mark each ghost's row in words; the live racer's row is not one
+    table = page.locator("#final-lb tbody tr")
+    expect(table.filter(has_text="Ana").locator(".ghost-tag")).to_have_text("ghost")
+    expect(table.filter(has_text="Cy").locator(".ghost-tag")).to_have_text("ghost")
+    expect(table.filter(has_text="Guest").locator(".ghost-tag")).to_be_hidden()
+    expect(page.locator("#final-lb tbody tr.ghost-row")).to_have_count(2)
     expect(page.locator("#race-this")).to_be_hidden()  # Race again races the same ghosts
     expect(page.locator("#race-again")).to_be_visible()
 
@@ -142,6 +148,13 @@ def test_beating_a_ghost_in_croatian_then_racing_it_again(
         f"Više karata na temeljima nego duh Ana: {mine} prema {ana.on_foundations}."
     )
     expect(page.locator("#ghost-compare li")).to_have_class("won")
+    ghost_row = page.locator("#final-lb tbody tr.ghost-row")
+    expect(ghost_row).to_have_count(1)
+    expect(ghost_row.locator(".ghost-tag")).to_have_text("duh")
+    expect(ghost_row.locator("td.c-player")).to_contain_text("Ana")
+    pick_language(page, "en")
+    expect(ghost_row.locator(".ghost-tag")).to_have_text("ghost")
+    pick_language(page, "hr")
     room = page.url
     page.click("#race-again")  # a new ghost race against the same ghost
     page.wait_for_function("(before) => location.href !== before", arg=room)

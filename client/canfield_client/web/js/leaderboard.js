@@ -15,9 +15,11 @@ export const FINAL_COLUMNS = [...COLUMNS, "rtt"];
 export class Leaderboard {
   /** raceClock: () => ms since the race started, or null (no race running);
    * remove: {can(row), send(row)} - a "remove" button on the rows it allows (the host's);
-   * awayLeft: (row) => seconds an away racer has left to come back, or null. */
-  constructor(root, raceClock = () => null, remove = null, awayLeft = () => null, columns = COLUMNS) {
+   * awayLeft: (row) => seconds an away racer has left to come back, or null;
+   * isGhost: (row) => whether the row is a ghost's (a recorded racer the server replays). */
+  constructor(root, raceClock = () => null, remove = null, awayLeft = () => null, columns = COLUMNS, isGhost = () => false) {
     this.columns = columns;
+    this.isGhost = isGhost;
     this.raceClock = raceClock;
     this.remove = remove;
     this.awayLeft = awayLeft;
@@ -67,7 +69,8 @@ export class Leaderboard {
     tr.count = h("span", { class: "num" });
     tr.cells_.cards.append(h("span", { class: "bar" }, tr.bar), tr.count);
     tr.name = h("span");
-    tr.cells_.player.append(tr.name);
+    tr.tag = h("span", { class: "ghost-tag", hidden: true }); // a ghost's row, said in words
+    tr.cells_.player.append(tr.name, tr.tag);
     if (this.remove) {
       tr.kick = h("button", {
         type: "button",
@@ -86,6 +89,10 @@ export class Leaderboard {
     tr.dataset.status = row.status;
     setText(c.rank, row.rank);
     setText(tr.name, row.name);
+    const ghost = Boolean(this.isGhost(row));
+    tr.classList.toggle("ghost-row", ghost);
+    tr.tag.hidden = !ghost;
+    setText(tr.tag, ghost ? t("ghost_tag") : "");
     if (tr.kick) {
       const shown = this.remove.can(row);
       tr.kick.hidden = !shown;

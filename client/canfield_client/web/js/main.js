@@ -174,6 +174,8 @@ const leaderboard = new Leaderboard(
     const until = state.roomState?.members.find((m) => m.id === row.id)?.away_until;
     return typeof until === "number" ? secondsLeft(until, conn.serverNow()) : null;
   },
+  undefined,
+  (row) => Boolean(state.roomState?.members?.find((m) => m.id === row.id)?.ghost), // a ghost's row marked
 );
 const race = new RaceBoard($("#board"), conn, {
   playing: () => isPlaying(),

@@ -25,8 +25,9 @@ export class Results {
     this.read = read;
     this.send = send;
     this.flash = flash;
-    // with each racer's median round trip to the server
-    this.table = new Leaderboard($("#final-lb"), undefined, null, undefined, FINAL_COLUMNS);
+    // with each racer's median round trip to the server; a ghost's row marked
+    const ghost = (row) => this.read().roomState?.members?.some((m) => m.id === row.id && m.ghost);
+    this.table = new Leaderboard($("#final-lb"), undefined, null, undefined, FINAL_COLUMNS, ghost);
     this.player = new ReplayPlayer($("#view-results .replay-controls"), new BoardView($("#replay-board")));
     this.reviewBar = new ReviewBar(this.player.hint, this.player);
     this.finished = null;
