@@ -84,7 +84,8 @@ def guessable(game: Game) -> Iterator[Move]:
 
 class HeldSocket:
     """The page's WebSocket through the test: what the page sends is noted, and
-    the server's answers to board actions wait while ``holding``."""
+    the server's word on the board (answers to board actions, and the board
+    another tab of the seat played to) waits while ``holding``."""
 
     def __init__(self, page: Page) -> None:
         self.sent: list[dict[str, Any]] = []
@@ -103,7 +104,7 @@ class HeldSocket:
 
         def down(message: str | bytes) -> None:
             kind = json.loads(message)["type"]
-            if self.holding and kind in ("ack", "error"):
+            if self.holding and kind in ("ack", "error", "board"):
                 self.held.append(str(message))
             else:
                 route.send(message)
@@ -174,9 +175,10 @@ def test_several_moves_in_flight_show_at_once_and_land_in_order(
 def test_a_refused_guess_goes_back_to_the_servers_board(
     browser: Browser, fast_server: ServerProcess, base: str
 ) -> None:
-    """Another tab of Ana's seat plays first: the page's guessed moves were made on
-    a board that is no more; the server answers the first with its own move (a
-    duplicate) and refuses the second; the page shows the server's board."""
+    """Another tab of Ana's seat plays first, and the page hears of it late (its
+    link is slow): the page's guessed moves were made on a board that is no more;
+    the other tab's board comes in, the server answers the first with its own
+    move (a duplicate) and refuses the second; the page shows the server's board."""
     line = solve(DEAL, 30).moves or []
     found = None
     for played in range(len(line)):
@@ -203,12 +205,12 @@ def test_a_refused_guess_goes_back_to_the_servers_board(
     socket = HeldSocket(page)
     room, _ = race_to(page, base, line[:played])
     seat = json.loads(page.evaluate(f"sessionStorage.getItem('cfr.seat.{room}')"))
+    socket.holding = True
     with connect(fast_server.ws_url, open_timeout=10) as tab:
         tab.send(json.dumps({"type": "resume", "room": room, "token": seat["token"]}))
         joined = next_of(tab, "joined")
         tab.send(json.dumps({"type": "move", "seq": joined["last_seq"] + 1, "move": other.text()}))
         assert next_of(tab, "ack")["board"]["tableau"] == real.view()["tableau"]
-    socket.holding = True
     page.evaluate(PLAY, [line_of(game, [first.text(), second.text()]).steps, None])
     stale.push(second)
     assert page.evaluate(SHOWN) == shown_as(stale.view())  # both shown at once

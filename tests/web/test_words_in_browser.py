@@ -117,6 +117,10 @@ def test_a_win_is_a_final_place_and_its_clock_stops_at_the_finish(
     set_deal(ana, WINNABLE_DEAL)
     start_race(ana, [bo])
     win_from_another_tab(ana, line_server.ws_url, WINNABLE_DEAL)
+    # the page's header and title have the board its racer won on, whichever tab played
+    won = Game.replay(WINNABLE_DEAL, solve(WINNABLE_DEAL, 30).moves)
+    expect(ana.locator("#score")).to_have_text(str(won.score))
+    expect(ana).to_have_title(re.compile(r"^Won - 52 cards - "))
 
     finish = ana.locator(".finish-card")
     expect(finish).to_contain_text("You won!")

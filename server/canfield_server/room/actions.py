@@ -66,7 +66,7 @@ class BoardActions:
             raise ProtocolError(E.WRONG_PHASE, "time is up")
         slot = session.slot(member_id)
         async with slot.lock:
-            board = _RoomBoard(self, session, member_id, slot)
+            board = _RoomBoard(self, session, member_id, slot, peer)
             ack = await numbered_action(board, msg, now - (state.starts_at or now))
             peer.send(frames.text(ack))
 
@@ -165,6 +165,16 @@ class BoardActions:
 
         self.rooms.spawn(answer())
 
+    async def seat_moved_elsewhere(self, session: RoomSession, member_id: str) -> None:
+        """A racer acted on another process and has a connection here too: their
+        board, read anew from the store, to that connection (``board``)."""
+        slot = session.slot(member_id)
+        async with slot.lock:  # in order: a later action's board is never sent first
+            if not session.seat_peers(member_id):
+                return
+            race = await self._load(session, member_id, slot)
+            session.seat_moved(member_id, frames.board_frame(race))
+
     async def race_of(self, session: RoomSession, member_id: str) -> PlayerRace:
         """A racer's race as this process holds it, loaded under its slot's lock."""
         slot = session.slot(member_id)
@@ -189,16 +199,36 @@ class _RoomBoard:
     """A racer's board in a room (``numbered.BoardStorage``): confirmed here in its slot,
     stored with the room's move script, which also ends the race with its last racer."""
 
-    __slots__ = ("actions", "session", "member_id", "slot", "row", "race_no", "view", "seq")
+    __slots__ = (
+        "actions",
+        "session",
+        "member_id",
+        "slot",
+        "peer",
+        "row",
+        "race_no",
+        "view",
+        "seat_frame",
+        "seq",
+    )
 
     def __init__(
-        self, actions: BoardActions, session: RoomSession, member_id: str, slot: Slot
+        self,
+        actions: BoardActions,
+        session: RoomSession,
+        member_id: str,
+        slot: Slot,
+        peer: Peer | None = None,
     ) -> None:
         self.actions, self.session, self.member_id, self.slot = actions, session, member_id, slot
+        #: the connection that acted (None: the server acts for the racer)
+        self.peer = peer
         self.row: StoredRow | None = None
         self.race_no = 0
         #: the board saved, as the spectators see it (a room that shows boards)
         self.view: bytes | None = None
+        #: the board saved (a ``board`` frame), for the racer's other connections here
+        self.seat_frame: str | None = None
         self.seq = 0
 
     def confirmed(self) -> PlayerRace | None:
@@ -219,6 +249,8 @@ class _RoomBoard:
         name = me.name if me else "?"
         self.row, self.race_no = race.row(member_id, name, session.rtt_of(member_id)), state.race
         self.view = race.view_json() if rules.boards_shown(state) else None
+        twins = session.seat_peers(member_id, self.peer)
+        self.seat_frame = frames.board_frame(race) if twins else None
         self.seq = race.seq
         return self.actions.store.apply(
             MoveRecord(
@@ -246,6 +278,8 @@ class _RoomBoard:
             session.playback.racer_done(self.member_id)
         if self.view is not None:
             session.board_moved(self.member_id, self.seq, self.view)
+        if self.seat_frame is not None:
+            session.seat_moved(self.member_id, self.seat_frame, self.peer)
         if applied.race_over:  # this action ended the race: its results
             rooms.spawn(rooms.owner.finalize(session.code, self.race_no))
         elif self.row.status == MemberStatus.WON and session.state.settings.first_finish_ends:

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 from canfield_protocol import (
     HIDDEN_DEAL,
+    BoardMsg,
     Boards,
     Leaderboard,
     Phase,
@@ -26,6 +27,7 @@ from canfield_protocol import (
 )
 
 from canfield_server.room import rules
+from canfield_server.room.race import PlayerRace
 
 __all__ = [
     "text",
@@ -34,6 +36,7 @@ __all__ = [
     "leaderboard_frame",
     "progress_frame",
     "boards_frame",
+    "board_frame",
     "error_frame",
 ]
 
@@ -82,6 +85,12 @@ def boards_frame(boards: dict[str, bytes], now: int) -> str:
     encoded once when it changed) for a room's spectators."""
     racers = [RacerBoard(id=pid, board=msgspec.Raw(board)) for pid, board in boards.items()]  # type: ignore[arg-type]
     return text(Boards(boards=racers, server_time=now))
+
+
+def board_frame(race: PlayerRace) -> str:
+    """A racer's own board (``useful_move`` too) after their last action: to a
+    connection that comes back mid-race, or to their other connections."""
+    return text(BoardMsg(board=race.board(), last_seq=race.seq))
 
 
 def error_frame(exc: ProtocolError, seq: int | None = None) -> str:

@@ -283,6 +283,9 @@ class Hub:
     async def member_gone(self, code: str, member_id: str) -> None:
         await self.seating.gone(code, member_id)
 
+    def seat_moved(self, session: RoomSession, member_id: str) -> None:
+        self.rooms.spawn(self.actions.seat_moved_elsewhere(session, member_id))
+
     async def _room_finished(self, state: RoomState, finished: Finished) -> None:
         """A room race's results were written (once): its replay and history, a
         challenge race's result into its challenge's standing, and a public race's

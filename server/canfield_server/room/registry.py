@@ -79,6 +79,10 @@ class RoomOwner(SessionHooks, Protocol):
     def end_now(self, code: str, race_no: int) -> None:
         """End a race at once (its first winner, in a room where that ends it)."""
 
+    def seat_moved(self, session: RoomSession, member_id: str) -> None:
+        """A racer acted on another process, and has a connection here too: send it
+        their board (read from the store)."""
+
 
 class Rooms:
     def __init__(
@@ -317,6 +321,8 @@ class Rooms:
             session.mark_dirty()
             if event.board:
                 session.board_moved(event.row.id, event.seq, bytes(event.board))
+            if session.seat_peers(event.row.id):  # a second tab of theirs is here
+                self.owner.seat_moved(session, event.row.id)
         elif isinstance(event, FinishedEvent):
             session.adopt(event.ver, event.state, None, bytes(event.final))
         elif isinstance(event, RoomEvent):

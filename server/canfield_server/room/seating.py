@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from canfield_protocol import (
-    BoardMsg,
     Cap,
     Countdown,
     Create,
@@ -292,7 +291,7 @@ class Seating:
             peer.send(frames.text(Countdown(starts_at=starts_at, server_time=now)))
         elif progress is not None:
             if race is not None:
-                peer.send(frames.text(BoardMsg(board=race.board(), last_seq=race.seq)))
+                peer.send(frames.board_frame(race))
             peer.send(progress)
             peer.send(frames.leaderboard_frame(session.ranked(), self.clock.now_ms()))
             if boards is not None:

@@ -454,6 +454,21 @@ class RoomSession:
         self.boards[member_id] = (seq, board)
         return True
 
+    def seat_peers(self, member_id: str, but: Peer | None = None) -> list[Peer]:
+        """A racer's connections here (a second tab, a reloaded page), but ``but``."""
+        return [
+            peer
+            for peer in self.peers
+            if peer.member_id == member_id and peer.role == Role.PLAYER and peer is not but
+        ]
+
+    def seat_moved(self, member_id: str, frame: str, but: Peer | None = None) -> None:
+        """A racer's board after an action (``frame``: ``board``) to their other
+        connections here (``but`` acted and has its ack): a second tab shows the
+        board, the score and the cards home its racer has, whichever tab played."""
+        for peer in self.seat_peers(member_id, but):
+            peer.send(frame)
+
     def watchers(self) -> list[Peer]:
         """The connections here that watch the race (spectators, late joiners)."""
         return [peer for peer in self.peers if peer.role != Role.PLAYER]
