@@ -105,8 +105,11 @@ class RaceView:
             self.finished = msg
 
     def _searched(self, msg: Searching | BotOffer | GhostOffer) -> None:
-        """Said while this seat waits alone in its public race's lobby, else stale."""
+        """Said while this seat waits alone in its public race's lobby, else stale
+        (a seat gone, left or removed, has no token: it waits no more)."""
         if msg.room != self.room or self.state is None or self.state.phase != Phase.LOBBY:
+            return
+        if self.token is None:
             return
         if isinstance(msg, Searching):
             self.search = msg

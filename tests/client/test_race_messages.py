@@ -30,6 +30,7 @@ def known(view: RaceView) -> dict[str, Any]:
         "kicked": view.kicked is not None,
         "searching": view.search.searching if view.search is not None else None,
         "bot": view.bot_offer is not None,
+        "ghost": view.ghost_offer.racer if view.ghost_offer is not None else None,
     }
 
 

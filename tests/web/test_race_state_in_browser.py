@@ -31,6 +31,7 @@ IN_BROWSER = """async (sequences) => {
         ends_at: s.endsAt,
         searching: s.search?.searching ?? null,
         bot: Boolean(s.search?.offers.includes("bot")),
+        ghost: s.search?.offers.includes("ghost") ? s.search.ghost.racer : null,
     });
     return sequences.map((sequence) => {
         let state = EMPTY;
