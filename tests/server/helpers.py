@@ -109,7 +109,7 @@ def seated(msg: dict[str, Any], name: str) -> dict[str, Any]:
     return found
 
 
-async def race_once(client: Client, name: str) -> dict[str, Any]:
+async def race_once(client: AnyClient, name: str) -> dict[str, Any]:
     """A one-player room race on ``DEAL``: a draw, then give up."""
     joined = await client.create(name, deal=DEAL)
     assert joined["type"] == "joined", joined

@@ -1,6 +1,7 @@
 """Challenge links on a real server process and Redis: made from a finished
 race's results, shown by their page, JSON and picture without the deal, bounded
-per identity, and a 404 for what is not one."""
+per identity, and a 404 for what is not one; and in process, on the manual
+clock, a link's 30 days."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import urllib.error
 import urllib.request
 
 from tests.conftest import ServerFactory
-from tests.server.conftest import FAST_ENV, Connect
-from tests.server.helpers import DEAL, get, identified, race_once
+from tests.server.conftest import FAST_ENV, Connect, MakeRooms
+from tests.server.helpers import DEAL, FAST, get, identified, race_once
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+DAY_MS = 86_400_000
 
 
 def fetch(url: str, lang: str = "en") -> tuple[int, str, bytes]:
@@ -150,3 +152,34 @@ async def test_two_people_race_a_challenge_and_both_are_on_its_standing_and_hist
 
     gone = await takers[0].request("error", type="take_challenge", challenge="A" * 16, name="Bo")
     assert gone["code"] == "unknown-challenge"
+
+
+async def test_a_challenge_lasts_its_30_days_and_not_a_minute_more(rooms: MakeRooms) -> None:
+    """Taken on its 30th day; a minute past its 30 days, gone: its page, its JSON
+    and taking it all say so (the manual clock: nobody waits 30 days)."""
+    world = await rooms(**FAST)
+    ann = await world.open()
+    await ann.request("identity", type="identify")
+    finished = await race_once(ann, "Ann")
+    replay = finished["replay"].rsplit("/", 1)[-1]
+    (row,) = finished["standings"]
+    made_at = world.clock.now_ms()
+    made = await ann.request("challenge", type="challenge", replay=replay, player_id=row["id"])
+    assert made["type"] == "challenge" and made["expires_at"] == made_at + 30 * DAY_MS
+    await ann.close()
+    challenges = world.hubs[0].challenges
+
+    await world.clock.advance((made["expires_at"] - world.clock.now_ms()) / 1000 - 60)
+    view = await challenges.view(made["id"])
+    assert view is not None and view.expires_at == made["expires_at"]
+    bo = await world.open()
+    await bo.request("identity", type="identify")
+    taken = await bo.request("joined", type="take_challenge", challenge=made["id"], name="Bo")
+    assert taken["type"] == "joined" and taken["state"]["challenge"] == made["id"]
+    assert (await bo.request("left", type="leave"))["type"] == "left"
+
+    await world.clock.advance(61)
+    assert world.clock.now_ms() > made["expires_at"]
+    assert await challenges.view(made["id"]) is None
+    late = await bo.request("error", type="take_challenge", challenge=made["id"], name="Bo")
+    assert late["code"] == "unknown-challenge"
