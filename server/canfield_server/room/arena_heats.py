@@ -51,6 +51,7 @@ from canfield_server.room.ports import (
     Peer,
     RoomSave,
     SolverService,
+    StandingEntry,
 )
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
@@ -102,6 +103,8 @@ class HeatRunner:
         self.proven_wait_s = settings.proven_deal_wait_s
         self.history_max = settings.history_max_races
         self.keep_s = settings.history_retention_days * 86400
+        #: arenas whose heats this process is forming now (one formation at a time)
+        self.forming_now: set[str] = set()
 
     def forming(self, record: ArenaRecord, now: int) -> bool:
         """Heats form now: it has started, is not over, and its last minute is not here."""
@@ -112,23 +115,32 @@ class HeatRunner:
         )
 
     async def tick(self, record: ArenaRecord, racers: dict[Peer, Racer]) -> None:
-        """One look at the arena from this process (the module's steps)."""
+        """One look at the arena from this process (the module's steps). Racers are
+        taken out of their heats and seated side by side, and the heats are formed
+        in a task of their own: a tick never waits on one racer or one deal, so a
+        crowd is seated within a tick or two."""
         code, now = record.code, self.clock.now_ms()
         forming = self.forming(record, now)
+        racing = [(peer, racer) for peer, racer in racers.items() if racer.heat]
+        await asyncio.gather(*(self._maybe_done(p, r, forming) for p, r in racing))
         idle: dict[str, tuple[Peer, Racer]] = {}
         for peer, racer in racers.items():
-            if racer.heat:
-                await self._maybe_done(peer, racer, forming)
             if not racer.heat and peer.room is None:
                 idle.setdefault(racer.racer, (peer, racer))
         if idle:
-            running = {h.room: h for h in await self.store.running(code)}
-            for racer_id, heat in (await self.store.assigned(code, list(idle))).items():
-                peer, racer = idle[racer_id]
-                await self._seat(peer, racer, heat, running.get(heat))
+            assigned = await self.store.assigned(code, list(idle))
+            if assigned:
+                running = {h.room: h for h in await self.store.running(code)}
+                await asyncio.gather(
+                    *(
+                        self._seat(*idle[racer_id], heat, running.get(heat))
+                        for racer_id, heat in assigned.items()
+                    )
+                )
         if await self.store.lock(code, self.owner, round(self.tick_s * 3000)):
-            if forming:
-                await self._form(record, now)
+            if forming and code not in self.forming_now:
+                self.forming_now.add(code)
+                self.rooms.spawn(self._form(record, now))
             elif now >= record.ends_at and not record.over:
                 await self._maybe_over(record)
 
@@ -219,20 +231,35 @@ class HeatRunner:
         event(log, "arena.heat_started", arena=code, heat=heat)
 
     async def _form(self, record: ArenaRecord, now: int) -> None:
-        """The heats the waiting racers make now, each opened and its racers put in it."""
+        """The heats the waiting racers make now, all opened at once (each waits
+        for its deal on its own)."""
         code = record.code
-        waiting = await self.store.waiting(code)
-        if not waiting:
-            return
-        lines = await self.store.entries(code, list(waiting))
-        points = {r: line.points for r, (line, _) in lines.items()}
-        for group in arena_rules.form_heats(waiting, points, now, self.gather_ms, self.alone_ms):
-            names = [lines[r][0].name if r in lines else "" for r in group]
-            await self._open(record, group, names)
+        try:
+            waiting = await self.store.waiting(code)
+            if not waiting:
+                return
+            lines = await self.store.entries(code, list(waiting))
+            points = {r: line.points for r, (line, _) in lines.items()}
+            groups = arena_rules.form_heats(waiting, points, now, self.gather_ms, self.alone_ms)
+            opened = await asyncio.gather(
+                *(self._open(record, group, lines) for group in groups), return_exceptions=True
+            )
+            for outcome in opened:
+                if isinstance(outcome, Exception):
+                    log.warning("arena %s: a heat not opened: %r", code, outcome)
+        finally:
+            self.forming_now.discard(code)
 
-    async def _open(self, record: ArenaRecord, group: Sequence[str], names: list[str]) -> None:
+    async def _open(
+        self,
+        record: ArenaRecord,
+        group: Sequence[str],
+        lines: dict[str, tuple[StandingEntry, int]],
+    ) -> None:
+        """One heat: its room, then its racers taken out of the waiting (their
+        processes seat them at once), then its deal; it starts once all are
+        seated or ``seat_wait_s`` after it formed."""
         code, now = record.code, self.clock.now_ms()
-        deal = await self._deal(record, group)
         heat = ""
         for _ in range(4):
             heat = identifiers.new_room_code()
@@ -245,15 +272,21 @@ class HeatRunner:
             )
             if await self.rooms.store.save_room(RoomSave(0, state)) is not None:
                 break
-        await self.store.open_heat(
-            code, HeatRecord(room=heat, racers=list(group), deal=deal, opened_ms=now, names=names)
-        )
         taken = await self.store.take(code, group, heat)
         if not taken:
-            await self.store.heat_over(code, heat, [])
             return
+        deal = await self._deal(record, taken)
+        names = [lines[r][0].name if r in lines else "" for r in taken]
+        await self.store.open_heat(
+            code, HeatRecord(room=heat, racers=taken, deal=deal, opened_ms=now, names=names)
+        )
         event(log, "arena.heat_formed", arena=code, heat=heat, racers=len(taken))
-        self.clock.call_later(self.seat_wait_s, self._start_later, code, heat, deal)
+        found = await self.rooms.store.load_room(heat)
+        if found is not None and len(rules.players(found.state)) >= len(taken):
+            await self.start(code, heat, deal)  # all seated while the deal was found
+        else:
+            wait_s = max(0.0, self.seat_wait_s - (self.clock.now_ms() - now) / 1000)
+            self.clock.call_later(wait_s, self._start_later, code, heat, deal)
 
     async def _deal(self, record: ArenaRecord, racers: Sequence[str]) -> str:
         """A proven deal (the solver's pool) none of ``racers`` has raced here; a
