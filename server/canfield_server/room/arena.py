@@ -56,7 +56,14 @@ from canfield_server.room.arena_heats import HeatRunner, Racer
 from canfield_server.room.identifiers import CODE_ALPHABET
 from canfield_server.room.identity import Identities
 from canfield_server.room.names import clean_name
-from canfield_server.room.ports import ArenaRecord, ArenaStore, Peer, SolverService, StandingEntry
+from canfield_server.room.ports import (
+    ArenaRecord,
+    ArenaStore,
+    HeatRecord,
+    Peer,
+    SolverService,
+    StandingEntry,
+)
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
 
@@ -68,6 +75,8 @@ ARENA_CODE_LENGTH = 8
 _result = msgspec.json.Decoder(ArenaResult)
 #: host changes tried against other changes of the record
 SAVE_ATTEMPTS = 5
+#: the running heats an arena's page lists
+HEATS_SHOWN = 12
 
 #: ends a heat's race now (``Results.end`` with its race number)
 EndHeat = Callable[[str, int], Awaitable[None]]
@@ -98,6 +107,17 @@ async def no_arenas(peer: Peer, msg: Any) -> None:
 
 def new_arena_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(ARENA_CODE_LENGTH))
+
+
+def _shown(running: list[HeatRecord], ranks: dict[str, int]) -> list[HeatRecord]:
+    """The heats a page lists (``HEATS_SHOWN``): those of the racers highest in
+    the standing first, then the newest (a page of 250 heats helps nobody, and
+    each tick's message would grow with the arena)."""
+
+    def best(heat: HeatRecord) -> int:
+        return min((ranks.get(r, len(ranks) + 1) for r in heat.racers), default=len(ranks) + 1)
+
+    return sorted(running, key=lambda h: (best(h), -h.opened_ms, h.room))[:HEATS_SHOWN]
 
 
 def _row(entry: StandingEntry, rank: int, racing: bool = False) -> ArenaRow:
@@ -385,8 +405,20 @@ class Arenas:
             public=record.public,
             host=record.host,
         )
-        heats = [ArenaHeat(room=h.room, names=h.names, started_at=h.opened_ms) for h in running]
-        now = self.clock.now_ms()
+        heats = [
+            ArenaHeat(room=h.room, names=h.names, started_at=h.opened_ms)
+            for h in _shown(running, ranks)
+        ]
+        common = ArenaMsg(
+            arena=info,
+            standing=rows,
+            racers=count,
+            heats=heats,
+            waiting=len(waiting),
+            server_time=self.clock.now_ms(),
+        )
+        to: list[Peer] = []
+        own: list[dict[str, Any]] = []
         for peer, racer in peers.items():
             me = None
             if racer is not None:
@@ -396,17 +428,10 @@ class Arenas:
                     peer.send(frames.text(ArenaLeft(arena=code, by="host")))
                     continue
                 me = _row(line[0], line[1], bool(racer.heat))
-            message = ArenaMsg(
-                arena=info,
-                standing=rows,
-                racers=count,
-                me=me,
-                heats=heats,
-                waiting=len(waiting),
-                in_arena=racer is not None and racer.racer in waiting,
-                server_time=now,
-            )
-            peer.send(frames.text(message))
+            to.append(peer)
+            own.append({"me": me, "in_arena": racer is not None and racer.racer in waiting})
+        for peer, frame in zip(to, frames.shared_frames(common, own), strict=True):
+            peer.send(frame)
 
     # ------------------------------------------------------------ the host
 

@@ -38,6 +38,7 @@ __all__ = [
     "boards_frame",
     "board_frame",
     "error_frame",
+    "shared_frames",
 ]
 
 
@@ -91,6 +92,26 @@ def board_frame(race: PlayerRace) -> str:
     """A racer's own board (``useful_move`` too) after their last action: to a
     connection that comes back mid-race, or to their other connections."""
     return text(BoardMsg(board=race.board(), last_seq=race.seq))
+
+
+def shared_frames(message: msgspec.Struct, own: list[dict[str, Any]]) -> list[str]:
+    """``message`` for many connections that differ in a few fields (``own``: each
+    connection's own values, by field name): the rest is encoded once, however
+    many connections (an arena's page: its standing and heats for every page, the
+    page's own row alone per page). The frames are those ``text`` gives."""
+    kind = type(message)
+    config = kind.__struct_config__
+    shared: dict[str, Any] = {}
+    if config.tag_field is not None:
+        shared[config.tag_field] = config.tag
+    names = {}
+    for field in msgspec.structs.fields(kind):
+        names[field.name] = field.encode_name
+        shared[field.encode_name] = msgspec.Raw(encode(getattr(message, field.name)))
+    return [
+        encode({**shared, **{names[name]: value for name, value in mine.items()}}).decode()
+        for mine in own
+    ]
 
 
 def error_frame(exc: ProtocolError, seq: int | None = None) -> str:
