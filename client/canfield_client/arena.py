@@ -34,9 +34,9 @@ async def race_arena(
     timing: list[tuple[str, float, int, str]] | None = None,
 ) -> int:
     """Join arena ``code`` (identified already) and race its heats; returns heats raced.
-    ``timing`` gets ``("started", monotonic s, racers in the heat, its room)`` at each
-    heat's start and ``("done", s, 0, room)`` when this racer's race in it is over
-    (benchmarks)."""
+    ``timing`` gets ``("joined", monotonic s, 0, room)`` when seated in a heat,
+    ``("started", s, racers in the heat, its room)`` at its start and ``("done", s, 0,
+    room)`` when this racer's race in it is over (benchmarks)."""
     events: asyncio.Queue[Any] = asyncio.Queue()
 
     def heard(msg: Any) -> None:
@@ -59,6 +59,8 @@ async def race_arena(
                 isinstance(msg, ArenaMsg) and msg.arena.status == "over"
             ):
                 break
+            if isinstance(msg, Joined) and timing is not None:
+                timing.append(("joined", time.monotonic(), 0, msg.room))
             if isinstance(msg, Joined) and berserk:
                 try:
                     await client.arena_berserk()

@@ -16,13 +16,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pace", type=float, default=0.2, help="seconds a bot takes a move (default 0.2)"
     )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="bench processes driving the racers (default 2)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     from canfield_bench.arena_bench import format_arena, run_arena
 
-    out = run_arena(args.racers, args.minutes, args.pace)
+    out = run_arena(args.racers, args.minutes, args.pace, args.workers)
     print(json.dumps(out, indent=2) if args.json else format_arena(out))
     return 0 if not out["failures"] else 1
 
