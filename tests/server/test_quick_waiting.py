@@ -3,7 +3,7 @@ clock): a racer waiting alone for a public race is offered a bot race at
 once and told, on arrival and each time the bands widen, how many wait in
 their draw mode (counts only, on every process) and how far their race's
 band reaches now; a racer who cancels, moves or gets company is counted
-no more.
+no more. And a watcher who comes to a public race is no host of it.
 """
 
 from __future__ import annotations
@@ -112,3 +112,25 @@ async def test_a_racer_back_on_a_new_connection_keeps_their_wait(rooms: MakeRoom
     told = await searching(again)
     assert told["queued_at"] == start and told["searching"] == 1 and told["band"] == 200
     assert (await again.expect("bot_offer"))["room"] == joined["room"]
+
+
+async def test_a_watcher_of_a_public_race_is_no_host_of_it(rooms: MakeRooms) -> None:
+    """A public race has no host: one who comes to watch it is not made its host
+    (no End race for them, nor anyone), so the race is the racers' to the end."""
+    world = await rooms(countdown_s=0.2)
+    racers = []
+    for ip in ("10.1.0.1", "10.2.0.1"):
+        client = await world.open(ip=ip)
+        await client.request("identity", type="identify")
+        racers.append(client)
+    joined = await racers[0].request("joined", type="quick", name="Ann", draw=3)
+    await racers[1].request("joined", type="quick", name="Bob", draw=3)
+    await racers[0].expect("started")
+    dee = await world.open(ip="10.3.0.1")
+    watching = await dee.join(joined["room"], "Dee", "spectator")
+    assert watching["role"] == "spectator" and watching["state"]["host_id"] == ""
+    told = await racers[0].expect("room", lambda m: "Dee" in [x["name"] for x in m["members"]])
+    assert told["host_id"] == ""
+    refused = await dee.request("error", type="end_race")
+    assert refused["code"] == "not-allowed"
+    assert (await racers[1].request("ack", type="move", seq=1, move="S"))["type"] == "ack"

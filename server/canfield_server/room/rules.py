@@ -208,8 +208,9 @@ def add_member(
         )
     # a bot is ready from the start: a start never waits for it, and the lobby says so
     new = Member(id=member_id, name=text, role=role, bot=bot, ready=bot, waiting=waiting)
-    # a room whose people all left is hosted by the next person to come
-    host_id = state.host_id or ("" if bot else member_id)
+    # a room whose people all left is hosted by the next person to come; a public
+    # race never has a host (a watcher who comes is no host of it)
+    host_id = state.host_id or (NO_HOST if bot or state.public else member_id)
     return msgspec.structs.replace(state, members=[*state.members, new], host_id=host_id)
 
 

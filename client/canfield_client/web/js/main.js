@@ -241,7 +241,7 @@ function renderRace() {
   $("#hint").disabled = isDone();
   $("#give-up").disabled = isDone();
   if (isDone()) foldRaceActions(false);
-  $("#end-race").hidden = !isHost() || state.roomState?.phase !== "racing";
+  $("#end-race").hidden = !isHost() || state.roomState?.public || state.roomState?.phase !== "racing";
   const note = $("#race-note");
   let text = "";
   if (state.me?.waiting) text = t("waiting_note");
