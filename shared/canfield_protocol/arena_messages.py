@@ -24,6 +24,8 @@ __all__ = [
     "ArenaBerserk",
     "ArenaLeave",
     "ArenaInfo",
+    "ArenaListed",
+    "PublicArenaList",
     "ArenaRow",
     "ArenaHeat",
     "ArenaMsg",
@@ -117,6 +119,23 @@ class ArenaInfo(msgspec.Struct, kw_only=True):
     public: bool = False
     #: the host's public id (a private arena's creator)
     host: str = ""
+    #: a public arena's period in minutes (60 hourly, 1440 daily: the page names it
+    #: in its reader's language); 0 for a private one. Added within version 1
+    every: int = 0
+
+
+class ArenaListed(ArenaInfo, kw_only=True):
+    """A public arena as ``GET /api/arenas`` lists it: its racers so far."""
+
+    racers: int = 0
+
+
+class PublicArenaList(msgspec.Struct, kw_only=True):
+    """``GET /api/arenas``: the public arenas running now, then the next ones, soonest
+    first (the home page's announcement)."""
+
+    arenas: list[ArenaListed]
+    server_time: int
 
 
 class ArenaRow(msgspec.Struct, kw_only=True):
@@ -192,6 +211,11 @@ class ArenaResult(msgspec.Struct, kw_only=True):
     heats: int
     ended_at: int
     public: bool = False
+    #: a public arena's period (``ArenaInfo.every``); added within version 1
+    every: int = 0
+    #: a trophy: 1, 2 or 3 for a top-three place in a public arena (ties share
+    #: it); 0 none. Added within version 1
+    trophy: int = 0
 
 
 class ArenaHistory(msgspec.Struct, tag_field="type", tag="arena_history", kw_only=True):

@@ -590,6 +590,8 @@ class _RoomBody(msgspec.Struct, kw_only=True):
     public: bool = False
     #: the arena this race is a heat of (its code; added within version 1)
     arena: str | None = None
+    #: a heat of a public arena: rated as a public race is (added within version 1)
+    rated: bool = False
     #: a ghost race: the replay whose racers race again as ghosts (``ghost_race``;
     #: unrated, one racer, no rematch); added within version 1
     ghost_of: str | None = None

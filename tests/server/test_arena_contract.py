@@ -158,3 +158,29 @@ async def test_an_identity_keeps_its_newest_arena_results(store: ArenaStore) -> 
     assert await store.results("hash-a", 10) == [b"r3", b"r2", b"r1"]
     assert await store.results("hash-a", 1) == [b"r3"]
     assert await store.results("nobody", 5) == []
+
+
+async def test_public_arenas_are_listed_by_their_start_and_old_ones_leave(
+    store: ArenaStore,
+) -> None:
+    hour = 3_600_000
+    await store.publish("PUBLIC23", 5 * hour, keep_ms=2 * hour)
+    await store.publish("PUBLIC34", 6 * hour, keep_ms=2 * hour)
+    await store.publish("PUBLIC23", 5 * hour, keep_ms=2 * hour)  # listed once
+    assert await store.publics(0, 10 * hour) == ["PUBLIC23", "PUBLIC34"]
+    assert await store.publics(5 * hour + 1, 10 * hour) == ["PUBLIC34"]
+    await store.publish("PUBLIC45", 8 * hour, keep_ms=2 * hour)  # 5 h is 3 h before it
+    assert await store.publics(0, 10 * hour) == ["PUBLIC34", "PUBLIC45"]
+
+
+async def test_a_racer_holds_one_arena_heat_at_a_time(store: ArenaStore) -> None:
+    assert await store.racer_heat("r1") is None
+    assert await store.hold_racer("r1", "ARENA234/HEAT23", 60_000)
+    assert await store.hold_racer("r1", "ARENA234/HEAT23", 60_000)  # the same heat: kept
+    assert not await store.hold_racer("r1", "OTHER234/HEAT34", 60_000)
+    assert await store.racer_heat("r1") == "ARENA234/HEAT23"
+    await store.free_racer("r1", "OTHER234/HEAT34")  # not the heat held: nothing
+    assert await store.racer_heat("r1") == "ARENA234/HEAT23"
+    await store.free_racer("r1", "ARENA234/HEAT23")
+    assert await store.racer_heat("r1") is None
+    assert await store.hold_racer("r1", "OTHER234/HEAT34", 60_000)

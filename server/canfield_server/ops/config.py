@@ -84,6 +84,13 @@ class Settings:
     arena_standing_rows: int = 30
     #: an arena's keys live this long past its end
     arena_keep_s: int = 7 * 24 * 3600
+    #: public arenas the server makes (``room/arena_schedule.py``): entries
+    #: ``EVERY@HH:MM/DRAW/MINUTES`` (every EVERY minutes from HH:MM UTC, Draw DRAW,
+    #: MINUTES long) separated by ``;``; ``off``: none. As shipped: an hourly Draw 3
+    #: arena on the hour for 30 minutes, and a daily Draw 1 one at 19:30 UTC
+    public_arenas: str = "60@00:00/3/30;1440@19:30/1/30"
+    #: a public arena is made (and announced on the home page) this long before it starts
+    public_arena_lead_s: float = 3600.0
     #: racers in one public race (``quick``), at most; one more opens the next race
     quick_max_racers: int = 8
     #: a racer waiting alone this long in a public race is offered a bot race (at

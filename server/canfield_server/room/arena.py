@@ -37,6 +37,7 @@ from canfield_protocol import (
     ArenaJoin,
     ArenaLeave,
     ArenaLeft,
+    ArenaListed,
     ArenaMsg,
     ArenaRemove,
     ArenaResult,
@@ -45,6 +46,7 @@ from canfield_protocol import (
     ArenaWatch,
     Phase,
     ProtocolError,
+    PublicArenaList,
     Role,
     Undo,
 )
@@ -53,6 +55,7 @@ from canfield_protocol import ErrorCode as E
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.arena_heats import HeatRunner, Racer
+from canfield_server.room.arena_schedule import PublicArenas, parse_timetable
 from canfield_server.room.identifiers import CODE_ALPHABET
 from canfield_server.room.identity import Identities
 from canfield_server.room.names import clean_name
@@ -153,6 +156,17 @@ class Arenas:
         self.rows = settings.arena_standing_rows
         self.keep_s = settings.arena_keep_s
         self.heats = HeatRunner(rooms, seating, store, solver, secrets.token_hex(8))
+        #: the timetable's public arenas (a part of the process's beat)
+        self.public = PublicArenas(
+            store,
+            self.heats,
+            self.clock,
+            parse_timetable(settings.public_arenas),
+            settings.public_arena_lead_s,
+            self.keep_s,
+            lambda: set(self.followers),
+            every_s=self.tick_s,
+        )
         #: arena code -> the connections here that follow it (a racer's, or None: watching)
         self.followers: dict[str, dict[Peer, Racer | None]] = {}
         #: arena code -> what its pages were last sent (version, status)
@@ -203,7 +217,12 @@ class Arenas:
         if not await self.store.enter(record.code, identity.id, name, identity.token_hash):
             raise ProtocolError(E.NOT_ALLOWED, "the host removed you from this arena")
         racer = Racer(record.code, identity.id, name)
-        racing = any(
+        held = await self.store.racer_heat(identity.id)
+        if held is not None and not held.startswith(f"{record.code}/"):
+            raise ProtocolError(
+                E.ALREADY_IN_ROOM, "you are racing a heat of another arena: finish it first"
+            )
+        racing = held is not None or any(
             r is not None and r.racer == identity.id and r.heat
             for r in self.followers.get(record.code, {}).values()
         )
@@ -379,6 +398,20 @@ class Arenas:
             return "scheduled"
         return "running" if self.heats.forming(record, now) else "closing"
 
+    def _info(self, record: ArenaRecord) -> ArenaInfo:
+        return ArenaInfo(
+            code=record.code,
+            name=record.name,
+            draw=record.draw,
+            minutes=record.minutes,
+            starts_at=record.starts_at,
+            ends_at=record.ends_at,
+            status=self._status(record),
+            public=record.public,
+            host=record.host,
+            every=record.every,
+        )
+
     async def _send(self, record: ArenaRecord, peers: dict[Peer, Racer | None]) -> None:
         """Each of ``peers`` gets the arena as it is now (its own row included)."""
         code = record.code
@@ -394,17 +427,7 @@ class Arenas:
             rank = n + 1 if n == 0 or entry.points != top[n - 1].points else ranks[top[n - 1].racer]
             ranks[entry.racer] = rank
             rows.append(_row(entry, rank, entry.racer in racing and entry.racer not in waiting))
-        info = ArenaInfo(
-            code=code,
-            name=record.name,
-            draw=record.draw,
-            minutes=record.minutes,
-            starts_at=record.starts_at,
-            ends_at=record.ends_at,
-            status=self._status(record),
-            public=record.public,
-            host=record.host,
-        )
+        info = self._info(record)
         heats = [
             ArenaHeat(room=h.room, names=h.names, started_at=h.opened_ms)
             for h in _shown(running, ranks)
@@ -432,6 +455,17 @@ class Arenas:
             own.append({"me": me, "in_arena": racer is not None and racer.racer in waiting})
         for peer, frame in zip(to, frames.shared_frames(common, own), strict=True):
             peer.send(frame)
+
+    # ------------------------------------------------------------ public arenas
+
+    async def public_list(self) -> PublicArenaList:
+        """``GET /api/arenas``: the public arenas running now, then the next ones."""
+        listed = []
+        for record in await self.public.listed():
+            _, racers = await self.store.standing(record.code, 1)
+            info = self._info(record)
+            listed.append(ArenaListed(**msgspec.structs.asdict(info), racers=racers))
+        return PublicArenaList(arenas=listed, server_time=self.clock.now_ms())
 
     # ------------------------------------------------------------ the host
 

@@ -16,8 +16,10 @@ for each such arena it
    arena once its time is up and its last heat is over.
 
 A heat is a public race of the arena's draw mode, marked with the arena
-(``RoomState.arena``): no host, started by the server, and unrated (a
-private arena's heats are room races among friends).
+(``RoomState.arena``): no host, started by the server; a public arena's
+heats are rated as public races are (``RoomState.rated``), a private arena's
+are not (room races among friends). A racer holds one arena heat at a time,
+across arenas and processes (``ArenaStore.hold_racer``).
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ log = logging.getLogger(__name__)
 
 #: the store's calls that score a heat: its seats, its berserks, the scoring script
 SCORE_CALLS = 3
+#: places of a public arena that win a trophy (in the racer's history, on ``/me``)
+TROPHIES = 3
 #: proven deals drawn for a heat before one none of its racers has raced is found
 DEAL_TRIES = 4
 
@@ -166,6 +170,7 @@ class HeatRunner:
                     "arena %s: %s leaves heat %s: %s", racer.arena, racer.racer, racer.heat, exc
                 )
             left, racer.heat = racer.heat, ""
+            await self.store.free_racer(racer.racer, f"{racer.arena}/{left}")
             event(log, "arena.finished", arena=racer.arena, heat=left, racer=racer.racer)
         if forming:
             await self.store.wait(racer.arena, racer.racer, self.clock.now_ms())
@@ -174,6 +179,10 @@ class HeatRunner:
         """The racer takes their seat in the heat they were put in (``joined``);
         a heat that takes nobody more sends them back to the waiting."""
         if not await self.store.claim(racer.arena, racer.racer, heat):
+            return
+        hold_ms = round((self.heat_limit_s + self.seat_wait_s + self.countdown_s) * 1000) + 60_000
+        if not await self.store.hold_racer(racer.racer, f"{racer.arena}/{heat}", hold_ms):
+            log.info("arena %s: %s races another heat: not in %s", racer.arena, racer.racer, heat)
             return
         member_id, token = identifiers.new_member_id(), identifiers.new_token()
         now = self.clock.now_ms()
@@ -191,6 +200,7 @@ class HeatRunner:
             await self.seating.enter(peer, saved, member_id, token, counted=True)
         except ProtocolError as exc:
             log.info("arena %s: no seat in heat %s: %s", racer.arena, heat, exc.message)
+            await self.store.free_racer(racer.racer, f"{racer.arena}/{heat}")
             await self.store.wait(racer.arena, racer.racer, now)
             return
         racer.heat = heat
@@ -266,6 +276,7 @@ class HeatRunner:
             state = msgspec.structs.replace(
                 public.create_public_room(heat, record.draw),
                 arena=code,
+                rated=record.public,
                 settings=RoomSettings(
                     draw=1 if record.draw == 1 else 3, time_limit_s=self.heat_limit_s
                 ),
@@ -354,16 +365,19 @@ class HeatRunner:
             owner = owners.get(line.racer)
             if owner is None or line.heats == 0 or line.racer not in ranks:
                 continue
+            place = ranks[line.racer][1]
             result = ArenaResult(
                 code=code,
                 name=record.name,
                 draw=record.draw,
-                place=ranks[line.racer][1],
+                place=place,
                 racers=count,
                 points=line.points,
                 heats=line.heats,
                 ended_at=self.clock.now_ms(),
                 public=record.public,
+                every=record.every,
+                trophy=place if record.public and place <= TROPHIES else 0,
             )
             results[owner] = msgspec.json.encode(result)
         if results:

@@ -49,6 +49,7 @@ from canfield_protocol import (
     Ping,
     Pong,
     ProtocolError,
+    PublicArenaList,
     Quick,
     RaceAgain,
     Ready,
@@ -378,6 +379,12 @@ class Hub:
     async def live_races(self) -> list[LiveRace]:
         """``/api/live``: the public races in progress (``room.quick``)."""
         return await self.quick.live()
+
+    async def public_arenas(self) -> PublicArenaList:
+        """``/api/arenas``: the public arenas running now and next (``room.arena_schedule``)."""
+        if self.arenas is None:
+            return PublicArenaList(arenas=[], server_time=self.clock.now_ms())
+        return await self.arenas.public_list()
 
     async def export_history(self, token: str) -> HistoryMsg:
         """``/history``: the whole history of an identity's token, else ``bad-identity``."""

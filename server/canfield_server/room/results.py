@@ -148,7 +148,8 @@ class Results:
     async def _rated(self, state: RoomState, standings: list[Row]) -> PlannedRatings | None:
         """A public race's standings with ratings; unrated if rating fails for a
         reason other than storage (the results must not wait on a bug)."""
-        if not state.public or state.arena is not None or self.rate_public is None:
+        unrated_heat = state.arena is not None and not state.rated
+        if not state.public or unrated_heat or self.rate_public is None:
             return None  # rooms, and a private arena's heats, are unrated
         try:
             return await self.rate_public(state, standings)

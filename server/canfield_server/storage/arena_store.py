@@ -85,6 +85,20 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
 
+#: KEYS racer; ARGV heat, ttl ms -> 1 when the racer holds ``heat`` now
+HOLD = """
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+#: KEYS racer; ARGV heat: the hold ends if it is on that heat
+FREE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
 #: the arena's keys (``keys.arena`` parts); all expire with the record
 PARTS = (
     "record names owners standing streak heats last removed waiting assign heatinfo running "
@@ -104,6 +118,8 @@ class RedisArenaStore:
         self._claim = redis.register_script(CLAIM)
         self._heat_over = redis.register_script(HEAT_OVER)
         self._lock = redis.register_script(LOCK)
+        self._hold = redis.register_script(HOLD)
+        self._free = redis.register_script(FREE)
 
     async def close(self) -> None:
         pass
@@ -307,3 +323,23 @@ class RedisArenaStore:
 
     async def finish(self, code: str) -> bool:
         return bool(await self.redis.set(keys.arena(code, "done"), 1, nx=True))
+
+    async def publish(self, code: str, starts_at: int, keep_ms: int) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.ARENA_PUBLIC, {code: starts_at})
+            pipe.zremrangebyscore(keys.ARENA_PUBLIC, "-inf", f"({starts_at - keep_ms}")
+            await pipe.execute()
+
+    async def publics(self, since_ms: int, until_ms: int) -> list[str]:
+        found = await self.redis.zrangebyscore(keys.ARENA_PUBLIC, since_ms, until_ms)
+        return [_text(code) for code in found]
+
+    async def hold_racer(self, racer: str, heat: str, ttl_ms: int) -> bool:
+        return bool(await self._hold(keys=[keys.arena_racer(racer)], args=[heat, ttl_ms]))
+
+    async def racer_heat(self, racer: str) -> str | None:
+        found = await self.redis.get(keys.arena_racer(racer))
+        return None if found is None else _text(found)
+
+    async def free_racer(self, racer: str, heat: str) -> None:
+        await self._free(keys=[keys.arena_racer(racer)], args=[heat])

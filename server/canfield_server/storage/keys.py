@@ -47,6 +47,10 @@ key                               type    holds
                                           token hash)
 ``cf:arenas:{HASH}``              list    an identity's arena results (``ArenaResult`` JSON), newest
                                           first
+``cf:arena-public``                zset    public arena code -> ms it starts: the arenas the server
+                                          scheduled (``room.arena_schedule``), for the home page
+``cf:arena-racer:{ID}``           string  ``ARENA/HEAT`` the racer (public id) is seated in now,
+                                          with expiry: one arena heat at a time, across arenas
 ``cf:live``                       zset    public race code -> ms it started: races in progress
 ``cf:pool:d{DRAW}``               set     proven winnable deals: ``"<code> <par>"``
 ``cf:pool:d{DRAW}:lock``          string  held by the process refilling that pool
@@ -133,6 +137,8 @@ __all__ = [
     "race_changes",
     "arena",
     "arena_results",
+    "ARENA_PUBLIC",
+    "arena_racer",
 ]
 
 
@@ -437,3 +443,12 @@ def arena(code: str, part: str) -> str:
 def arena_results(token_hash: str) -> str:
     """An identity's arena results (its history of arenas)."""
     return f"cf:arenas:{token_hash}"
+
+
+#: public arena code -> ms it starts (``room.arena_schedule``)
+ARENA_PUBLIC = "cf:arena-public"
+
+
+def arena_racer(racer: str) -> str:
+    """The arena heat a racer (public id) is seated in now."""
+    return f"cf:arena-racer:{{{racer}}}"

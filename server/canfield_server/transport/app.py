@@ -250,6 +250,8 @@ def create_app(
             ),
             # one probe of every racer's round trip per period (none at 0)
             *([hub.round_trips] if settings.rtt_ping_s > 0 else []),
+            # the timetable's public arenas made, once across processes (none: off)
+            *([hub.arenas.public] if hub.arenas and hub.arenas.public.slots else []),
         ],
         clock,
     )
@@ -305,6 +307,7 @@ def create_app(
     routes: list[BaseRoute] = [
         Route("/healthz", api.healthz),
         Route("/api/live", api.live, methods=["GET"]),
+        Route("/api/arenas", api.arenas, methods=["GET"]),
         Route("/r/{code}", pages.share_link),
         Route("/r/{code}/qr.svg", room_qr, methods=["GET"]),
         Route("/replay/{replay_id}", api.replay, methods=["GET"]),

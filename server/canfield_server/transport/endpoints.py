@@ -198,6 +198,17 @@ class Endpoints:
             headers={"Cache-Control": "no-store"},
         )
 
+    async def arenas(self, request: Request) -> Response:
+        """``GET /api/arenas``: the public arenas running now, then the next ones
+        (the home page's announcement)."""
+        try:
+            listed = await self.hub.public_arenas()
+        except (RedisError, OSError):
+            return JSONResponse({"error": "storage unavailable; try again"}, status_code=503)
+        return Response(
+            encode(listed), media_type="application/json", headers={"Cache-Control": "no-store"}
+        )
+
     async def replay_review(self, request: Request) -> Response:
         """Every racer's review of a finished race (``solving.reviews``): only for a
         replay ``/replay/<id>`` serves, so never before the race is over for everyone

@@ -31,7 +31,11 @@ class ArenaRecord(msgspec.Struct, kw_only=True):
     starts_at: int
     #: the creator's public identity id (a private arena's host); "" for none
     host: str = ""
+    #: scheduled by the server (``room.arena_schedule``): no host, heats rated
     public: bool = False
+    #: a public arena's period in minutes (60: hourly, 1440: daily), for its
+    #: name in the reader's language; 0: a private arena
+    every: int = 0
     #: ms the host ended it (no new heat from then); None: it runs its length
     ended_at: int | None = None
     #: its results are kept (everyone's place in their history): the arena is over
@@ -196,4 +200,26 @@ class ArenaStore(Protocol):
 
     async def finish(self, code: str) -> bool:
         """The arena's end is claimed, once (its results kept by that caller)."""
+        ...
+
+    async def publish(self, code: str, starts_at: int, keep_ms: int) -> None:
+        """A public arena is listed (by its start; those that started more than
+        ``keep_ms`` before it leave the list)."""
+        ...
+
+    async def publics(self, since_ms: int, until_ms: int) -> list[str]:
+        """The public arenas listed that start between the two, soonest first."""
+        ...
+
+    async def hold_racer(self, racer: str, heat: str, ttl_ms: int) -> bool:
+        """The racer is seated in ``heat`` (``ARENA/HEAT``) for up to ``ttl_ms``:
+        False when they hold another heat (one arena heat at a time)."""
+        ...
+
+    async def racer_heat(self, racer: str) -> str | None:
+        """The heat (``ARENA/HEAT``) the racer holds now, or None."""
+        ...
+
+    async def free_racer(self, racer: str, heat: str) -> None:
+        """The racer's hold on ``heat`` ends (a hold on another heat stays)."""
         ...

@@ -235,3 +235,29 @@ class MemoryArenaStore:
             return False
         a.closed = True
         return True
+
+    async def publish(self, code: str, starts_at: int, keep_ms: int) -> None:
+        listed = self.backend.arena_public
+        listed[code] = starts_at
+        for old in [c for c, at in listed.items() if at < starts_at - keep_ms]:
+            del listed[old]
+
+    async def publics(self, since_ms: int, until_ms: int) -> list[str]:
+        listed = self.backend.arena_public
+        found = [c for c, at in listed.items() if since_ms <= at <= until_ms]
+        return sorted(found, key=lambda c: (listed[c], c))
+
+    async def hold_racer(self, racer: str, heat: str, ttl_ms: int) -> bool:
+        held = await self.racer_heat(racer)
+        if held is not None and held != heat:
+            return False
+        self.backend.arena_racers[racer] = (heat, self.now_ms() + ttl_ms)
+        return True
+
+    async def racer_heat(self, racer: str) -> str | None:
+        heat, until = self.backend.arena_racers.get(racer, ("", 0))
+        return heat if heat and until > self.now_ms() else None
+
+    async def free_racer(self, racer: str, heat: str) -> None:
+        if self.backend.arena_racers.get(racer, ("", 0))[0] == heat:
+            del self.backend.arena_racers[racer]

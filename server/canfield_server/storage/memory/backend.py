@@ -139,6 +139,9 @@ class MemoryBackend:
         self.arenas: dict[str, Any] = {}
         #: identity (token hash) -> its arena results, newest first
         self.arena_results: dict[str, list[bytes]] = {}
+        #: public arena code -> ms it starts; racer -> (the heat they hold, until ms)
+        self.arena_public: dict[str, int] = {}
+        self.arena_racers: dict[str, tuple[str, int]] = {}
 
     def publish(self, code: str, payload: bytes) -> None:
         """Deliver on the next turn of the event loop, as a Redis subscriber hears it."""
