@@ -134,10 +134,14 @@ async def test_a_public_arena_heat_is_rated_but_not_between_racers_of_one_networ
         racers[name] = await identified(servers[n % 2], address)
     seated = {name: asyncio.Event() for name in racers}
 
+    finishes: list[Finished] = []
+
     def on_joined(event: asyncio.Event) -> Callable[[Any], None]:
         def heard(msg: Any) -> None:
             if isinstance(msg, Joined):
                 event.set()
+            elif isinstance(msg, Finished):
+                finishes.append(msg)
 
         return heard
 
@@ -172,10 +176,29 @@ async def test_a_public_arena_heat_is_rated_but_not_between_racers_of_one_networ
     await racers["Ann"].move("S")
     for name in ("Ann", "Bob", "Cat", "Dan"):
         await racers[name].give_up()
-    finished: Finished = await racers["Bob"].wait_finished(TIMEOUT)
-    rows = {row.name: row for row in finished.standings}
-    for name in ("Ann", "Bob"):
-        assert rows[name].rating is not None and rows[name].rating_change is not None
-        assert rows[name].unrated is None
-    for name in ("Cat", "Dan"):
-        assert rows[name].rating is None and rows[name].unrated == "same-network"
+    # each racer is taken out of the heat once their race is over, so the
+    # ratings are read where a racer reads them: GET /api/rating
+    async with asyncio.timeout(TIMEOUT):
+        while [await rated(servers[0], racers[n]) for n in ("Ann", "Bob")] != [1, 1]:
+            await asyncio.sleep(0.3)
+    assert [await rated(servers[1], racers[n]) for n in ("Cat", "Dan")] == [0, 0]
+    # whoever saw the heat's results saw why the pair was unrated
+    for row in (r for f in finishes for r in f.standings):
+        if row.name in ("Cat", "Dan"):
+            assert row.rating is None and row.unrated == "same-network"
+        else:
+            assert row.rating is not None and row.unrated is None
+
+
+async def rated(server: ServerProcess, client: RaceClient) -> int:
+    """Rated races of ``client``'s identity, in either draw mode."""
+
+    def read() -> int:
+        request = urllib.request.Request(
+            server.http_url + "/api/rating",
+            headers={"X-Canfield-Identity": client.identity_token or ""},
+        )
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return sum(r["races"] for r in json.load(reply)["ratings"])
+
+    return await asyncio.to_thread(read)
