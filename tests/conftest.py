@@ -33,6 +33,11 @@ os.environ.setdefault("CANFIELD_POOL_TARGET", "0")
 # ... and prove no daily deal ahead of time, for the same reason, unless a test
 # asks (tests/server/test_daily.py does)
 os.environ.setdefault("CANFIELD_DAILY_AHEAD_EVERY_S", "0")
+# A race's par solve gets 0.2 s of processor time, not the shipped 2: the deals
+# whose par a test reads are won in milliseconds (tests/server/test_winnable.py),
+# and every other race on a deal the solver does not decide (tests/server/helpers.py's
+# DEAL) spent 2 s of a shared core on a par nobody reads, once per server.
+os.environ.setdefault("CANFIELD_PAR_TIMEOUT_S", "0.2")
 # Solver workers run niced in production (the server's own work comes first);
 # on a busy test machine a niced worker can starve past its wall-clock guard,
 # so tests run them at the tests' own priority.
