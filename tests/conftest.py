@@ -156,6 +156,16 @@ def server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env=SHORT_COUNTDOWN)
 
 
+#: ``shared_server``'s settings: ``server``'s, and no per-address room budget (the
+#: files sharing it all connect from this host; the budget is
+#: tests/server/test_room_budget.py's subject)
+SHARED_ENV = {
+    **SHORT_COUNTDOWN,
+    "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "0",
+    "CANFIELD_MAX_NEW_ROOMS_PER_IP_PER_MIN": "0",
+}
+
+
 @pytest.fixture(scope="session")
 def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """One real server process (its own redis-server), settings as ``server``'s,
@@ -163,9 +173,10 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     server as a player would, each with its own connections, rooms and
     identities. A test that stops, restarts or fills a server, changes its
     settings, or reads what the whole of it holds (a log, a ladder, the
-    console) keeps a server of its own."""
+    console) keeps a server of its own. Every test here connects from this host,
+    so its per-address room budget is off (``SHARED_ENV``)."""
     root = tmp_path_factory.mktemp("shared-server")
-    with servers_of_their_own(root, SHORT_COUNTDOWN) as (proc,):
+    with servers_of_their_own(root, SHARED_ENV) as (proc,):
         yield proc
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
 from canfield_protocol import DailyReplay, RoomReplay, RoomSettings
 from canfield_server.room.race import replay as replay_board
 from canfield_server.room.stamps import split_log, stamped
 
 from tests.conftest import ServerFactory
-from tests.server.conftest import FAST_ENV, Connect
+from tests.server.conftest import Connect
 from tests.server.helpers import DAY, NEXT, env, get, identified
 
 DEAL = "CF1-D3-AAAAACL"
@@ -32,9 +33,9 @@ def assert_times(moves: list[str], times: list[int] | None, within_ms: int) -> N
 
 
 async def test_room_results_and_replay_carry_each_actions_time(
-    server_factory: ServerFactory,
+    shared_server: ServerProcess,
 ) -> None:
-    server = server_factory(env=FAST_ENV)
+    server = shared_server
     async with RaceClient(server.ws_url) as ann:
         await ann.identify()
         await ann.create("Ann", RoomSettings(draw=3, deal=DEAL))

@@ -9,6 +9,8 @@ import struct
 import urllib.error
 import urllib.request
 
+from canfield_bench.processes import ServerProcess
+
 from tests.conftest import ServerFactory
 from tests.server.conftest import FAST_ENV, Connect, MakeRooms
 from tests.server.helpers import DEAL, FAST, get, identified, race_once
@@ -85,9 +87,9 @@ async def test_a_challenge_link_shows_its_racer_and_never_its_deal(
 
 
 async def test_a_challenge_needs_an_identity_a_finished_race_and_one_of_its_racers(
-    server_factory: ServerFactory, connect: Connect
+    shared_server: ServerProcess, connect: Connect
 ) -> None:
-    server = server_factory(env=FAST_ENV)
+    server = shared_server
     ann, _ = await identified(connect, server.ws_url)
     finished = await race_once(ann, "Ann")
     replay = finished["replay"].rsplit("/", 1)[-1]
@@ -106,9 +108,9 @@ async def test_a_challenge_needs_an_identity_a_finished_race_and_one_of_its_race
 
 
 async def test_two_people_race_a_challenge_and_both_are_on_its_standing_and_histories(
-    server_factory: ServerFactory, connect: Connect
+    shared_server: ServerProcess, connect: Connect
 ) -> None:
-    server = server_factory(env=FAST_ENV)
+    server = shared_server
     ann, _ = await identified(connect, server.ws_url)
     finished = await race_once(ann, "Ann")
     replay = finished["replay"].rsplit("/", 1)[-1]

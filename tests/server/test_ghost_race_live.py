@@ -7,11 +7,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient, ServerError
 from canfield_protocol import MemberStatus, RoomSettings
-
-from tests.conftest import ServerFactory
-from tests.server.conftest import FAST_ENV
 
 DEAL = "CF1-D3-AAAAACL"
 #: the recorded racer's pause between actions
@@ -19,9 +17,9 @@ GAP_S = 0.3
 
 
 async def test_a_replay_raced_on_a_real_server_moves_its_ghost_and_ends_with_both(
-    server_factory: ServerFactory,
+    shared_server: ServerProcess,
 ) -> None:
-    server = server_factory(env=FAST_ENV)
+    server = shared_server
     async with RaceClient(server.ws_url) as ann:
         await ann.create("Ann", RoomSettings(deal=DEAL))
         await ann.start(force=True)
