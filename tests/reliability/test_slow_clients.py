@@ -244,9 +244,12 @@ async def _echo(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 @contextlib.asynccontextmanager
-async def local_server(http: str) -> AsyncIterator[tuple[int, ConnectionGuard]]:
+async def local_server(
+    http: str, ping_s: float | None = None
+) -> AsyncIterator[tuple[int, ConnectionGuard]]:
     """uvicorn in this process with the guarded protocols; on the way out, once
-    every connection is closed, no address may still hold a count."""
+    every connection is closed, no address may still hold a count. ``ping_s``:
+    the keepalive ping interval and timeout (uvicorn's default: 20 s)."""
     settings = Settings(header_timeout_s=HEADER_S, max_conns_per_ip=16)
     port = free_port()
     protocols = uvicorn_protocols(settings, http)
@@ -258,6 +261,8 @@ async def local_server(http: str) -> AsyncIterator[tuple[int, ConnectionGuard]]:
         log_level="warning",
         log_config=None,
         forwarded_allow_ips=NOBODY,  # 127.0.0.1 is a client, counted
+        ws_ping_interval=ping_s or 20.0,
+        ws_ping_timeout=ping_s or 20.0,
         **protocols,
     )
     server = uvicorn.Server(config)
@@ -311,6 +316,38 @@ async def test_an_unfinished_websocket_handshake_is_closed_and_a_whole_one_works
             await ws.send("still here")
             assert await ws.recv() == "still here"
             assert guard.counts == {"127.0.0.1": 1}  # the upgraded one, still counted
+
+
+#: the handshake of a client that never answers a ping (nor reads anything)
+DEAF = (
+    b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
+async def test_keepalive_pings_close_a_deaf_client_and_keep_one_that_answers() -> None:
+    """The process's one keepalive wheel (transport/guard.py) pings every
+    connection: one that never answers is closed with 1011, one whose client
+    answers (websockets does, by itself) stays open through many intervals."""
+    ping_s = 0.4
+    async with local_server("httptools", ping_s) as (port, guard):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(DEAF)
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws", open_timeout=TIMEOUT) as ws:
+            async with asyncio.timeout(TIMEOUT):
+                data = await reader.read()  # everything, up to the server's close
+            assert data.startswith(b"HTTP/1.1 101")
+            assert b"\x89\x04" in data  # a ping (4 random bytes) came first
+            # then a close frame with 1011, the keepalive's code
+            assert b"\x88" in data and (1011).to_bytes(2, "big") in data.split(b"\x88", 1)[1]
+            writer.close()
+            # the deaf one went after about two intervals; this one answers the
+            # same pings and is still served turns later
+            await asyncio.sleep(ping_s * 3)  # the subject: time past several turns
+            await ws.send("still here")
+            async with asyncio.timeout(TIMEOUT):
+                assert await ws.recv() == "still here"
+            assert guard.counts == {"127.0.0.1": 1}
 
 
 # ---------------------------------------------------------------- behind nginx

@@ -21,7 +21,6 @@ of the race).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 
 from canfield_protocol import Role, RttPing, RttPong
@@ -45,11 +44,15 @@ class Samples:
     __slots__ = ("_ms",)
 
     def __init__(self) -> None:
-        self._ms: deque[int] = deque(maxlen=KEEP)
+        # a list, not a deque(maxlen=KEEP): a deque allocates a 64-slot block up
+        # front, and every racer in a room here has one (docs/performance.md)
+        self._ms: list[int] = []
 
     def add(self, ms: int) -> int:
         """Keep one more round trip; the median now."""
         self._ms.append(ms)
+        if len(self._ms) > KEEP:
+            del self._ms[0]
         return self.median()
 
     def median(self) -> int:

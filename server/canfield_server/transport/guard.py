@@ -43,6 +43,8 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import random
+import struct
 from typing import Any, ClassVar
 
 import h11
@@ -54,6 +56,7 @@ from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import Tally
 from canfield_server.ops.ratelimit import PerAddress
+from canfield_server.transport.lean import Flag, Inbox
 
 __all__ = ["ConnectionGuard", "uvicorn_protocols"]
 
@@ -230,16 +233,109 @@ class _Guarded(asyncio.Protocol):
             protocol.counted, self._counted = self._counted, None
 
 
+#: how far apart the keepalive wheel's turns are (s): each turn pings the
+#: connections of one slot, so a turn is a few hundred pings at most
+KEEPALIVE_TURN_S = 0.25
+
+
+class KeepaliveWheel:
+    """Every WebSocket's keepalive ping on one timer, instead of uvicorn's two
+    timers per connection (a ping timer, then a pong deadline).
+
+    The connections sit in slots around a wheel that turns once a ping
+    interval; each turn visits one slot: a connection whose last ping is
+    still unanswered (a whole interval later) is closed as uvicorn would
+    close it (1011, keepalive ping timeout), the others are pinged. A new
+    connection goes in the slot just visited, so its first ping comes one
+    interval after its handshake, as before.
+    """
+
+    def __init__(self) -> None:
+        self.slots: list[set[GuardedWebSocket]] = []
+        self.turn = 0
+        self.count = 0
+        self.timer: asyncio.TimerHandle | None = None
+
+    def add(self, ws: GuardedWebSocket) -> None:
+        interval = ws.ping_interval or 0.0
+        if not self.slots:
+            self.slots = [set() for _ in range(max(1, round(interval / KEEPALIVE_TURN_S)))]
+        slot = (self.turn - 1) % len(self.slots)
+        self.slots[slot].add(ws)
+        ws.keepalive_slot = slot
+        self.count += 1
+        if self.timer is None:
+            self.timer = ws.loop.call_later(
+                interval / len(self.slots), self._turn, ws.loop, interval
+            )
+
+    def discard(self, ws: GuardedWebSocket) -> None:
+        slot = ws.keepalive_slot
+        if slot is None:
+            return
+        ws.keepalive_slot = None
+        self.slots[slot].discard(ws)
+        self.count -= 1
+
+    def _turn(self, loop: asyncio.AbstractEventLoop, interval: float) -> None:
+        self.timer = None
+        for ws in list(self.slots[self.turn]):
+            ws.keepalive_turn()
+        self.turn = (self.turn + 1) % len(self.slots)
+        if self.count > 0:
+            self.timer = loop.call_later(interval / len(self.slots), self._turn, loop, interval)
+
+
 class GuardedWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol; releases its address's count when it closes."""
+    """uvicorn's WebSocket protocol; releases its address's count when it closes,
+    and keeps its connection alive on the process's one ``KeepaliveWheel``."""
 
     guard: ClassVar[ConnectionGuard]
+    keepalive: ClassVar[KeepaliveWheel]
     counted: str | None = None
+    #: its slot on the keepalive wheel (None: not on it)
+    keepalive_slot: int | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # one waiter at most on each: lean stand-ins for asyncio's Queue and Event
+        # (about 3 KB a connection less; transport/lean.py)
+        self.queue = Inbox()  # type: ignore[assignment]
+        self.writable = Flag(True)  # type: ignore[assignment]
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if self.handshake_complete:
+            # the handshake's request and answer (every header, parsed) are
+            # never read again: not kept for the connection's life
+            self.request = self.response = None  # type: ignore[assignment]
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.guard.release(self.counted)
         self.counted = None
         super().connection_lost(exc)
+
+    def start_keepalive(self) -> None:
+        if self.ping_interval is not None and self.ping_interval > 0:
+            self.keepalive.add(self)
+
+    def stop_keepalive(self) -> None:
+        self.keepalive.discard(self)
+        super().stop_keepalive()
+
+    def keepalive_turn(self) -> None:
+        """Its turn on the wheel: closed if the last ping is unanswered (with a
+        ping timeout set, as uvicorn's default is), else pinged."""
+        if self.close_sent or self.transport.is_closing():
+            return
+        if self.pending_ping_payload is not None and self.ping_timeout is not None:
+            self.keepalive_timeout()
+            return
+        # as uvicorn's ping: a random payload, so a stale pong is told apart
+        self.pending_ping_payload = struct.pack("!I", random.getrandbits(32))
+        self.ping_sent_at = self.loop.time()
+        self.conn.send_ping(self.pending_ping_payload)
+        self.transport.write(b"".join(self.conn.data_to_send()))
 
     def send_receive_event_to_app(self) -> None:
         """uvicorn's, decoding a text frame once: one that is not UTF-8 is noted,
@@ -325,5 +421,7 @@ def uvicorn_protocols(
     )
     base = _httptools_class() if http == "httptools" else None
     http_class = type("GuardedHttp", (base or GuardedH11,), {"guard": guard})
-    ws_class = type("GuardedWs", (GuardedWebSocket,), {"guard": guard})
+    ws_class = type(
+        "GuardedWs", (GuardedWebSocket,), {"guard": guard, "keepalive": KeepaliveWheel()}
+    )
     return {"http": http_class, "ws": ws_class}
