@@ -74,9 +74,9 @@ async def _room_with_player(
     return host, player
 
 
-async def test_a_bot_races_a_whole_race_to_the_end(server: ServerProcess) -> None:
-    async with RaceClient(server.ws_url) as host:
-        bot = await _race_a_bot(host, server.ws_url, pace_s=0)
+async def test_a_bot_races_a_whole_race_to_the_end(shared_server: ServerProcess) -> None:
+    async with RaceClient(shared_server.ws_url) as host:
+        bot = await _race_a_bot(host, shared_server.ws_url, pace_s=0)
         await host.give_up()
         assert await asyncio.wait_for(bot, 120) == 1
         finished = await host.wait_finished(10)
@@ -93,8 +93,10 @@ async def test_a_bot_races_a_whole_race_to_the_end(server: ServerProcess) -> Non
     assert game.is_won
 
 
-async def test_resume_tells_whether_an_unacknowledged_move_applied(server: ServerProcess) -> None:
-    host, player = await _room_with_player(server.ws_url)
+async def test_resume_tells_whether_an_unacknowledged_move_applied(
+    shared_server: ServerProcess,
+) -> None:
+    host, player = await _room_with_player(shared_server.ws_url)
     try:
         player_id, token, room = player.player_id, player.token, player.room
         assert player_id is not None
@@ -103,7 +105,7 @@ async def test_resume_tells_whether_an_unacknowledged_move_applied(server: Serve
         await player.ws.send('{"type":"move","seq":1,"move":"S"}')
         await _until_row(host, player_id, lambda r: r.moves == 1)
         player.drop()
-        async with RaceClient(server.ws_url) as again:
+        async with RaceClient(shared_server.ws_url) as again:
             joined = await again.resume(room, token)
             assert joined.last_seq == 1  # applied: do not send it again
             ack = await again.move("S")
@@ -128,11 +130,11 @@ class _DropAfterSend(RaceClient):
 
 
 async def test_a_move_in_flight_over_a_dropped_socket_applies_exactly_once(
-    server: ServerProcess,
+    shared_server: ServerProcess,
 ) -> None:
-    host = await RaceClient(server.ws_url).connect()
+    host = await RaceClient(shared_server.ws_url).connect()
     joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
-    player = _DropAfterSend(server.ws_url)
+    player = _DropAfterSend(shared_server.ws_url)
     await player.connect()
     try:
         await player.join(joined.room, "Player")
@@ -172,14 +174,14 @@ class _SlowResume(RaceClient):
 
 
 async def test_a_move_made_while_the_link_comes_back_waits_for_the_resume(
-    server: ServerProcess,
+    shared_server: ServerProcess,
 ) -> None:
     """A move asked for while the client is resuming its seat goes out after the
     resume (sent on the new connection before it, the server would refuse it,
     and an ack read before the resume's answer was undone by it)."""
-    host = await RaceClient(server.ws_url).connect()
+    host = await RaceClient(shared_server.ws_url).connect()
     joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
-    player = _SlowResume(server.ws_url)
+    player = _SlowResume(shared_server.ws_url)
     await player.connect()
     try:
         await player.join(joined.room, "Player")
@@ -201,8 +203,8 @@ async def test_a_move_made_while_the_link_comes_back_waits_for_the_resume(
         await player.close()
 
 
-async def test_server_errors_carry_the_code(server: ServerProcess) -> None:
-    host, player = await _room_with_player(server.ws_url)
+async def test_server_errors_carry_the_code(shared_server: ServerProcess) -> None:
+    host, player = await _room_with_player(shared_server.ws_url)
     try:
         with pytest.raises(ServerError) as info:
             await player.move("R-4")
@@ -219,8 +221,8 @@ async def test_server_errors_carry_the_code(server: ServerProcess) -> None:
         await player.close()
 
 
-async def test_leaderboard_stream_shows_other_players(server: ServerProcess) -> None:
-    host, player = await _room_with_player(server.ws_url)
+async def test_leaderboard_stream_shows_other_players(shared_server: ServerProcess) -> None:
+    host, player = await _room_with_player(shared_server.ws_url)
     try:
         seen: list[Leaderboard] = []
         host.on_leaderboard.append(seen.append)
@@ -241,15 +243,15 @@ def test_share_links_and_codes() -> None:
     assert ws_url_from_link("ABC234") is None
 
 
-async def test_bot_command_joins_by_share_link_and_races(server: ServerProcess) -> None:
-    async with RaceClient(server.ws_url) as host:
+async def test_bot_command_joins_by_share_link_and_races(shared_server: ServerProcess) -> None:
+    async with RaceClient(shared_server.ws_url) as host:
         joined = await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
         command = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "canfield_cli",
             "bot",
-            f"{server.http_url}/r/{joined.room.lower()}",
+            f"{shared_server.http_url}/r/{joined.room.lower()}",
             "--name",
             "Cli",
             "--pace",
@@ -349,8 +351,8 @@ async def test_a_rate_limited_move_fails_fast_and_uses_no_seq(
             await player.close()
 
 
-async def test_a_host_adds_a_bot_that_races(server: ServerProcess) -> None:
-    async with RaceClient(server.ws_url) as host:
+async def test_a_host_adds_a_bot_that_races(shared_server: ServerProcess) -> None:
+    async with RaceClient(shared_server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=1, deal=WINNABLE))
         await host.add_bot(strength="strong", pace_s=0)
         state = await host.wait_room(lambda s: len(s.members) == 2, 30)
@@ -366,11 +368,11 @@ async def test_a_host_adds_a_bot_that_races(server: ServerProcess) -> None:
     assert rows[bot_name].on_foundations == 52
 
 
-async def test_leave_and_kick_free_seats_and_stop_resuming(server: ServerProcess) -> None:
-    async with RaceClient(server.ws_url) as host:
+async def test_leave_and_kick_free_seats_and_stop_resuming(shared_server: ServerProcess) -> None:
+    async with RaceClient(shared_server.ws_url) as host:
         joined = await host.create("Host", RoomSettings(draw=3, deal="CF1-D3-AAAAACL"))
-        guest = await RaceClient(server.ws_url).connect()
-        leaver = await RaceClient(server.ws_url).connect()
+        guest = await RaceClient(shared_server.ws_url).connect()
+        leaver = await RaceClient(shared_server.ws_url).connect()
         guest_seat = await guest.join(joined.room, "Guest")
         await leaver.join(joined.room, "Leaver")
         await host.wait_room(lambda s: len(s.members) == 3)
@@ -385,7 +387,7 @@ async def test_leave_and_kick_free_seats_and_stop_resuming(server: ServerProcess
         state = await host.wait_room(lambda s: len(s.members) == 1)
         assert [m.name for m in state.members] == ["Host"]
 
-        async with RaceClient(server.ws_url, resume_attempts=0) as ghost:
+        async with RaceClient(shared_server.ws_url, resume_attempts=0) as ghost:
             with pytest.raises(ServerError) as refused:
                 await ghost.resume(joined.room, guest_seat.token)
             assert refused.value.code == "bad-token"
@@ -393,9 +395,9 @@ async def test_leave_and_kick_free_seats_and_stop_resuming(server: ServerProcess
 
 
 async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(
-    server: ServerProcess,
+    shared_server: ServerProcess,
 ) -> None:
-    async with RaceClient(server.ws_url) as host:
+    async with RaceClient(shared_server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3, practice=True))
         await host.start(force=True)
         await host.wait_started(10)
@@ -406,8 +408,8 @@ async def test_a_hint_in_a_practice_room_is_a_move_the_client_can_play(
         assert ack.seq == 1 and ack.move == hint.move
 
 
-async def test_a_hint_in_a_race_is_not_allowed(server: ServerProcess) -> None:
-    async with RaceClient(server.ws_url) as host:
+async def test_a_hint_in_a_race_is_not_allowed(shared_server: ServerProcess) -> None:
+    async with RaceClient(shared_server.ws_url) as host:
         await host.create("Host", RoomSettings(draw=3, deal=EASY_DRAW3))
         await host.start(force=True)
         await host.wait_started(10)

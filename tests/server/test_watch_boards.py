@@ -59,10 +59,10 @@ def positions(line: list[str]) -> list[Game]:
 
 
 async def test_spectators_see_the_boards_only_where_the_host_shows_them(
-    fast_server: ServerProcess, connect: Connect, line_of_play: LineOfPlay
+    shared_server: ServerProcess, connect: Connect, line_of_play: LineOfPlay
 ) -> None:
     line = line_of_play(DEAL, 24)
-    url = fast_server.ws_url
+    url = shared_server.ws_url
     # a room that keeps its boards to its racers (the default), watched from the start
     room, (ann, bob) = await lobby(connect, url, ["Ann", "Bob"])
     assert ann.joined["state"]["settings"]["spectator_boards"] is False
