@@ -4,7 +4,8 @@ Per connection: check the Origin at the handshake, then for each frame
 enforce the size cap and the rate limit, decode it with the protocol
 schema, and hand the typed message to the hub. A connection that sends
 nothing for the idle limit (``ws_idle_s`` outside a room,
-``ws_idle_member_s`` in one) is closed with 1008. Outgoing frames go
+``ws_idle_member_s`` in one) is closed with 1008 by the process's one idle
+sweep. Outgoing frames go
 through a queue drained by one writer task, so a broadcast never waits
 on a slow socket and frames never interleave. It speaks raw ASGI (no
 Starlette ``WebSocket`` wrapper): this is the per-frame hot path.
@@ -57,6 +58,7 @@ class WsPeer:
         "_sending",
         "replying",
         "max_queued",
+        "heard",
     )
 
     def __init__(self, asgi_send: Send, ip: str | None = None, max_queued: int = 512) -> None:
@@ -77,6 +79,8 @@ class WsPeer:
         self._sending = False
         #: the reader is answering a message and will ``flush`` the replies itself
         self.replying = False
+        #: when the client last sent a frame (the loop's clock; the idle sweep reads it)
+        self.heard = 0.0
 
     def send(self, text: str) -> None:
         if self._closing:
@@ -143,45 +147,44 @@ def _origin_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
     return True
 
 
-class _IdleWatch:
-    """Closes a connection whose client sends nothing for its idle limit.
+#: the idle sweep looks at every connection at least this often (s), and at
+#: least four times per idle limit
+IDLE_SWEEP_MAX_S = 10.0
 
-    One timer per connection, re-armed only when it fires (the reader just
-    notes the time of each frame), so the per-frame cost is one clock read.
+
+class _IdleSweep:
+    """Closes each connection whose client sends nothing for its idle limit.
+
+    One timer for the process, not one per connection: it looks at every open
+    connection a few times per limit (the reader only notes on its peer when
+    each frame came), so a silent one goes between its limit and a quarter
+    of it (at most ``IDLE_SWEEP_MAX_S``) later.
     """
 
-    __slots__ = ("peer", "idle_s", "idle_member_s", "loop", "heard", "timer")
+    __slots__ = ("peers", "idle_s", "idle_member_s", "every_s", "timer")
 
-    def __init__(self, peer: WsPeer, idle_s: float, idle_member_s: float) -> None:
-        self.peer = peer
+    def __init__(self, peers: set[WsPeer], idle_s: float, idle_member_s: float) -> None:
+        self.peers = peers
         self.idle_s = idle_s
         self.idle_member_s = idle_member_s
-        self.loop = asyncio.get_running_loop()
-        self.heard = self.loop.time()
+        limits = [limit for limit in (idle_s, idle_member_s) if limit > 0]
+        self.every_s = min(min(limits) / 4, IDLE_SWEEP_MAX_S) if limits else 0.0
         self.timer: asyncio.TimerHandle | None = None
-        self._arm()
 
-    def _arm(self) -> None:
-        limit = self.idle_member_s if self.peer.room is not None else self.idle_s
-        if limit > 0:
-            delay = self.heard + limit - self.loop.time()
-        else:  # no limit where the peer is now: look again in case it moves
-            delay = max(self.idle_s, self.idle_member_s)
-        if delay > 0 or limit > 0:
-            self.timer = self.loop.call_later(max(delay, 0.0), self._check)
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Sweep while connections are open (called as each one opens)."""
+        if self.every_s and self.timer is None:
+            self.timer = loop.call_later(self.every_s, self._sweep, loop)
 
-    def _check(self) -> None:
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
         self.timer = None
-        limit = self.idle_member_s if self.peer.room is not None else self.idle_s
-        if limit > 0 and self.loop.time() - self.heard >= limit:
-            self.peer.close(1008, f"idle: nothing received for {limit:g} s")
-            return
-        self._arm()
-
-    def stop(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        now = loop.time()
+        for peer in list(self.peers):
+            limit = self.idle_member_s if peer.room is not None else self.idle_s
+            if limit > 0 and now - peer.heard >= limit:
+                peer.close(1008, f"idle: nothing received for {limit:g} s")
+        if self.peers:
+            self.start(loop)
 
 
 async def _refuse_http(send: Send, status: int, reason: str) -> None:
@@ -228,11 +231,6 @@ class WebSocketEndpoint:
         #: headers of the handshake's answer (the app may serve ``/ws`` outside
         #: the middleware that would add them)
         self.accept_headers = list(accept_headers)
-        #: seconds without a frame from the client before it is closed, outside a
-        #: room and in one (0: never; None: the hub's settings, ``ws_idle_s`` and
-        #: ``ws_idle_member_s``)
-        self.idle_s = idle_s
-        self.idle_member_s = idle_member_s
         #: WebSocket handshakes per client address (a burst, then a rate): past it
         #: the upgrade is refused before it is accepted (HTTP 403), costing the
         #: server no WebSocket, no task and no room work
@@ -241,6 +239,14 @@ class WebSocketEndpoint:
         self.refusals = Tally(log)
         #: every open connection of this process (the operator's notice reaches them all)
         self.peers: set[WsPeer] = set()
+        #: closes the connections that send nothing for their idle limit: seconds
+        #: without a frame outside a room and in one (0: never; None: the hub's
+        #: settings, ``ws_idle_s`` and ``ws_idle_member_s``)
+        self.idle = _IdleSweep(
+            self.peers,
+            hub.settings.ws_idle_s if idle_s is None else idle_s,
+            hub.settings.ws_idle_member_s if idle_member_s is None else idle_member_s,
+        )
         #: the operator's notice as a frame, sent to each new connection while it lasts
         #: (``show_notice``); None: no notice
         self.notice: str | None = None
@@ -284,6 +290,9 @@ class WebSocketEndpoint:
             await send({"type": "websocket.close", "code": 1008, "reason": "address blocked"})
             return
         await send({"type": "websocket.accept", "headers": self.accept_headers})
+        # the handshake's headers are read by now (the origin, the proxy's
+        # address): not kept for the connection's life (about 1 KB each)
+        scope["headers"] = []
         await self._serve(self.hub, receive, send, ip)
 
     async def _blocked(self, ip: str) -> bool:
@@ -307,23 +316,21 @@ class WebSocketEndpoint:
 
     async def _serve(self, hub: Hub, receive: Receive, send: Send, ip: str | None) -> None:
         metrics.client_connected()
+        loop = asyncio.get_running_loop()
         peer = WsPeer(send, ip, self.max_queued_frames)
+        peer.heard = loop.time()
         writer = asyncio.create_task(peer.writer())
         self.peers.add(peer)
+        self.idle.start(loop)
         if self.notice is not None:
             peer.send(self.notice)
         limiter = self.limiter_factory()
         abuse = TokenBucket(1.0, self.abuse_refusals, self.clock)
         cap = self.max_frame_bytes
-        idle = _IdleWatch(
-            peer,
-            hub.settings.ws_idle_s if self.idle_s is None else self.idle_s,
-            hub.settings.ws_idle_member_s if self.idle_member_s is None else self.idle_member_s,
-        )
         try:
             while not writer.done():
                 message = await receive()
-                idle.heard = idle.loop.time()
+                peer.heard = loop.time()
                 if message["type"] != "websocket.receive":
                     break
                 text = message.get("text")
@@ -356,7 +363,6 @@ class WebSocketEndpoint:
                     )
                 await peer.flush()
         finally:
-            idle.stop()
             self.peers.discard(peer)
             metrics.client_disconnected()
             try:
