@@ -305,9 +305,11 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
 
     async def send(self, message: Any) -> None:
         await super().send(message)
-        if self.handshake_complete:
+        if self.handshake_complete and self.response is not None:
             # the handshake's request and answer (every header, parsed) are
-            # never read again: not kept for the connection's life
+            # never read again: not kept for the connection's life (websockets'
+            # parser still holds the request: its headers are emptied)
+            self.request.headers.clear()
             self.request = self.response = None  # type: ignore[assignment]
 
     def connection_lost(self, exc: Exception | None) -> None:
