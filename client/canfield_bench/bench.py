@@ -468,10 +468,16 @@ def _idle(cfg: BenchConfig, urls: list[str], pids: list[int], progress: Any) -> 
 
     quick = BenchConfig(**{**cfg.__dict__, "seconds": 0.0, "warmup_s": 0.0})
     result = _run_phase("idle", urls, quick, pids, on_ready=measure, progress=progress)
+    rss = measured.get("server_rss_mb")
     return {
         "idle_connections": result.players,
-        "server_rss_mb": measured.get("server_rss_mb"),
+        "server_rss_mb": rss,
         "server_rss_before_mb": round(sum(before), 1),
+        # what each connection adds over the empty server (MB as the rows above,
+        # x 1,000 / connections): the figure docs/performance.md holds to 16 KB
+        "kb_per_connection": round((rss - sum(before)) * 1000 / result.players, 1)
+        if rss is not None and result.players
+        else None,
         "errors": result.errors,
         "error_samples": result.error_samples[:10],
     }
@@ -503,6 +509,7 @@ def format_table(out: dict[str, Any]) -> str:
                 f"idle players connected   {_fmt(out['idle_connections'])}",
                 f"server RSS before        {_fmt(out['server_rss_before_mb'], ' MB')}",
                 f"server RSS with them     {_fmt(out['server_rss_mb'], ' MB')}",
+                f"per connection           {_fmt(out['kb_per_connection'], ' KB')}",
                 f"errors                   {out['errors']}",
             ]
         )
