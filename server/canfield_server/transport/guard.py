@@ -303,21 +303,19 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
         self.queue = Inbox()  # type: ignore[assignment]
         self.writable = Flag(True)  # type: ignore[assignment]
 
-    async def send(self, message: Any) -> None:
-        await super().send(message)
-        if self.handshake_complete and self.response is not None:
-            # the handshake's request and answer (every header, parsed) are
-            # never read again: not kept for the connection's life (websockets'
-            # parser still holds the request: its headers are emptied)
-            self.request.headers.clear()
-            self.request = self.response = None  # type: ignore[assignment]
-
     def connection_lost(self, exc: Exception | None) -> None:
         self.guard.release(self.counted)
         self.counted = None
         super().connection_lost(exc)
 
     def start_keepalive(self) -> None:
+        """Called once, as the handshake's answer (101) goes out: the handshake's
+        request and answer (every header, parsed) are never read again, so they
+        are not kept for the connection's life (websockets' parser still holds
+        the request: its headers are emptied). Then the wheel takes it."""
+        if self.response is not None:
+            self.request.headers.clear()
+            self.request = self.response = None  # type: ignore[assignment]
         if self.ping_interval is not None and self.ping_interval > 0:
             self.keepalive.add(self)
 
