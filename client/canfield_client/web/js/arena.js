@@ -15,6 +15,7 @@ import { Connection } from "./net.js";
 import { flash, initShell, showNotices } from "./shell.js";
 import { offlineBanner } from "./chrome.js";
 import { getName, getPref, setName, setPref, setSeat } from "./store.js";
+import { arenaName } from "./arena-words.js";
 
 const CODE = /^\/a\/([23456789A-HJKMNP-Za-hjkmnp-z]{8})\/?$/.exec(location.pathname)?.[1]?.toUpperCase() || null;
 
@@ -33,7 +34,8 @@ const S = {
 
 conn.on("open", () => {
   if (!CODE) return;
-  if (S.racing || getPref(`arena.${CODE}`, false)) join(getName());
+  const oneClick = new URLSearchParams(location.search).has("join");
+  if (S.racing || oneClick || getPref(`arena.${CODE}`, false)) join(getName());
   else conn.send({ type: "arena_watch", arena: CODE });
 });
 conn.on("arena", (msg) => {
@@ -116,9 +118,12 @@ function render() {
   if (!msg) return;
   const a = msg.arena;
   const now = conn.serverNow();
-  $("#arena-name").textContent = a.name;
-  document.title = `${a.name} - ${t("arena_title")}`;
-  $("#arena-status").textContent = `${t(a.draw === 1 ? "daily_tab1" : "daily_tab3")} · ${t("arena_minutes", { n: a.minutes })}`;
+  $("#arena-name").textContent = arenaName(a);
+  document.title = `${arenaName(a)} - ${t("arena_title")}`;
+  // a public arena's name says its draw mode already
+  const facts = a.public ? [t("arena_minutes", { n: a.minutes }), t("arena_public_rated")] : [t(a.draw === 1 ? "daily_tab1" : "daily_tab3"), t("arena_minutes", { n: a.minutes })];
+  $("#arena-status").textContent = facts.join(" · ");
+  $("#arena-share").hidden = Boolean(a.public);
   $("#arena-clock").textContent = statusText(a, now);
   const over = a.status === "over";
   $("#arena-join").hidden = S.racing || over || Boolean(msg.me);

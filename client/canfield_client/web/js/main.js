@@ -12,6 +12,7 @@ import { attachIdentity } from "./identity.js";
 import { Home, linkedCode } from "./home.js";
 import { Leaderboard } from "./leaderboard.js";
 import { LiveRaces } from "./live.js";
+import { ArenaAnnouncement } from "./public-arenas.js";
 import { WaitingScreen } from "./quick.js";
 import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
@@ -145,6 +146,7 @@ function focusView(name) {
 
 const home = new Home(request, (room) => watchUnnamed(room, t("watcher_name")));
 const liveRaces = new LiveRaces();
+const arenaPromo = new ArenaAnnouncement();
 const waiting = new WaitingScreen({
   send: (msg) => conn.send(msg),
   request,
@@ -225,6 +227,7 @@ function goHome(linkedRoom = null, error = "") {
   home.show(linkedRoom, error);
   showView("home");
   liveRaces.start(() => state.view === "home");
+  arenaPromo.start(() => state.view === "home");
 }
 
 // ------------------------------------------------------------------ race view
@@ -625,6 +628,7 @@ function relabel() {
   leaderboard.relabel();
   results.relabel();
   liveRaces.render();
+  arenaPromo.render();
   if (state.view === "lobby" && state.roomState) lobby.render(state.roomState, state.me);
   update();
   if (state.board && state.view === "race") board.render(state.board);

@@ -4,17 +4,26 @@
 
 import { $, h } from "./dom.js";
 import { getLang, onLangChange, t } from "./i18n.js";
+import { arenaName, trophy } from "./arena-words.js";
 
 export function showArenas(conn, identity, panel) {
   let arenas = [];
   const render = () => {
     panel.hidden = arenas.length === 0;
+    const won = arenas.filter((a) => a.trophy);
+    const cabinet = $("#me-trophies", panel);
+    cabinet.hidden = won.length === 0;
+    cabinet.replaceChildren(
+      h("span", { class: "hint", text: t("me_trophies") }),
+      ...won.map((a) => h("span", { class: "medal", title: `${trophy(a.trophy).words} · ${arenaName(a)}`, text: trophy(a.trophy).medal })),
+    );
     $("#me-arenas", panel).replaceChildren(
       ...arenas.map((a) =>
         h(
           "li",
           {},
-          h("a", { href: `/a/${a.code}`, text: a.name }),
+          a.trophy ? h("span", { class: "medal", "aria-label": trophy(a.trophy).words, text: `${trophy(a.trophy).medal} ` }) : "",
+          h("a", { href: `/a/${a.code}`, text: arenaName(a) }),
           " ",
           h("span", { text: t("me_arena_place", { place: a.place, n: a.racers }) }),
           " · ",

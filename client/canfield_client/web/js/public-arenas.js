@@ -1,0 +1,77 @@
+// The home page's announcement of the public arenas (GET /api/arenas): the one
+// running now (else the next) with its countdown and one click to race in it,
+// and the one after it in a line. Asked again every minute while the home page
+// shows; the countdown ticks each second on the server's clock.
+
+import { $, clock, h } from "./dom.js";
+import { getLang, t } from "./i18n.js";
+import { arenaName } from "./arena-words.js";
+import { setName } from "./store.js";
+
+const EVERY_MS = 60000;
+
+export class ArenaAnnouncement {
+  constructor() {
+    this.arenas = [];
+    this.offset = 0; // server time - this clock
+    this.timer = null;
+    this.ticker = null;
+  }
+
+  /** Ask now and every EVERY_MS while ``showing()`` holds; the clock each second. */
+  start(showing) {
+    const ask = async () => {
+      this.timer = null;
+      if (!showing()) return;
+      try {
+        const reply = await fetch("/api/arenas", { cache: "no-store" });
+        if (reply.ok) {
+          const body = await reply.json();
+          this.arenas = body.arenas || [];
+          this.offset = body.server_time - Date.now();
+        }
+      } catch {
+        // offline: keep the last list
+      }
+      this.render();
+      this.timer = setTimeout(ask, EVERY_MS);
+    };
+    if (this.timer === null) ask();
+    if (this.ticker === null) {
+      this.ticker = setInterval(() => (showing() ? this.render() : null), 1000);
+    }
+  }
+
+  render() {
+    const now = Date.now() + this.offset;
+    const live = this.arenas.filter((a) => a.ends_at > now);
+    const panel = $("#arena-promo");
+    panel.hidden = live.length === 0;
+    if (!live.length) return;
+    const [first, next] = live;
+    const running = first.starts_at <= now;
+    $("#arena-promo-title").textContent = arenaName(first);
+    $("#arena-promo-kicker").textContent = t(running ? "promo_on_now" : "promo_next");
+    $("#arena-promo-when").textContent = running
+      ? t("arena_ends_in", { time: clock(first.ends_at - now) })
+      : t("arena_starts_in", { time: clock(first.starts_at - now) });
+    $("#arena-promo-facts").textContent = [
+      t("arena_minutes", { n: first.minutes }),
+      t("arena_racers", { n: first.racers }),
+      t("promo_rated"),
+    ].join(" · ");
+    const go = $("#arena-promo-go");
+    go.href = `/a/${first.code}?join=1`;
+    go.textContent = t(running ? "promo_join" : "promo_join_early");
+    go.onclick = () => {
+      const who = $("#name").value.trim();
+      if (who) setName(who);
+    };
+    const after = $("#arena-promo-after");
+    after.hidden = !next;
+    if (next) {
+      const at = new Date(next.starts_at).toLocaleTimeString(getLang(), { hour: "2-digit", minute: "2-digit" });
+      after.replaceChildren(h("span", { text: t("promo_after", { name: arenaName(next), at }) }), " ", h("a", { href: `/a/${next.code}`, text: t("promo_see") }));
+    }
+  }
+}
