@@ -27,9 +27,9 @@ from tests.web.pages import new_page
 
 SHOTS = Path("/tmp/shots-arena2")
 #: an hourly Draw 3 arena on the hour and an hourly Draw 1 one on the half hour,
-#: each 30 minutes: one of them always runs
+#: each 45 minutes: one of them always has minutes to run
 ENV = {
-    "CANFIELD_PUBLIC_ARENAS": "60@00:00/3/30;60@00:30/1/30",
+    "CANFIELD_PUBLIC_ARENAS": "60@00:00/3/45;60@00:30/1/45",
     "CANFIELD_COUNTDOWN_S": "0.5",
     "CANFIELD_ARENA_TICK_S": "0.5",
     "CANFIELD_ARENA_GATHER_S": "1",
@@ -50,13 +50,16 @@ def shoot(page: Page, name: str) -> None:
 
 
 def running(server: ServerProcess) -> dict[str, Any]:
-    """The public arena running now (as the home page announces it: the first)."""
-    for _ in range(100):
+    """The public arena the home page announces, once it runs with minutes to go
+    (the first that is not in its last minute)."""
+    for _ in range(400):
         with urllib.request.urlopen(server.http_url + "/api/arenas", timeout=10) as reply:
-            arenas = json.load(reply)["arenas"]
-        if arenas and arenas[0]["status"] == "running":
-            return arenas[0]
-        threading.Event().wait(0.3)
+            body = json.load(reply)
+        open_ = [a for a in body["arenas"] if a["status"] != "closing"]
+        if open_ and open_[0]["status"] == "running":
+            if open_[0]["ends_at"] - body["server_time"] > 180_000:
+                return open_[0]
+        threading.Event().wait(0.5)
     raise AssertionError("no public arena runs")
 
 

@@ -44,7 +44,8 @@ export class ArenaAnnouncement {
 
   render() {
     const now = Date.now() + this.offset;
-    const live = this.arenas.filter((a) => a.ends_at > now);
+    // one in its last minute starts no heat: the next is announced instead
+    const live = this.arenas.filter((a) => a.ends_at > now && a.status !== "closing");
     const panel = $("#arena-promo");
     panel.hidden = live.length === 0;
     if (!live.length) return;
