@@ -28,8 +28,10 @@ from typing import Any
 
 from canfield_cli.stats import percentile
 
+from .flame import PySpy, flame_svg, read_collapsed
+from .flame import summary as top_summary
 from .loadgen import Job, WorkerResult, run_worker
-from .processes import BaselineProcess, local_servers, rss_mb
+from .processes import BaselineProcess, cpu_hog, local_servers, rss_mb
 
 __all__ = ["BenchConfig", "PhaseResult", "run_bench", "percentile", "format_table"]
 
@@ -76,6 +78,11 @@ class BenchConfig:
     #: race once at a random moment of the window, giving up after a few draws
     #: (its result) and reading the standing
     daily: int = 0
+    #: other work on the box: one process spinning on a CPU through both phases
+    contend: bool = False
+    #: write a flame graph of the (first) server process during its phase here
+    #: (``<path>.svg``, the collapsed stacks ``<path>.txt``; needs py-spy)
+    profile: Path | None = None
 
 
 @dataclass
@@ -421,27 +428,94 @@ def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None) -
             for unused in ("players", "rooms", "rate"):
                 out.pop(unused)
             return out | _daily_summary(daily)
-        ours = _run_phase("race", urls, cfg, pids, progress=progress, redis_pid=redis_pid)
-        out |= _summary(ours)
-        out["error_samples"] = ours.error_samples[:10]
-        out["baseline_moves_per_s"] = None
-        if cfg.baseline and redis_url:
-            base = _baseline(cfg, redis_url, len(urls), progress, redis_pid)
-            out["baseline_moves_per_s"] = round(base.moves_per_s, 1)
-            out["baseline_ack_p50_ms"] = _round(percentile(base.all_ack_ms(), 50))
-            out["baseline_ack_p99_ms"] = _round(percentile(base.all_ack_ms(), 99))
-            out["baseline_errors"] = base.errors
-            summary = _summary(base)
-            out["baseline_cpu_pct"] = summary["server_cpu_pct"]
-            out["baseline_cpu_wait_pct"] = summary["server_cpu_wait_pct"]
-            out["baseline_redis_cpu_pct"] = summary["redis_cpu_pct"]
-            out["baseline_loadgen_cpu_pct"] = summary["loadgen_cpu_pct"]
-            out["baseline_moves_per_cpu_s"] = summary["moves_per_cpu_s"]
-            if out["moves_per_cpu_s"] and summary["moves_per_cpu_s"]:
-                out["cpu_ratio"] = round(out["moves_per_cpu_s"] / summary["moves_per_cpu_s"], 3)
-            out["error_samples"] += [f"baseline: {e}" for e in base.error_samples[:10]]
-            out["ratio"] = round(ours.moves_per_s / base.moves_per_s, 3) if base.acked else None
+        with cpu_hog() if cfg.contend else contextlib.nullcontext() as hog:
+            out |= _race_and_baseline(cfg, urls, pids, redis_url, redis_pid, hog, progress)
     return out
+
+
+def _race_and_baseline(
+    cfg: BenchConfig,
+    urls: list[str],
+    pids: list[int],
+    redis_url: str | None,
+    redis_pid: int | None,
+    hog: int | None,
+    progress: Callable[[str], None] | None,
+) -> dict[str, Any]:
+    """Our phase, then the baseline's with the same load (and the same hog)."""
+    out: dict[str, Any] = {"contend": hog is not None}
+    profiler = _profiler(cfg, pids)
+    hog_cpu = _HogMeter(hog)
+    ours = _run_phase(
+        "race",
+        urls,
+        cfg,
+        pids,
+        on_ready=profiler.start if profiler else None,
+        progress=progress,
+        redis_pid=redis_pid,
+    )
+    out["contend_cpu_pct"] = hog_cpu.pct()
+    if profiler is not None and cfg.profile is not None:
+        out |= _write_profile(profiler, cfg.profile)
+    out |= _summary(ours)
+    out["error_samples"] = ours.error_samples[:10]
+    out["baseline_moves_per_s"] = None
+    if cfg.baseline and redis_url:
+        hog_cpu = _HogMeter(hog)
+        base = _baseline(cfg, redis_url, len(urls), progress, redis_pid)
+        out["baseline_contend_cpu_pct"] = hog_cpu.pct()
+        out["baseline_moves_per_s"] = round(base.moves_per_s, 1)
+        out["baseline_ack_p50_ms"] = _round(percentile(base.all_ack_ms(), 50))
+        out["baseline_ack_p99_ms"] = _round(percentile(base.all_ack_ms(), 99))
+        out["baseline_errors"] = base.errors
+        summary = _summary(base)
+        out["baseline_cpu_pct"] = summary["server_cpu_pct"]
+        out["baseline_cpu_wait_pct"] = summary["server_cpu_wait_pct"]
+        out["baseline_redis_cpu_pct"] = summary["redis_cpu_pct"]
+        out["baseline_loadgen_cpu_pct"] = summary["loadgen_cpu_pct"]
+        out["baseline_moves_per_cpu_s"] = summary["moves_per_cpu_s"]
+        if out["moves_per_cpu_s"] and summary["moves_per_cpu_s"]:
+            out["cpu_ratio"] = round(out["moves_per_cpu_s"] / summary["moves_per_cpu_s"], 3)
+        out["error_samples"] += [f"baseline: {e}" for e in base.error_samples[:10]]
+        out["ratio"] = round(ours.moves_per_s / base.moves_per_s, 3) if base.acked else None
+    return out
+
+
+class _HogMeter:
+    """The hog's share of a core from now to ``pct`` (None without a hog)."""
+
+    def __init__(self, pid: int | None) -> None:
+        self.pid = pid
+        self.cpu0 = cpu_seconds(pid) if pid else None
+        self.t0 = time.monotonic()
+
+    def pct(self) -> float | None:
+        cpu1 = cpu_seconds(self.pid) if self.pid else None
+        if self.cpu0 is None or cpu1 is None:
+            return None
+        return _round(100 * (cpu1 - self.cpu0) / max(time.monotonic() - self.t0, 1e-9))
+
+
+def _profiler(cfg: BenchConfig, pids: list[int]) -> PySpy | None:
+    """py-spy on the first server process for the warm-up and the window."""
+    if cfg.profile is None or not pids:
+        return None
+    out = cfg.profile.with_suffix(".txt")
+    return PySpy(pids[0], out, cfg.warmup_s + cfg.seconds + 0.2)
+
+
+def _write_profile(profiler: PySpy, path: Path) -> dict[str, Any]:
+    """The flame graph beside the collapsed stacks, and the top frames."""
+    profiler.wait()
+    stacks = read_collapsed(profiler.out)
+    svg = path.with_suffix(".svg")
+    svg.write_text(flame_svg(stacks, "canfield-race serve"))
+    return {
+        "profile_svg": str(svg),
+        "profile_stacks": str(profiler.out),
+        "profile_top": top_summary(stacks),
+    }
 
 
 def _baseline(
@@ -566,6 +640,14 @@ def format_table(out: dict[str, Any]) -> str:
                 f"{_fmt(proc['ack_p50_ms'])} ms, p99 {_fmt(proc['ack_p99_ms'])} ms, "
                 f"RSS {_fmt(proc['rss_mb'])} MB, CPU {_fmt(proc['cpu_pct'])}%"
             )
+    if out.get("contend"):
+        lines.append(
+            f"{'CPU hog (--contend) %':24}{_fmt(out.get('contend_cpu_pct')):>12}"
+            f"{_fmt(out.get('baseline_contend_cpu_pct')):>12}"
+        )
+    if out.get("profile_svg"):
+        lines.append(f"flame graph: {out['profile_svg']} (stacks: {out['profile_stacks']})")
+        lines.append(out["profile_top"])
     for sample in out.get("error_samples", []):
         lines.append(f"error: {sample}")
     return "\n".join(lines)

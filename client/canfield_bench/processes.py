@@ -34,6 +34,7 @@ __all__ = [
     "DelayProxy",
     "local_servers",
     "stop_all",
+    "cpu_hog",
 ]
 
 
@@ -319,3 +320,20 @@ class DelayProxy(LoopbackEndpoint, ChildProcess):
                 self.port = int(line.split()[-1])
                 return True
         return False
+
+
+@contextlib.contextmanager
+def cpu_hog() -> Iterator[int]:
+    """Other work on the box (``bench --contend``): one process spinning on the
+    CPU, as much as one core gives it, until the block ends; yields its pid."""
+    hog = subprocess.Popen(
+        [sys.executable, "-c", "while True: pass"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield hog.pid
+    finally:
+        hog.kill()
+        hog.wait(10)

