@@ -4,8 +4,8 @@
 
 * one Redis (``redis://``, ``rediss://``, ``unix://``): ``PipelinedScript``,
   a dedicated connection. Every call writes its command at once and
-  queues a future; one reader task parses replies (hiredis) and resolves
-  the futures in order, so any number of moves are in flight on one
+  queues a future; the connection's protocol parses replies (hiredis) as
+  they arrive and resolves the futures in order, so any number of moves are in flight on one
   socket with no pool checkout, no per-call client machinery and no
   waiting for one another. Each call is still its own atomic EVALSHA. On
   any connection error every pending call fails (the caller answers
@@ -79,64 +79,113 @@ def _tls(scheme: str, query: dict[str, list[str]]) -> ssl.SSLContext | None:
     return context
 
 
+class _Replies(asyncio.Protocol):
+    """The connection's replies, parsed as they arrive (hiredis) and handed to
+    the calls in the order they were sent: no reader task, no stream buffers."""
+
+    def __init__(self, owner: PipelinedScript) -> None:
+        self.owner = owner
+        self.parser = hiredis.Reader()
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        parser, pending = self.parser, self.owner._pending
+        parser.feed(data)
+        reply = parser.gets()
+        while reply is not False:
+            if not pending:  # a reply nobody asked for: the stream is out of step
+                self.owner._fail(RedisConnectionError("Redis sent an unexpected reply"), self)
+                return
+            future = pending.popleft()[0]
+            if not future.done():
+                future.set_result(reply)
+            reply = parser.gets()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.owner._fail(RedisConnectionError(str(exc or "Redis closed the connection")), self)
+
+
 class PipelinedScript:
-    """Calls one Lua script over a dedicated, pipelined connection."""
+    """Calls one Lua script over a dedicated, pipelined connection.
+
+    A call costs one write and one future: no timer of its own. One watchdog
+    timer per connection, armed while calls are in flight, fails them all when
+    the oldest has waited ``timeout_s`` (as a per-call timeout would, since a
+    reply that late means the connection is stuck for every call behind it).
+    """
 
     def __init__(self, url: str, body: str, timeout_s: float = 5.0) -> None:
         self.url = url
         self.body = body.encode()
         self.sha = hashlib.sha1(self.body).hexdigest().encode()
         self.timeout_s = timeout_s
-        self._writer: asyncio.StreamWriter | None = None
-        self._reader_task: asyncio.Task[None] | None = None
-        self._pending: deque[asyncio.Future[Any]] = deque()
+        self._conn: _Replies | None = None
+        #: calls in flight, in the order sent: (future, loop time sent)
+        self._pending: deque[tuple[asyncio.Future[Any], float]] = deque()
         self._connecting: asyncio.Lock | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
 
     async def __call__(self, keys: list[str], args: list[Any]) -> Any:
-        writer = self._writer
-        if writer is None or writer.is_closing():
-            writer = await self._connect()
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending.append(future)
-        writer.write(_pack(b"EVALSHA", self.sha, len(keys), *keys, *args))
-        try:
-            async with asyncio.timeout(self.timeout_s):
-                reply = await future
-        except TimeoutError:
-            self._fail(RedisTimeoutError("Redis did not answer in time"))
-            raise RedisTimeoutError("Redis did not answer in time") from None
+        conn = self._conn
+        if conn is None or conn.transport is None or conn.transport.is_closing():
+            conn = await self._connect()
+        reply = await self._send(conn, _pack(b"EVALSHA", self.sha, len(keys), *keys, *args))
         if isinstance(reply, hiredis.ReplyError):
             if str(reply).startswith("NOSCRIPT"):  # Redis restarted: send the body once
-                future = asyncio.get_running_loop().create_future()
-                self._pending.append(future)
-                writer.write(_pack(b"EVAL", self.body, len(keys), *keys, *args))
-                async with asyncio.timeout(self.timeout_s):
-                    reply = await future
+                reply = await self._send(conn, _pack(b"EVAL", self.body, len(keys), *keys, *args))
             if isinstance(reply, hiredis.ReplyError):
                 raise ResponseError(str(reply))
         return reply
 
-    async def _connect(self) -> asyncio.StreamWriter:
+    def _send(self, conn: _Replies, command: bytes) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._pending.append((future, loop.time()))
+        assert conn.transport is not None
+        conn.transport.write(command)
+        if self._watchdog is None:
+            self._watchdog = loop.call_later(self.timeout_s, self._check)
+        return future
+
+    def _check(self) -> None:
+        """The watchdog: the oldest call in flight answered in time, or all fail."""
+        self._watchdog = None
+        if not self._pending:
+            return
+        loop = asyncio.get_running_loop()
+        due = self._pending[0][1] + self.timeout_s
+        if loop.time() >= due:
+            self._fail(RedisTimeoutError("Redis did not answer in time"))
+        else:
+            self._watchdog = loop.call_later(due - loop.time(), self._check)
+
+    async def _connect(self) -> _Replies:
         if self._connecting is None:
             self._connecting = asyncio.Lock()
         async with self._connecting:
-            if self._writer is not None and not self._writer.is_closing():
-                return self._writer
+            conn = self._conn
+            if conn is not None and conn.transport is not None and not conn.transport.is_closing():
+                return conn
+            loop = asyncio.get_running_loop()
             parts = urlsplit(self.url)
             query = parse_qs(parts.query)
+            conn = _Replies(self)
             try:
-                if parts.scheme == "unix":
-                    async with asyncio.timeout(self.timeout_s):
-                        reader, writer = await asyncio.open_unix_connection(unquote(parts.path))
-                    db = query.get("db", ["0"])[0]
-                else:
-                    async with asyncio.timeout(self.timeout_s):
-                        reader, writer = await asyncio.open_connection(
+                async with asyncio.timeout(self.timeout_s):
+                    if parts.scheme == "unix":
+                        await loop.create_unix_connection(lambda: conn, unquote(parts.path))
+                        db = query.get("db", ["0"])[0]
+                    else:
+                        await loop.create_connection(
+                            lambda: conn,
                             parts.hostname or "127.0.0.1",
                             parts.port or 6379,
                             ssl=_tls(parts.scheme, query),
                         )
-                    db = (parts.path or "/0").lstrip("/") or query.get("db", ["0"])[0]
+                        db = (parts.path or "/0").lstrip("/") or query.get("db", ["0"])[0]
             except (TimeoutError, OSError) as exc:
                 raise RedisConnectionError(f"cannot reach Redis: {exc}") from None
             setup = []
@@ -148,50 +197,29 @@ class PipelinedScript:
             if db and db != "0":
                 setup.append(_pack(b"SELECT", db))
             self._pending.clear()
-            self._writer = writer
-            self._reader_task = asyncio.get_running_loop().create_task(self._read(reader, writer))
+            self._conn = conn
             for command in setup:
-                future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-                self._pending.append(future)
-                writer.write(command)
-                async with asyncio.timeout(self.timeout_s):
-                    reply = await future
+                reply = await self._send(conn, command)
                 if isinstance(reply, hiredis.ReplyError):
                     self._fail(RedisConnectionError(str(reply)))
                     raise RedisConnectionError(str(reply))
-            return writer
+            return conn
 
-    async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        parser = hiredis.Reader()
-        pending = self._pending
-        try:
-            while True:
-                data = await reader.read(65536)
-                if not data:
-                    raise RedisConnectionError("Redis closed the connection")
-                parser.feed(data)
-                reply = parser.gets()
-                while reply is not False:
-                    future = pending.popleft()
-                    if not future.done():
-                        future.set_result(reply)
-                    reply = parser.gets()
-        except (OSError, RedisConnectionError, IndexError) as exc:
-            if self._writer is writer:  # a newer connection is not this reader's to fail
-                self._fail(RedisConnectionError(str(exc) or "Redis connection lost"))
-
-    def _fail(self, exc: Exception) -> None:
-        """Drop the connection; every call in flight gets ``exc``."""
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            writer.close()
+    def _fail(self, exc: Exception, conn: _Replies | None = None) -> None:
+        """Drop the connection (``conn``: only if it is still this one); every
+        call in flight gets ``exc``."""
+        if conn is not None and conn is not self._conn:
+            return  # an older connection closing: not the current calls' business
+        conn, self._conn = self._conn, None
+        if conn is not None and conn.transport is not None:
+            conn.transport.close()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         while self._pending:
-            future = self._pending.popleft()
+            future = self._pending.popleft()[0]
             if not future.done():
                 future.set_exception(exc)
-        task, self._reader_task = self._reader_task, None
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
 
     async def close(self) -> None:
         self._fail(RedisConnectionError("closed"))
