@@ -253,3 +253,36 @@ def test_a_lone_racer_races_the_ghost_offered_on_the_waiting_screen(
     wait_board(page)
     expect(page.locator("#race-lb .lane.lane-ghost")).to_have_count(1)
     expect(lane(page, "Ana").locator(".ghost-tag")).to_have_text("ghost")
+
+
+def test_on_a_phone_the_newest_finish_shows_over_the_header_alone(
+    browser: Browser, fast_server: ServerProcess
+) -> None:
+    """Two ghosts give up at the start: a phone shows the newest of the two
+    finishes, on top of the site's header (not under it), and not the older one
+    over the racer's own clock."""
+    recorded = record(
+        fast_server.ws_url, DEAL, {"Ana": (["G"], 0.3), "Cyrus the Great": (["S", "G"], 0.4)}
+    )
+    assert recorded.replay is not None
+    ids = ",".join(r.id for r in recorded.standings)
+    page = new_page(browser, viewport={"width": 360, "height": 740}, has_touch=True)
+    page.goto(f"{fast_server.http_url}/?ghost={recorded.replay.rsplit('/', 1)[-1]}&racers={ids}")
+    wait_board(page)
+    news = page.locator("#race-news .news")
+    expect(news).to_have_count(2)
+    expect(news.first).to_be_visible()
+    expect(news.nth(1)).to_be_hidden()
+    on_top = page.evaluate(
+        """() => {
+            const box = document.querySelector('#race-news');
+            box.style.pointerEvents = 'auto'; // hit-testable, to see what is drawn on top
+            const item = box.querySelector('.news');
+            item.style.pointerEvents = 'auto';
+            const r = item.getBoundingClientRect();
+            const el = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            box.style.pointerEvents = item.style.pointerEvents = '';
+            return el && el.closest('#race-news') ? true : (el?.outerHTML || '').slice(0, 80);
+        }"""
+    )
+    assert on_top is True, f"drawn over the news: {on_top}"
