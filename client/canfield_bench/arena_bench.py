@@ -38,7 +38,7 @@ from canfield_client.arena import race_arena
 from canfield_client.client import RaceClient
 from canfield_client.strategy import Strategy
 
-from .bench import cpu_seconds
+from .bench import cpu_seconds, run_queue_seconds
 from .processes import local_servers
 from .quick_bench import QUICK_ENV
 
@@ -176,10 +176,12 @@ def run_arena(
     with local_servers(2, QUICK_ENV, prefix="canfield-arena-") as (_, servers):
         pids = [s.pid for s in servers if s.pid]
         cpu0 = [cpu_seconds(pid) or 0.0 for pid in pids]
+        wait0 = [run_queue_seconds(pid) or 0.0 for pid in pids]
         raced_from = time.perf_counter()
         tally = asyncio.run(_run([s.ws_url for s in servers], racers, minutes, pace_s, workers))
         wall = time.perf_counter() - raced_from
         cpu = [(cpu_seconds(pid) or 0.0) - c for pid, c in zip(pids, cpu0, strict=True)]
+        starved = [(run_queue_seconds(p) or 0.0) - w for p, w in zip(pids, wait0, strict=True)]
         scraped = [_scraped(s.http_url) for s in servers]
     load_after = os.getloadavg()[0]
     spent, heats, calls = (sum(part) for part in zip(*scraped, strict=True))
@@ -202,13 +204,16 @@ def run_arena(
             "p50": round(s50) if s50 is not None else None,
             "p99": round(s99) if s99 is not None else None,
         },
-        "heat_sizes": sorted(tally["sizes"]),
+        #: racers in a heat -> heats of that size
+        "heat_sizes": dict(sorted(Counter(tally["sizes"]).items(), reverse=True)),
         "bound_s": BOUND_S,
         "racers_over_bound": tally["alone"],
         "heats_scored": int(heats),
         "score_ms_per_heat": round(spent * 1000 / heats, 2) if heats else None,
         "redis_calls_per_heat": round(calls / heats, 1) if heats else None,
         "server_cpu_pct": [round(100 * c / wall) for c in cpu],
+        #: each server's time ready to run but waiting for a core (a starved server)
+        "server_cpu_wait_pct": [round(100 * w / wall) for w in starved],
         "bench_workers_cpu_pct": round(100 * tally["bench_cpu"]),
         "load_average": [round(load_before, 1), round(load_after, 1)],
         "failures": len(tally["failed"]),
@@ -219,8 +224,7 @@ def run_arena(
 
 def format_arena(out: dict[str, Any]) -> str:
     waits, seated = out["finish_to_next_started_ms"], out["finish_to_next_joined_ms"]
-    counted = Counter(out["heat_sizes"])
-    sizes = ", ".join(f"{n} x {counted[n]}" for n in sorted(counted, reverse=True))
+    sizes = ", ".join(f"{n} x {heats}" for n, heats in out["heat_sizes"].items())
     share = out["racers_over_bound"] / max(1, out["racers"])
     return "\n".join(
         [
@@ -234,7 +238,8 @@ def format_arena(out: dict[str, Any]) -> str:
             f" ({share:.1%})",
             f"standing update per finished heat: {out['score_ms_per_heat']} ms,"
             f" {out['redis_calls_per_heat']} Redis calls ({out['heats_scored']} heats)",
-            f"server CPU (% of a core, each process): {out['server_cpu_pct']};"
+            f"server CPU (% of a core, each process): {out['server_cpu_pct']},"
+            f" waiting for a core {out['server_cpu_wait_pct']};"
             f" {out['workers']} bench workers {out['bench_workers_cpu_pct']}%;"
             f" load average {out['load_average'][0]:g} before, {out['load_average'][1]:g} after",
             f"failures {out['failures']}",
