@@ -97,6 +97,11 @@ def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
     expect(lane(page, "Ana")).to_have_attribute("data-status", "won", timeout=60_000)
     give_up(page)
     page.wait_for_selector("#view-results:not([hidden])")
+    # the headline names the winner as the ghost it is, in both languages
+    expect(page.locator("#winner-call .winner")).to_have_text("\u2605Ana's ghost wins!")
+    pick_language(page, "hr")
+    expect(page.locator("#winner-call .winner")).to_have_text("\u2605Ana (duh) pobjeđuje!")
+    pick_language(page, "en")
     mine = start  # given up at once: the base card home, no more
     compare = page.locator("#ghost-compare li")
     expect(compare).to_have_count(2)

@@ -26,8 +26,7 @@ export class Results {
     this.send = send;
     this.flash = flash;
     // with each racer's median round trip to the server; a ghost's row marked
-    const ghost = (row) => this.read().roomState?.members?.some((m) => m.id === row.id && m.ghost);
-    this.table = new Leaderboard($("#final-lb"), undefined, null, undefined, FINAL_COLUMNS, ghost);
+    this.table = new Leaderboard($("#final-lb"), undefined, null, undefined, FINAL_COLUMNS, (row) => this.isGhost(row));
     this.player = new ReplayPlayer($("#view-results .replay-controls"), new BoardView($("#replay-board")));
     this.reviewBar = new ReviewBar(this.player.hint, this.player);
     this.finished = null;
@@ -218,11 +217,17 @@ export class Results {
     this.renderChart();
   }
 
+  /** A ghost race's recorded racer (a row of the standings), not a live one. */
+  isGhost(row) {
+    return Boolean(this.read().roomState?.members?.some((m) => m.id === row.id && m.ghost));
+  }
+
   /** What happened, and no more: who won (or that nobody did), a tie as a
    * tie, the tie-break when it decided first place, and our own place. */
   renderCall() {
     const rows = this.finished?.standings || [];
-    const call = headline(rows);
+    // a ghost is named as one: "Ana's ghost wins!", never Ana herself racing now
+    const call = headline(rows.map((r) => (this.isGhost(r) ? { ...r, name: t("ghost_name", { name: r.name }) } : r)));
     if (!call) {
       this.call.replaceChildren();
       return;

@@ -116,6 +116,7 @@ export default {
   // ghost races: a replay raced again (js/ghosts.js)
   race_this: "Race this",
   ghost_tag: "ghost",
+  ghost_name: "{name}'s ghost",
   ghost_you_beat: "You beat {name}'s {time} by {gap}.",
   ghost_beat_you: "{name}'s {time} beat you by {gap}.",
   ghost_tied_time: "You tied {name}'s {time}.",

@@ -117,6 +117,7 @@ export default {
   // ghost races: a replay raced again (js/ghosts.js)
   race_this: "Utrkuj se s ovim",
   ghost_tag: "duh",
+  ghost_name: "{name} (duh)",
   ghost_you_beat: "Duh {name} ({time}) pobijeđen je za {gap}.",
   ghost_beat_you: "Duh {name} ({time}) bio je brži za {gap}.",
   ghost_tied_time: "Isto vrijeme kao duh {name}: {time}.",
