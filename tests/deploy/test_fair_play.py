@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 from redis.asyncio import Redis
 
 from tests.conftest import Identified, ServerFactory
@@ -136,7 +136,7 @@ async def issued_days_ago(server: ServerProcess, client: RaceClient, days: int) 
     redis = Redis.from_url(server.redis_url)
     try:
         created = int(time.time() * 1000) - days * 86_400_000
-        await redis.hset(keys.identity(token_hash), "created", created)
+        await redis.hset(player_keys.identity(token_hash), "created", created)
     finally:
         await redis.aclose()
 

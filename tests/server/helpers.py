@@ -28,7 +28,7 @@ from canfield_server.room.hub import Hub
 from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import BotLauncher, RatingPoint, ReviewCase, StoredRating
 from canfield_server.room.review import Reviews
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 from canfield_server.storage.challenge_store import RedisChallengeStore
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.errors import STORAGE_ERRORS
@@ -319,7 +319,7 @@ async def flag(redis: Redis, store: RedisIntegrityStore, case: ReviewCase) -> No
         while (found := await store.case(case.result)) is None:
             await asyncio.sleep(0.1)
     assert found.status == "" and not found.reasons
-    await redis.delete(keys.case(case.result))
+    await redis.delete(player_keys.case(case.result))
     assert await store.record(case)
 
 

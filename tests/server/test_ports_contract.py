@@ -58,7 +58,7 @@ from canfield_server.room.ports import (
 )
 from canfield_server.solving.daily_deal import DailyDealer, candidate
 from canfield_server.solving.deal_pool import DealPool
-from canfield_server.storage import keys
+from canfield_server.storage import keys, player_keys
 from canfield_server.storage.challenge_store import RedisChallengeStore
 from canfield_server.storage.daily_store import RedisDailyStore
 from canfield_server.storage.history import RedisIdentityStore
@@ -152,7 +152,7 @@ class World:
         if self.kind == "memory":
             found = self.backend.identities.get(token_hash)
             return -2 if found is None else (found["until"] - self.clock.now_ms()) / 1000
-        return float(await self.backend.ttl(keys.identity(token_hash)))
+        return float(await self.backend.ttl(player_keys.identity(token_hash)))
 
     def queue(self) -> MatchQueue:
         if self.kind == "memory":
@@ -190,7 +190,7 @@ class World:
             await self.clock.advance(ms / 1000)
             return
         async with asyncio.timeout(TIMEOUT):
-            while await self.backend.exists(keys.challenge(challenge_id)):
+            while await self.backend.exists(player_keys.challenge(challenge_id)):
                 await asyncio.sleep(0.02)
 
     def integrity(self) -> IntegrityStore:
@@ -992,7 +992,7 @@ async def test_a_challenge_keeps_each_taker_s_best_within_its_bounds_and_expires
     assert await store.standing("short") == []  # gone with it
     assert await store.record("short", "t2", b"r", 1.0, 3) == Taken.GONE
     if world.kind == "redis":
-        assert not await world.backend.exists(keys.challenge_rank("short"))
+        assert not await world.backend.exists(player_keys.challenge_rank("short"))
     await close(store)
 
 
@@ -1004,7 +1004,7 @@ async def test_challenges_made_are_counted_per_maker_in_a_window(world: World) -
         await world.clock.advance(0.4)
     else:
         async with asyncio.timeout(TIMEOUT):
-            while await world.backend.exists(keys.challenges_made("id:a")):
+            while await world.backend.exists(player_keys.challenges_made("id:a")):
                 await asyncio.sleep(0.02)
     assert await store.spend("id:a", 300) == 1  # a new window
     await close(store)

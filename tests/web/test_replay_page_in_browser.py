@@ -34,7 +34,7 @@ from canfield.solver import solve
 from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
 from canfield_protocol import RoomReplay, RoomSettings
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 from playwright.sync_api import Browser, Page, expect
 
 from tests.web.pages import low_contrast, new_page, pick_language, quick_server
@@ -269,7 +269,7 @@ def test_each_move_shows_when_it_was_played_and_an_older_replay_still_opens(
     body["id"] = old_id
     store = redis.Redis.from_url(replay_server.redis_url)
     try:
-        store.set(keys.replay(old_id), json.dumps(body))
+        store.set(player_keys.replay(old_id), json.dumps(body))
     finally:
         store.close()
     status, _, raw = fetch(f"{base}/replay/{old_id}")

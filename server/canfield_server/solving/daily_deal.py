@@ -33,7 +33,7 @@ from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.ops.supervise import Supervised
 from canfield_server.solving.deal_pool import DRAW_MODES, DealPool
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 
 __all__ = ["DAILY", "candidate", "DailyDealer"]
 
@@ -74,8 +74,8 @@ class DailyDealer:
         if self.configured:
             return self.configured
         if self._secret is None:
-            await self.redis.set(keys.DAILY_SECRET, secrets.token_hex(32), nx=True)
-            found = await self.redis.get(keys.DAILY_SECRET)
+            await self.redis.set(player_keys.DAILY_SECRET, secrets.token_hex(32), nx=True)
+            found = await self.redis.get(player_keys.DAILY_SECRET)
             self._secret = found if isinstance(found, bytes) else str(found).encode()
         return self._secret
 
@@ -83,7 +83,7 @@ class DailyDealer:
         cached = self._known.get((date, draw))
         if cached is not None:
             return cached  # a day's code never changes once stored
-        found = await self.redis.get(keys.daily_code(date, draw))
+        found = await self.redis.get(player_keys.daily_code(date, draw))
         if found is None:
             return None
         code = found.decode() if isinstance(found, bytes) else str(found)
@@ -135,7 +135,7 @@ class DailyDealer:
             par = await self.pool.prove(code, DAILY, self.solve_s, wait_s)
             if par is None:
                 continue
-            key = keys.daily_code(date, draw)
+            key = player_keys.daily_code(date, draw)
             if await self.redis.set(key, code, nx=True, ex=self.ttl_s):
                 await self.pool.remember_par(code, par)
                 event(log, "daily.deal", date=date, draw=draw, candidate=index)

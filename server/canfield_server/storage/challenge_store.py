@@ -12,7 +12,7 @@ from __future__ import annotations
 from redis.asyncio import Redis, RedisCluster
 
 from canfield_server.room.ports import Taken
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 
 __all__ = ["RECORD", "SPEND", "RedisChallengeStore"]
 
@@ -57,10 +57,10 @@ class RedisChallengeStore:
         pass
 
     async def create(self, challenge_id: str, body: bytes, ttl_ms: int) -> None:
-        await self.redis.set(keys.challenge(challenge_id), body, px=ttl_ms)
+        await self.redis.set(player_keys.challenge(challenge_id), body, px=ttl_ms)
 
     async def load(self, challenge_id: str) -> bytes | None:
-        found = await self.redis.get(keys.challenge(challenge_id))
+        found = await self.redis.get(player_keys.challenge(challenge_id))
         return found.encode() if isinstance(found, str) else found
 
     async def record(
@@ -68,21 +68,21 @@ class RedisChallengeStore:
     ) -> Taken:
         done = await self._record(
             keys=[
-                keys.challenge(challenge_id),
-                keys.challenge_rank(challenge_id),
-                keys.challenge_rows(challenge_id),
+                player_keys.challenge(challenge_id),
+                player_keys.challenge_rank(challenge_id),
+                player_keys.challenge_rows(challenge_id),
             ],
             args=[taker, repr(float(score)), row, most],
         )
         return Taken(int(done))
 
     async def standing(self, challenge_id: str) -> list[bytes]:
-        found = await self.redis.zrange(keys.challenge_rank(challenge_id), 0, -1)
+        found = await self.redis.zrange(player_keys.challenge_rank(challenge_id), 0, -1)
         takers = [t for t in found if isinstance(t, (bytes, str))]
         if not takers:
             return []
-        rows = await self.redis.hmget(keys.challenge_rows(challenge_id), takers)
+        rows = await self.redis.hmget(player_keys.challenge_rows(challenge_id), takers)
         return [r.encode() if isinstance(r, str) else r for r in rows if r is not None]
 
     async def spend(self, who: str, window_ms: int) -> int:
-        return int(await self._spend(keys=[keys.challenges_made(who)], args=[window_ms]))
+        return int(await self._spend(keys=[player_keys.challenges_made(who)], args=[window_ms]))

@@ -25,8 +25,8 @@ key                             type    holds
                                         (hash) who blocked them: ``block_ranges``
 ==============================  ======  ==========================================
 
-New identities per network are read from their budgets (``keys.identity_budget``,
-listed in ``keys.IDENTITY_NETWORKS``; ``storage.history`` writes them).
+New identities per network are read from their budgets (``player_keys.identity_budget``,
+listed in ``player_keys.IDENTITY_NETWORKS``; ``storage.history`` writes them).
 
 A block names one address (its own key) or a range: a network wider than
 one address (``10.0.0.0/24``, ``2001:db8::/48``); a ``/32`` or ``/128`` is
@@ -44,7 +44,7 @@ from canfield_protocol import Role, RoomState
 
 from canfield_server.ops.clock import Clock
 from canfield_server.room.ports import IdentityBudget
-from canfield_server.storage import keys
+from canfield_server.storage import keys, player_keys
 from canfield_server.storage.beat_table import live_entries
 from canfield_server.storage.block_ranges import BlockRanges, Network
 from canfield_server.storage.history import SLOT_MS, SLOTS_KEPT
@@ -248,12 +248,16 @@ class ConsoleStore:
         issued first."""
         now = self.clock.now_ms()
         found = await self.redis.zrevrangebyscore(
-            keys.IDENTITY_NETWORKS, "+inf", now - SLOTS_KEPT * SLOT_MS, start=0, num=MAX_NETWORKS
+            player_keys.IDENTITY_NETWORKS,
+            "+inf",
+            now - SLOTS_KEPT * SLOT_MS,
+            start=0,
+            num=MAX_NETWORKS,
         )
         networks = [_text(n) for n in found]
         async with self.redis.pipeline(transaction=False) as pipe:
             for network in networks:
-                pipe.hgetall(keys.identity_budget(network))
+                pipe.hgetall(player_keys.identity_budget(network))
             tables = await pipe.execute()
         slot = now // SLOT_MS
         rate = budget.per_hour / 3_600_000

@@ -1,7 +1,7 @@
 """The daily race in Redis: attempts, their logs, the standing (a sorted set).
 
 Each day and draw mode has its own keys under one hash tag
-(``keys.daily_*``), kept ``daily_retention_days`` from the day's first
+(``player_keys.daily_*``), kept ``daily_retention_days`` from the day's first
 write. A move is one round trip: the DAILY_MOVE script (the seq
 compare-and-set, the log, the row and its standing score), sent on the
 same pipelined connection kind as room moves.
@@ -15,7 +15,7 @@ import msgspec
 from redis.asyncio import Redis, RedisCluster
 
 from canfield_server.room.ports import Behind, DailyAttempt, DailyMove, NoAttempt, Stored, StoredRow
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 from canfield_server.storage.move_script import move_script
 
 __all__ = [
@@ -151,10 +151,10 @@ class RedisDailyStore:
     ) -> tuple[bool, int]:
         created, start = await self._claim(
             keys=[
-                keys.daily_player(date, draw, player),
-                keys.daily_rows(date, draw),
-                keys.daily_rank(date, draw),
-                keys.daily_log(date, draw, player),
+                player_keys.daily_player(date, draw, player),
+                player_keys.daily_rows(date, draw),
+                player_keys.daily_rank(date, draw),
+                player_keys.daily_log(date, draw, player),
             ],
             args=[now, name, player, _encoder.encode(row), repr(score), self.ttl_s],
         )
@@ -162,7 +162,10 @@ class RedisDailyStore:
 
     async def attempt(self, date: str, draw: int, player: str) -> DailyAttempt | None:
         start, snap, done, *log = await self._load(
-            keys=[keys.daily_player(date, draw, player), keys.daily_log(date, draw, player)],
+            keys=[
+                player_keys.daily_player(date, draw, player),
+                player_keys.daily_log(date, draw, player),
+            ],
             args=[],
         )
         if not start:
@@ -179,10 +182,10 @@ class RedisDailyStore:
         date, draw, player = move.date, move.draw, move.player
         status, value = await self._move(
             keys=[
-                keys.daily_player(date, draw, player),
-                keys.daily_log(date, draw, player),
-                keys.daily_rows(date, draw),
-                keys.daily_rank(date, draw),
+                player_keys.daily_player(date, draw, player),
+                player_keys.daily_log(date, draw, player),
+                player_keys.daily_rows(date, draw),
+                player_keys.daily_rank(date, draw),
             ],
             args=[
                 move.base_seq,
@@ -206,7 +209,7 @@ class RedisDailyStore:
     ) -> tuple[int, list[StoredRow], tuple[int, StoredRow] | None]:
         """One round trip (DAILY_STANDING): the count, the first rows, my rank and row."""
         found: list[Any] = await self._standing(
-            keys=[keys.daily_rank(date, draw), keys.daily_rows(date, draw)],
+            keys=[player_keys.daily_rank(date, draw), player_keys.daily_rows(date, draw)],
             args=[limit, player or ""],
         )
         count, my_rank, my_row, *top = found
@@ -218,7 +221,7 @@ class RedisDailyStore:
 
     async def hold(self, date: str, draw: int, player: str, network: str, reason: str) -> str:
         found = await self._held(
-            keys=[keys.daily_held(date, draw), keys.daily_networks(date, draw)],
+            keys=[player_keys.daily_held(date, draw), player_keys.daily_networks(date, draw)],
             args=[player, network, reason, self.ttl_s],
         )
         return found.decode() if isinstance(found, bytes) else str(found)
@@ -226,7 +229,7 @@ class RedisDailyStore:
     async def held(self, date: str, draw: int, players: list[str]) -> dict[str, str]:
         if not players:
             return {}
-        found = await self.redis.hmget(keys.daily_held(date, draw), players)
+        found = await self.redis.hmget(player_keys.daily_held(date, draw), players)
         return {
             p: w if isinstance(w, str) else w.decode()
             for p, w in zip(players, found, strict=True)
@@ -234,5 +237,5 @@ class RedisDailyStore:
         }
 
     async def network_first(self, date: str, draw: int, network: str) -> str | None:
-        found = await self.redis.hget(keys.daily_networks(date, draw), network)
+        found = await self.redis.hget(player_keys.daily_networks(date, draw), network)
         return found.decode() if isinstance(found, bytes) else found

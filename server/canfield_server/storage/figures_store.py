@@ -23,7 +23,7 @@ from typing import Any
 from canfield.dealcode import DRAW_MODES
 
 from canfield_server.ops.clock import Clock
-from canfield_server.storage import keys
+from canfield_server.storage import keys, player_keys
 from canfield_server.storage.beat_table import live_entries
 
 __all__ = ["FiguresStore", "FIGURES", "MAX_OWNERS"]
@@ -55,7 +55,7 @@ class FiguresStore:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zcard(keys.LIVE)
             for draw in DRAW_MODES:
-                pipe.zcard(keys.daily_rank(date, draw))
+                pipe.zcard(player_keys.daily_rank(date, draw))
             for draw in DRAW_MODES:  # each draw mode's pool of open races (room/quick.py pool_of)
                 pipe.zcard(keys.quick_open(f"d{draw}"))
             live, *counts = await pipe.execute()

@@ -10,9 +10,9 @@ history that links to it. An identity stored before identities had a
 ``kept`` field counts as kept.
 
 New identities come from a budget per network (``claim_identity``): a
-token bucket in ``keys.identity_budget`` (a burst, refilled at a steady
+token bucket in ``player_keys.identity_budget`` (a burst, refilled at a steady
 rate), with the identities issued and refused in ten-minute slots for the
-operator console, and every network that asked in ``keys.IDENTITY_NETWORKS``.
+operator console, and every network that asked in ``player_keys.IDENTITY_NETWORKS``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from redis.asyncio import Redis, RedisCluster
 
 from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.room.ports import IdentitiesRefused, IdentityBudget
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 from canfield_server.storage.move_script import move_script
 
 __all__ = [
@@ -182,12 +182,12 @@ class RedisIdentityStore:
     ) -> IdentitiesRefused | None:
         now = self.clock.now_ms()
         issued, _, retry_at = await self._claim(
-            keys=[keys.identity_budget(network)],
+            keys=[player_keys.identity_budget(network)],
             args=[now, budget.burst, budget.per_hour, SLOT_MS, SLOTS_KEPT, budget.keep_ms()],
         )
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(keys.IDENTITY_NETWORKS, {network: now})
-            pipe.zremrangebyscore(keys.IDENTITY_NETWORKS, "-inf", now - budget.keep_ms())
+            pipe.zadd(player_keys.IDENTITY_NETWORKS, {network: now})
+            pipe.zremrangebyscore(player_keys.IDENTITY_NETWORKS, "-inf", now - budget.keep_ms())
             await pipe.execute()
         if int(issued):
             return None
@@ -196,20 +196,21 @@ class RedisIdentityStore:
     async def new_identity(self, token_hash: str, public_id: str, network: str = "") -> None:
         now = self.clock.now_ms()
         await self._new(
-            keys=[keys.identity(token_hash)], args=[public_id, now, self.new_ttl_s, network]
+            keys=[player_keys.identity(token_hash)], args=[public_id, now, self.new_ttl_s, network]
         )
 
     async def identity_created(self, token_hash: str) -> int | None:
-        found = await self.redis.hget(keys.identity(token_hash), "created")
+        found = await self.redis.hget(player_keys.identity(token_hash), "created")
         return int(found) if found else None
 
     async def identity_network(self, token_hash: str) -> str | None:
-        found = await self.redis.hget(keys.identity(token_hash), "net")
+        found = await self.redis.hget(player_keys.identity(token_hash), "net")
         return _text(found) if found else None
 
     async def identity(self, token_hash: str) -> tuple[str, int, str] | None:
         pid, streak, last = await self._get(
-            keys=[keys.identity(token_hash), keys.identity_races(token_hash)], args=[self.ttl_s]
+            keys=[player_keys.identity(token_hash), player_keys.identity_races(token_hash)],
+            args=[self.ttl_s],
         )
         if not pid:
             return None
@@ -217,13 +218,13 @@ class RedisIdentityStore:
 
     async def note_daily(self, token_hash: str, date: str, day_before: str) -> int:
         return int(
-            await self._note_daily(keys=[keys.identity(token_hash)], args=[date, day_before])
+            await self._note_daily(keys=[player_keys.identity(token_hash)], args=[date, day_before])
         )
 
     async def link_member(
         self, room: str, member_id: str, token_hash: str, network: str = ""
     ) -> None:
-        key, nets = keys.room_identities(room), keys.room_networks(room)
+        key, nets = player_keys.room_identities(room), player_keys.room_networks(room)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(key, member_id, token_hash)
             pipe.expire(key, self.room_ttl_s)
@@ -235,11 +236,11 @@ class RedisIdentityStore:
             await pipe.execute()
 
     async def room_networks(self, room: str) -> dict[str, str]:
-        raw = await self.redis.hgetall(keys.room_networks(room))
+        raw = await self.redis.hgetall(player_keys.room_networks(room))
         return {_text(k): _text(v) for k, v in raw.items()}
 
     async def room_identities(self, room: str) -> dict[str, str]:
-        raw = await self.redis.hgetall(keys.room_identities(room))
+        raw = await self.redis.hgetall(player_keys.room_identities(room))
         return {_text(k): _text(v) for k, v in raw.items()}
 
     async def add_races(self, entries: list[tuple[str, bytes]]) -> None:
@@ -254,18 +255,18 @@ class RedisIdentityStore:
         async def push(token_hash: str, history: list[bytes]) -> None:
             for entry in history:
                 await self._add(
-                    keys=[keys.identity_races(token_hash), keys.identity(token_hash)],
+                    keys=[player_keys.identity_races(token_hash), player_keys.identity(token_hash)],
                     args=[entry, self.max_races, self.ttl_s],
                 )
 
         await asyncio.gather(*(push(h, history) for h, history in per_identity.items()))
 
     async def races(self, token_hash: str, limit: int) -> list[bytes]:
-        found = await self.redis.lrange(keys.identity_races(token_hash), 0, limit - 1)
+        found = await self.redis.lrange(player_keys.identity_races(token_hash), 0, limit - 1)
         return [e if isinstance(e, bytes) else e.encode() for e in found]
 
     async def delete_races(self, token_hash: str) -> int:
-        key = keys.identity_races(token_hash)
+        key = player_keys.identity_races(token_hash)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.llen(key)
             pipe.delete(key)
@@ -273,10 +274,10 @@ class RedisIdentityStore:
         return int(count)
 
     async def save_replay(self, replay_id: str, body: bytes) -> None:
-        await self.redis.set(keys.replay(replay_id), body, ex=self.ttl_s)
+        await self.redis.set(player_keys.replay(replay_id), body, ex=self.ttl_s)
 
     async def load_replay(self, replay_id: str) -> bytes | None:
-        found = await self.redis.get(keys.replay(replay_id))
+        found = await self.redis.get(player_keys.replay(replay_id))
         if found is None:
             return None
         return found if isinstance(found, bytes) else found.encode()

@@ -1,12 +1,12 @@
 """Results' integrity assessments and the review queue in Redis
 (``room.ports.IntegrityStore``).
 
-One result's assessment is a hash (``keys.case``): the case as recorded
+One result's assessment is a hash (``player_keys.case``): the case as recorded
 (``case``, written once: HSETNX in a script) and where its review stands
-(``status``, ``by``, ``at``). Flagged cases wait in ``keys.REVIEW_QUEUE``
-(newest recorded first); a decision moves them to ``keys.REVIEW_DECIDED``
+(``status``, ``by``, ``at``). Flagged cases wait in ``player_keys.REVIEW_QUEUE``
+(newest recorded first); a decision moves them to ``player_keys.REVIEW_DECIDED``
 (the last ``DECIDED_KEPT``). A case and the queues live
-``history_retention_days``; a bar (``keys.barred``, beside its identity)
+``history_retention_days``; a bar (``player_keys.barred``, beside its identity)
 lives as long from the confirmation and is kept alive by every look at it
 (each race that asks whether its racers may be ranked), so an identity that
 keeps playing stays barred.
@@ -30,7 +30,7 @@ from canfield_server.room.ports import (
     ReviewCase,
     race_of,
 )
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 
 __all__ = ["RECORD", "DECIDE", "DECIDED_KEPT", "RedisIntegrityStore", "case_with"]
 
@@ -92,17 +92,17 @@ class RedisIntegrityStore:
     async def record(self, case: ReviewCase) -> bool:
         kept, status = _stored(case)
         done = await self._record(
-            keys=[keys.case(case.result)], args=[_encoder.encode(kept), status, self.ttl_s]
+            keys=[player_keys.case(case.result)], args=[_encoder.encode(kept), status, self.ttl_s]
         )
         if not done:
             return False
         if status == REVIEW_OPEN:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zadd(keys.REVIEW_QUEUE, {case.result: case.at})
-                pipe.zremrangebyscore(keys.REVIEW_QUEUE, "-inf", case.at - self.ttl_s * 1000)
+                pipe.zadd(player_keys.REVIEW_QUEUE, {case.result: case.at})
+                pipe.zremrangebyscore(player_keys.REVIEW_QUEUE, "-inf", case.at - self.ttl_s * 1000)
                 if case.identity:
-                    pipe.sadd(keys.open_cases_of(case.identity), case.result)
-                    pipe.expire(keys.open_cases_of(case.identity), self.ttl_s)
+                    pipe.sadd(player_keys.open_cases_of(case.identity), case.result)
+                    pipe.expire(player_keys.open_cases_of(case.identity), self.ttl_s)
                 self._race_flag(pipe, case, REVIEW_OPEN)
                 await pipe.execute()
         return True
@@ -110,12 +110,12 @@ class RedisIntegrityStore:
     def _race_flag(self, pipe: Any, case: ReviewCase, status: str) -> None:
         race = race_of(case)
         if race is not None:
-            pipe.hset(keys.race_flags(race), _racer(case), status)
-            pipe.expire(keys.race_flags(race), self.ttl_s)
+            pipe.hset(player_keys.race_flags(race), _racer(case), status)
+            pipe.expire(player_keys.race_flags(race), self.ttl_s)
 
     async def case(self, result: str) -> ReviewCase | None:
         raw, status, by, at = await self.redis.hmget(
-            keys.case(result), "case", "status", "by", "at"
+            player_keys.case(result), "case", "status", "by", "at"
         )
         if raw is None:
             return None
@@ -124,7 +124,7 @@ class RedisIntegrityStore:
     async def _cases(self, results: list[Any]) -> list[ReviewCase]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for result in results:
-                pipe.hmget(keys.case(_text(result)), "case", "status", "by", "at")
+                pipe.hmget(player_keys.case(_text(result)), "case", "status", "by", "at")
             found = await pipe.execute()
         return [
             case_with(raw, _text(status), _text(by) or None, int(at) if at else None)
@@ -135,41 +135,41 @@ class RedisIntegrityStore:
     async def open_cases(self, limit: int) -> list[ReviewCase]:
         if limit <= 0:
             return []
-        results = await self.redis.zrevrange(keys.REVIEW_QUEUE, 0, limit - 1)
+        results = await self.redis.zrevrange(player_keys.REVIEW_QUEUE, 0, limit - 1)
         # a case decided between the two reads (or lapsed) is not open
         return [c for c in await self._cases(results) if c.status == REVIEW_OPEN]
 
     async def decided_cases(self, limit: int) -> list[ReviewCase]:
         if limit <= 0:
             return []
-        results = await self.redis.zrevrange(keys.REVIEW_DECIDED, 0, limit - 1)
+        results = await self.redis.zrevrange(player_keys.REVIEW_DECIDED, 0, limit - 1)
         return [c for c in await self._cases(results) if c.status != REVIEW_OPEN]
 
     async def decide(self, result: str, confirm: bool, by: str, at: int) -> ReviewCase | None:
         status = REVIEW_CONFIRMED if confirm else REVIEW_CLEARED
-        raw = await self._decide(keys=[keys.case(result)], args=[status, by, at])
+        raw = await self._decide(keys=[player_keys.case(result)], args=[status, by, at])
         if raw is None:
             return None
         decided = case_with(raw, status, by, at)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(keys.REVIEW_QUEUE, result)
-            pipe.zadd(keys.REVIEW_DECIDED, {result: at})
-            pipe.zremrangebyrank(keys.REVIEW_DECIDED, 0, -DECIDED_KEPT - 1)
+            pipe.zrem(player_keys.REVIEW_QUEUE, result)
+            pipe.zadd(player_keys.REVIEW_DECIDED, {result: at})
+            pipe.zremrangebyrank(player_keys.REVIEW_DECIDED, 0, -DECIDED_KEPT - 1)
             if decided.identity:
-                pipe.srem(keys.open_cases_of(decided.identity), result)
+                pipe.srem(player_keys.open_cases_of(decided.identity), result)
             self._race_flag(pipe, decided, status)
             why = _encoder.encode({"result": result, "by": by, "at": at})
             if confirm and decided.identity:
-                pipe.set(keys.barred(decided.identity), why, ex=self.ttl_s)
+                pipe.set(player_keys.barred(decided.identity), why, ex=self.ttl_s)
             if confirm and decided.public_id:
-                pipe.set(keys.barred_player(decided.public_id), why, ex=self.ttl_s)
+                pipe.set(player_keys.barred_player(decided.public_id), why, ex=self.ttl_s)
             await pipe.execute()
         return decided
 
     async def statuses(self, results: list[str]) -> dict[str, str]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for result in results:
-                pipe.hget(keys.case(result), "status")
+                pipe.hget(player_keys.case(result), "status")
             found = await pipe.execute()
         return {r: _text(s) for r, s in zip(results, found, strict=True) if _text(s)}
 
@@ -182,18 +182,18 @@ class RedisIntegrityStore:
         return {n for n, kept in zip(names, found, strict=True) if kept}
 
     async def barred(self, identities: list[str]) -> set[str]:
-        return await self._kept(identities, keys.barred)
+        return await self._kept(identities, player_keys.barred)
 
     async def barred_players(self, public_ids: list[str]) -> set[str]:
-        return await self._kept(public_ids, keys.barred_player)
+        return await self._kept(public_ids, player_keys.barred_player)
 
     async def under_review(self, identities: list[str]) -> set[str]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for identity in identities:
-                pipe.scard(keys.open_cases_of(identity))
+                pipe.scard(player_keys.open_cases_of(identity))
             found = await pipe.execute()
         return {i for i, n in zip(identities, found, strict=True) if n}
 
     async def race_flags(self, race: str) -> dict[str, str]:
-        found = await self.redis.hgetall(keys.race_flags(race))
+        found = await self.redis.hgetall(player_keys.race_flags(race))
         return {_text(pid): _text(status) for pid, status in found.items()}

@@ -1,8 +1,8 @@
 """Public races' ratings in Redis (``room.ports.RatingStore``).
 
 An identity's rating of a draw mode is a hash next to its identity
-(``keys.rating``; same hash tag), its history a bounded list
-(``keys.rating_history``); both live ``history_retention_days`` from the
+(``player_keys.rating``; same hash tag), its history a bounded list
+(``player_keys.rating_history``); both live ``history_retention_days`` from the
 last rated race, as the identity does. Each draw mode's ladder is a sorted
 set by shown rating with a hash of display rows beside it (one hash tag:
 the LADDER script reads the top rows in one round trip).
@@ -10,7 +10,7 @@ the LADDER script reads the top rows in one round trip).
 A race's ratings are read, computed and written without a lock: one
 identity holds one seat in one public race at a time, so no two races
 rate the same identity's draw mode at once. A race is rated at most once:
-the process storing its ratings first claims it (``keys.rated_race``,
+the process storing its ratings first claims it (``player_keys.rated_race``,
 SET NX, kept ``RATED_KEEP_S``), so a retry or a second process stores
 nothing.
 """
@@ -21,7 +21,7 @@ import msgspec
 from redis.asyncio import Redis, RedisCluster
 
 from canfield_server.room.ports import LadderRow, RatingChange, RatingPoint, StoredRating
-from canfield_server.storage import keys
+from canfield_server.storage import player_keys
 
 __all__ = ["LADDER", "PAIRS_KEEP_S", "RATED_KEEP_S", "RedisRatingStore"]
 
@@ -69,7 +69,7 @@ class RedisRatingStore:
     async def ratings(self, draw: int, identities: list[str]) -> dict[str, StoredRating]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for token_hash in identities:
-                pipe.hmget(keys.rating(token_hash, draw), "mu", "sigma", "races", "name")
+                pipe.hmget(player_keys.rating(token_hash, draw), "mu", "sigma", "races", "name")
             found = await pipe.execute()
         return {
             token_hash: StoredRating(
@@ -82,10 +82,13 @@ class RedisRatingStore:
     async def save_ratings(
         self, draw: int, saved: list[tuple[str, StoredRating, RatingPoint, LadderRow | None]]
     ) -> None:
-        rank, rows = keys.ladder_rank(draw), keys.ladder_rows(draw)
+        rank, rows = player_keys.ladder_rank(draw), player_keys.ladder_rows(draw)
         async with self.redis.pipeline(transaction=False) as pipe:
             for token_hash, rating, point, ladder_row in saved:
-                key, history = keys.rating(token_hash, draw), keys.rating_history(token_hash, draw)
+                key, history = (
+                    player_keys.rating(token_hash, draw),
+                    player_keys.rating_history(token_hash, draw),
+                )
                 pipe.hset(
                     key,
                     mapping={
@@ -108,7 +111,7 @@ class RedisRatingStore:
             await pipe.execute()
 
     async def claim_race(self, code: str, race_no: int) -> bool:
-        key = keys.rated_race(code, race_no)
+        key = player_keys.rated_race(code, race_no)
         return bool(await self.redis.set(key, "1", nx=True, ex=RATED_KEEP_S))
 
     async def ladder(self, draw: int, limit: int) -> list[LadderRow]:
@@ -118,7 +121,7 @@ class RedisRatingStore:
         if limit <= 0:
             return []
         found = await self._ladder(
-            keys=[keys.ladder_rank(draw), keys.ladder_rows(draw)], args=[limit]
+            keys=[player_keys.ladder_rank(draw), player_keys.ladder_rows(draw)], args=[limit]
         )
         pairs = zip(found[::2], found[1::2], strict=True)
         return [(_text(i), _row_decoder.decode(raw)) for i, raw in pairs if raw]
@@ -126,19 +129,19 @@ class RedisRatingStore:
     async def rating_history(self, identity: str, draw: int, limit: int) -> list[RatingPoint]:
         if limit <= 0:
             return []
-        found = await self.redis.lrange(keys.rating_history(identity, draw), 0, limit - 1)
+        found = await self.redis.lrange(player_keys.rating_history(identity, draw), 0, limit - 1)
         return [_point_decoder.decode(raw) for raw in found]
 
     async def pairs_rated(self, day: str, pairs: list[str]) -> dict[str, int]:
         if not pairs:
             return {}
-        found = await self.redis.hmget(keys.rating_pairs(day), pairs)
+        found = await self.redis.hmget(player_keys.rating_pairs(day), pairs)
         return {p: int(n) for p, n in zip(pairs, found, strict=True) if n is not None}
 
     async def note_pairs(self, day: str, pairs: list[str]) -> None:
         if not pairs:
             return
-        key = keys.rating_pairs(day)
+        key = player_keys.rating_pairs(day)
         async with self.redis.pipeline(transaction=False) as pipe:
             for pair in pairs:
                 pipe.hincrby(key, pair, 1)
@@ -149,7 +152,7 @@ class RedisRatingStore:
         ids = list(met)
         async with self.redis.pipeline(transaction=False) as pipe:
             for identity in ids:
-                key = keys.rating_opponents(identity, draw)
+                key = player_keys.rating_opponents(identity, draw)
                 pipe.scard(key)
                 if met[identity]:
                     pipe.smismember(key, met[identity])
@@ -165,7 +168,7 @@ class RedisRatingStore:
         async with self.redis.pipeline(transaction=False) as pipe:
             for identity, others in met.items():
                 if others:
-                    key = keys.rating_opponents(identity, draw)
+                    key = player_keys.rating_opponents(identity, draw)
                     pipe.sadd(key, *others)
                     pipe.expire(key, self.ttl_s)
             await pipe.execute()
@@ -173,7 +176,7 @@ class RedisRatingStore:
     async def save_race_changes(
         self, code: str, race_no: int, draw: int, changes: dict[str, RatingChange]
     ) -> None:
-        key = keys.race_changes(code, race_no)
+        key = player_keys.race_changes(code, race_no)
         mapping: dict[str | bytes, bytes | int] = {"draw": draw}
         mapping.update((i, _encoder.encode(change)) for i, change in changes.items())
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -182,6 +185,6 @@ class RedisRatingStore:
             await pipe.execute()
 
     async def race_changes(self, code: str, race_no: int) -> tuple[int, dict[str, RatingChange]]:
-        found = await self.redis.hgetall(keys.race_changes(code, race_no))
+        found = await self.redis.hgetall(player_keys.race_changes(code, race_no))
         draw = int(found.pop(b"draw", 0) or 0)
         return draw, {_text(i): _change_decoder.decode(raw) for i, raw in found.items()}

@@ -61,7 +61,7 @@ class StoredDaily:
 
 @dataclass
 class StoredChallenge:
-    """A challenge (``keys.challenge``) with its standing (``challenge_rank``,
+    """A challenge (``player_keys.challenge``) with its standing (``challenge_rank``,
     ``challenge_rows``), all gone at ``until`` (server ms)."""
 
     body: bytes
