@@ -17,7 +17,7 @@ from canfield_bench.processes import ServerProcess
 from canfield_client.client import RaceClient
 from canfield_protocol import Left
 from canfield_server.room.ports import RaceSearch
-from canfield_server.room.quick import Ask, pool_of
+from canfield_server.room.public import Ask, pool_of
 
 from tests.conftest import ServerFactory
 from tests.server.conftest import MakeRooms
@@ -195,16 +195,16 @@ async def test_a_racer_who_gets_company_as_they_move_stays_and_their_race_gather
     other = (await ann.request("joined", type="quick", name="Ann", draw=3))["room"]
     assert (await cara.request("joined", type="quick", name="Cara", draw=3))["room"] == mine
 
-    quick = world.hubs[0].quick
+    waiting = world.hubs[0].quick.waiting
     identity = world.hubs[0].identities.of(far.peer)
-    assert quick.queue is not None and identity is not None
+    assert identity is not None
     ask = Ask(pool_of(3), 3, 1600, "Far", identity)
-    await quick.queue.close_race(ask.pool, mine)  # as the look again's script did
-    quick._alone = lambda peer, code: True  # type: ignore[method-assign]  # not yet seen here
-    await quick._move(far.peer, mine, other, ask)
+    await waiting.queue.close_race(ask.pool, mine)  # as the look again's script did
+    waiting._alone = lambda peer, code: True  # type: ignore[method-assign]  # not yet seen here
+    await waiting._move(far.peer, mine, other, ask)
 
     assert far.peer.room == mine
     assert "left" not in [m["type"] for m in far.log]
-    band = quick.band
+    band = waiting.band
     now = world.clock.now_ms()
-    assert await quick.queue.find_race(RaceSearch(ask.pool, 1600, now, band, ttl_s=600)) == mine
+    assert await waiting.queue.find_race(RaceSearch(ask.pool, 1600, now, band, ttl_s=600)) == mine

@@ -293,7 +293,7 @@ class Hub:
         rated racers kept for the quick race's ghost offers."""
         await self.identities.room_finished(state, finished)
         try:
-            await self.quick.remember(state, finished)
+            await self.quick.past.remember(state, finished)
         except self.rooms.storage_errors as exc:
             log.warning("public race %s not kept for ghost offers: %s", state.room, exc)
         try:
@@ -313,15 +313,14 @@ class Hub:
     async def _resume(self, peer: Peer, msg: Resume) -> None:
         await self.seating.resume(peer, msg)
         await self.ghosts.resumed(peer)
-        if self.quick.queue is not None:
-            await self.quick.resumed(peer)
+        await self.quick.waiting.resumed(peer)
 
     async def _leave(self, peer: Peer, msg: Leave) -> None:
         """Leaving; a racer who waited for a public race (Cancel) is no longer
         counted on the others' waiting screens."""
-        waited = self.quick.searching_seat(peer)
+        waited = self.quick.waiting.searching_seat(peer)
         await self.seating.leave(peer, msg)
-        await self.quick.left(waited)
+        await self.quick.waiting.left(waited)
 
     async def _race_again(self, peer: Peer, msg: RaceAgain) -> None:
         """After a public race, the next public race; after a ghost race, a new one

@@ -56,7 +56,7 @@ class FiguresStore:
             pipe.zcard(keys.LIVE)
             for draw in DRAW_MODES:
                 pipe.zcard(player_keys.daily_rank(date, draw))
-            for draw in DRAW_MODES:  # each draw mode's pool of open races (room/quick.py pool_of)
+            for draw in DRAW_MODES:  # each draw mode's pool of open races (room/public.py pool_of)
                 pipe.zcard(keys.quick_open(f"d{draw}"))
             live, *counts = await pipe.execute()
         daily, quick = counts[: len(DRAW_MODES)], counts[len(DRAW_MODES) :]
