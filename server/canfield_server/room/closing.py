@@ -23,9 +23,10 @@ import msgspec
 from canfield_protocol import Phase, RoomState
 
 from canfield_server.room.registry import Rooms
+from canfield_server.room.removal import CLOSED_BY_OPERATOR
 from canfield_server.room.results import Results
 from canfield_server.room.seating import Seating
-from canfield_server.room.session import CLOSED_BY_OPERATOR, RoomSession
+from canfield_server.room.session import RoomSession
 
 __all__ = ["close_room", "remove_member"]
 

@@ -1,19 +1,23 @@
-"""Ranking, sans I/O: who leads, by rules that farming cannot game.
+"""Ranking, sans I/O: who leads, by rules that farming cannot game; and how
+often a room is told.
 
 Won games first, by finish time; then cards on foundations (never the
 score: taking a card back and playing it up again earns points but not
-cards); then whoever reached that count first.
+cards); then whoever reached that count first. A room's leaderboard goes
+out at most once per interval (``Pace``, kept by a ``PaceTimer``), the
+latest rows for every change in it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 
 from canfield_protocol import MemberStatus, Row
 
+from canfield_server.ops.clock import Clock, Timer
 from canfield_server.room.ports import StoredRow
 
-__all__ = ["Pace", "rank_key", "ranked", "wire_row"]
+__all__ = ["Pace", "PaceTimer", "rank_key", "ranked", "wire_row"]
 
 #: a busy loop may stretch the leaderboard interval up to this many times the set one
 MAX_STRETCH = 2.5
@@ -87,3 +91,51 @@ class Pace:
     @property
     def interval(self) -> float:
         return min(self.longest, self.base + LAG_WEIGHT * self.lag)
+
+
+class PaceTimer:
+    """One room's leaderboard timer: after a change, ``flush`` is called once the
+    ``Pace`` interval since the last flush is up (changes meanwhile ride along),
+    and each timed flush's lateness is fed back to the pace."""
+
+    __slots__ = ("pace", "clock", "_flush", "_last", "_handle", "_due", "_dirty_since")
+
+    def __init__(self, pace: Pace, clock: Clock, flush: Callable[[bool], None]) -> None:
+        self.pace = pace
+        self.clock = clock
+        self._flush = flush
+        self._last = 0.0
+        self._handle: Timer | None = None
+        #: loop time the pending flush is due (its lateness paces the next ones)
+        self._due = 0.0
+        #: loop time of the first change not yet on a leaderboard (its latency metric)
+        self._dirty_since: float | None = None
+
+    def changed(self) -> None:
+        """Something to show changed: ``flush(True)`` when the interval is up."""
+        now = self.clock.monotonic()
+        if self._dirty_since is None:
+            self._dirty_since = now
+        if self._handle is not None:
+            return
+        delay = max(0.0, self._last + self.pace.interval - now)
+        self._due = now + delay
+        self._handle = self.clock.call_later(delay, self._flush, True)
+
+    def flushing(self, timed: bool) -> tuple[float, float | None]:
+        """A flush happens now (``timed``: this timer's): (loop time now, that of
+        the first change it carries; None: none)."""
+        now = self.clock.monotonic()
+        if self._handle is not None:
+            if timed:
+                self.pace.late(now - self._due)
+            self._handle.cancel()
+            self._handle = None
+        self._last = now
+        dirty_since, self._dirty_since = self._dirty_since, None
+        return now, dirty_since
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None

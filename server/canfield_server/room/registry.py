@@ -28,8 +28,8 @@ from canfield_server.room import departures, rules
 from canfield_server.room.events import FinishedEvent, RoomEvent, RowEvent, unpack
 from canfield_server.room.leaderboard import Pace
 from canfield_server.room.ports import Peer, RoomBus, RoomRecord, RoomSave, RoomStore, StorageErrors
+from canfield_server.room.race import PlayerRace, replay
 from canfield_server.room.session import RoomSession, SessionHooks
-from canfield_server.room.watching import fill_boards
 
 __all__ = ["Rooms", "RoomChange", "RoomOwner"]
 
@@ -170,13 +170,32 @@ class Rooms:
         if record.state.phase == Phase.RACING and watchers and rules.boards_shown(session.state):
             # the bus came back: boards moved meanwhile are read again, all of them
             session.boards.clear()
-            await fill_boards(self.store, session)
+            await self.fill_boards(session)
             frame = session.boards_frame()
             for peer in watchers:
                 peer.send(frame)
         if record.state.phase == Phase.FINISHED and not record.final:
             # the race ended but its results were never written (a crash): write them
             self.spawn(self.owner.finalize(session.code, record.state.race))
+
+    async def fill_boards(self, session: RoomSession) -> None:
+        """Every racer's board the session does not hold for its spectators
+        (``room.watching``), from their logs (one round trip for all of them);
+        nothing in a room that does not show boards."""
+        if not rules.boards_shown(session.state):
+            return
+        missing = session.boards.missing(session.rows)
+        if not missing:
+            return
+        if session.deal is None:
+            record = await self.store.load_room(session.code)
+            session.deal = record.deal if record else None
+        deal = session.deal
+        if deal is None:
+            return
+        for pid, actions in (await self.store.logs(session.code, missing)).items():
+            # one log entry per action: its length is the board's action number
+            session.boards.adopt(pid, len(actions), PlayerRace(replay(deal, actions)).view_json())
 
     async def resync(self) -> None:
         for session in list(self.sessions.values()):

@@ -38,8 +38,8 @@ from canfield_server.room.actions import BoardActions
 from canfield_server.room.ports import Peer, RoomBudget, RoomRecord, RoomSave, RoomsRefused
 from canfield_server.room.race import reached_of
 from canfield_server.room.registry import Rooms
-from canfield_server.room.session import RoomSession, removed_by_operator
-from canfield_server.room.watching import fill_boards
+from canfield_server.room.removal import removed_by_operator
+from canfield_server.room.session import RoomSession
 
 __all__ = ["Seating"]
 
@@ -275,7 +275,7 @@ class Seating:
         if state.phase == Phase.RACING and not counting:
             progress = await self._progress(session)
             if me.role != Role.PLAYER and rules.boards_shown(state):
-                await fill_boards(self.store, session)  # every racer's board so far
+                await self.rooms.fill_boards(session)  # every racer's board so far
                 boards = session.boards_frame()
         joined = Joined(
             room=code,

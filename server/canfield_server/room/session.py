@@ -14,46 +14,20 @@ import logging
 from typing import Protocol
 
 import msgspec
-from canfield_protocol import (
-    CLOSE_KICKED,
-    Countdown,
-    Kicked,
-    Left,
-    Phase,
-    Role,
-    RoomState,
-    Row,
-    Started,
-)
+from canfield_protocol import Countdown, Phase, Role, RoomState, Row, Started
 
 from canfield_server.ops import metrics
 from canfield_server.ops.clock import Clock, Timer
 from canfield_server.ops.logs import event
 from canfield_server.room import departures, frames, rules
-from canfield_server.room.leaderboard import Pace, ranked
+from canfield_server.room.leaderboard import Pace, PaceTimer, ranked
 from canfield_server.room.ports import Peer, RoomRecord, StoredRow
 from canfield_server.room.race import PlayerRace
+from canfield_server.room.removal import farewell
 from canfield_server.room.round_trips import Samples
+from canfield_server.room.watching import SpectatorBoards
 
-__all__ = [
-    "CLOSED_BY_OPERATOR",
-    "Playback",
-    "Slot",
-    "SessionHooks",
-    "RoomSession",
-    "removed_by_operator",
-]
-
-#: the ``kicked`` of the change that closes a room (``room.closing``): every seat
-#: went at once, by the operator's hand (no member id is ever ``*``)
-CLOSED_BY_OPERATOR = "*"
-
-
-def removed_by_operator(member_id: str) -> str:
-    """The ``kicked`` of the change in which the operator removes one member
-    (``room.closing``): told apart from the host's kick, which names the id alone."""
-    return f"{CLOSED_BY_OPERATOR}{member_id}"
-
+__all__ = ["Playback", "Slot", "SessionHooks", "RoomSession"]
 
 log = logging.getLogger(__name__)
 
@@ -107,18 +81,14 @@ class RoomSession:
         self.ver = record.ver
         self.deal = record.deal
         self.final = record.final
-        self.pace = pace
         self.hooks = hooks
         self.clock = clock
         self.peers: set[Peer] = set()
         self.slots: dict[str, Slot] = {}
         self.rows: dict[str, StoredRow] = {}
         #: the racers' boards for the spectators, in a room that shows them
-        #: (``rules.boards_shown``): member id -> (the number of actions it is at,
-        #: the racer's own view as JSON, encoded once); a newer one replaces it
-        self.boards: dict[str, tuple[int, bytes]] = {}
-        #: racers whose board changed since the spectators were last sent boards
-        self._boards_dirty: set[str] = set()
+        #: (``rules.boards_shown``)
+        self.boards = SpectatorBoards()
         #: the round trips of the racers connected here, this race (``round_trips``)
         self.rtts: dict[str, Samples] = {}
         self.timers: list[Timer] = []
@@ -135,12 +105,8 @@ class RoomSession:
         self.bot_names: set[str] = set()
         #: the ghosts' playback of a ghost race dealt here (``room.ghosts``)
         self.playback: Playback | None = None
-        self._last_flush = 0.0
-        self._flush_handle: Timer | None = None
-        #: loop time the pending flush is due (its lateness paces the next ones)
-        self._flush_due = 0.0
-        #: loop time of the first change not yet on a leaderboard (its latency metric)
-        self._dirty_since: float | None = None
+        #: the leaderboard's timer: one per interval (``Pace``)
+        self._pacer = PaceTimer(pace, clock, self.flush)
         #: the rows the last leaderboard showed (an unchanged one is not sent again)
         self._shown: list[Row] | None = None
         #: membership changes (joins, leaves, presence, ready) are announced at most
@@ -170,9 +136,7 @@ class RoomSession:
         if self._room_handle:
             self._room_handle.cancel()
             self._room_handle = None
-        if self._flush_handle:
-            self._flush_handle.cancel()
-            self._flush_handle = None
+        self._pacer.cancel()
 
     def _stop_playback(self) -> None:
         if self.playback is not None:
@@ -269,21 +233,10 @@ class RoomSession:
             self.peers.discard(peer)
             peer.room = peer.member_id = peer.role = None
             event(log, "member.unseated", room=self.code, player=member_id)
-            if kicked == CLOSED_BY_OPERATOR:
-                text = "the server's operator closed the room"
-                told = Kicked(room=self.code, message=text, by="operator", closed=True)
-                peer.send(frames.text(told))
-                peer.close(CLOSE_KICKED, "room closed by the operator")
-            elif kicked == removed_by_operator(member_id):
-                text = "the server's operator removed you from the room"
-                peer.send(frames.text(Kicked(room=self.code, message=text, by="operator")))
-                peer.close(CLOSE_KICKED, "removed by the operator")
-            elif member_id == kicked:
-                text = "the host removed you from the room"
-                peer.send(frames.text(Kicked(room=self.code, message=text)))
-                peer.close(CLOSE_KICKED, "removed by the host")
-            else:
-                peer.send(frames.text(Left(room=self.code)))
+            told = farewell(self.code, member_id, kicked)  # ``room.removal``
+            peer.send(told.frame)
+            if told.close is not None:
+                peer.close(*told.close)
             self.hooks.unseated(self, member_id)
 
     def _watch_grace(self, again: bool = False) -> None:
@@ -331,8 +284,7 @@ class RoomSession:
         self.slots.clear()
         self.rows.clear()
         self.rtts.clear()
-        self.boards.clear()
-        self._boards_dirty.clear()
+        self.boards = SpectatorBoards()
         self.final = None
 
     def _deal(self) -> None:
@@ -406,26 +358,12 @@ class RoomSession:
     def mark_dirty(self) -> None:
         """Coalesce: at most one leaderboard per pace interval (longer while the
         event loop runs late, see ``Pace``)."""
-        now = self.clock.monotonic()
-        if self._dirty_since is None:
-            self._dirty_since = now
-        if self._flush_handle is not None:
-            return
-        delay = max(0.0, self._last_flush + self.pace.interval - now)
-        self._flush_due = now + delay
-        self._flush_handle = self.clock.call_later(delay, self.flush, True)
+        self._pacer.changed()
 
     def flush(self, timed: bool = False) -> None:
         """Broadcast the leaderboard now; ``timed`` (the coalescing timer) skips one
         whose rows are those shown last."""
-        now = self.clock.monotonic()
-        if self._flush_handle is not None:
-            if timed:
-                self.pace.late(now - self._flush_due)
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        self._last_flush = now
-        dirty_since, self._dirty_since = self._dirty_since, None
+        now, dirty_since = self._pacer.flushing(timed)
         if self.rows and self.peers:
             rows = self.ranked()
             if not (timed and rows == self._shown):
@@ -442,17 +380,8 @@ class RoomSession:
         the bus): kept when newer than the one held, and sent to the spectators with
         the next leaderboard (coalesced: a racer's many moves in one interval are
         one board, the latest)."""
-        if self.adopt_board(member_id, seq, board):
-            self._boards_dirty.add(member_id)
+        if self.boards.moved(member_id, seq, board):
             self.mark_dirty()
-
-    def adopt_board(self, member_id: str, seq: int, board: bytes) -> bool:
-        """Keep ``board`` unless the one held is as new; True when it was kept."""
-        held = self.boards.get(member_id)
-        if held is not None and held[0] >= seq:
-            return False
-        self.boards[member_id] = (seq, board)
-        return True
 
     def seat_peers(self, member_id: str, but: Peer | None = None) -> list[Peer]:
         """A racer's connections here (a second tab, a reloaded page), but ``but``."""
@@ -473,26 +402,16 @@ class RoomSession:
         """The connections here that watch the race (spectators, late joiners)."""
         return [peer for peer in self.peers if peer.role != Role.PLAYER]
 
-    def boards_frame(self, only: set[str] | None = None) -> str:
-        """The boards held (``only`` those racers'), one frame for every spectator."""
-        held = {
-            pid: board for pid, (_, board) in self.boards.items() if only is None or pid in only
-        }
-        return frames.boards_frame(held, self.clock.now_ms())
+    def boards_frame(self) -> str:
+        """Every board held, one frame for every spectator (one who comes in)."""
+        return self.boards.frame(self.clock.now_ms())
 
     def _send_boards(self) -> None:
-        """The boards that changed, to this room's spectators here: one frame
-        encoded once, the same text to each, and only where the room shows them."""
-        if not self._boards_dirty:
-            return
-        changed, self._boards_dirty = self._boards_dirty, set()
-        watchers = self.watchers()
-        if not watchers or not rules.boards_shown(self.state):
-            return
-        frame = self.boards_frame(changed)
-        for peer in watchers:
-            peer.send(frame)
-        metrics.broadcast(len(watchers))
+        """The boards that changed, to this room's spectators here, only where the
+        room shows them."""
+        changed = self.boards.take_changed()
+        if changed and rules.boards_shown(self.state):
+            self.boards.send(self.watchers(), changed, self.clock.now_ms())
 
     def ranked(self) -> list[Row]:
         connected = {m.id for m in self.state.members if m.connected}
