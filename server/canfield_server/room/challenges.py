@@ -131,7 +131,7 @@ class _Taker(msgspec.Struct, kw_only=True):
 _challenge = msgspec.json.Decoder(Challenge)
 _taker = msgspec.json.Decoder(_Taker)
 
-#: ``Hub.replay``: (HTTP status, the replay's JSON or an error body)
+#: ``Replays.find``: (HTTP status, the replay's JSON or an error body)
 ReplayLoader = Callable[[str], Awaitable[tuple[int, bytes | dict[str, str]]]]
 #: ``GhostRaces.start``: (peer, name, replay id, racer ids, challenge id) -> the race
 GhostStart = Callable[[Peer, str, str, Sequence[str], str | None], Awaitable[object]]

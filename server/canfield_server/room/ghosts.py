@@ -37,7 +37,6 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, NamedTuple
 
-import msgspec
 from canfield_protocol import (
     MAX_GHOSTS,
     DailyReplay,
@@ -365,16 +364,3 @@ class GhostRaces:
             return
         if session.playback is None and session.state.race == state.race:
             self._play(session, steps)
-
-
-def replay_body(status: int, body: bytes | dict[str, str]) -> RoomReplay | DailyReplay:
-    """``Hub.replay``'s answer as a replay to race, or why not (the HTTP refusals
-    in the protocol's words)."""
-    if status == 403:
-        raise ProtocolError(E.NOT_ALLOWED, "a daily race is raced once its day is over")
-    if status != 200 or not isinstance(body, bytes):
-        raise ProtocolError(E.UNKNOWN_REPLAY, "no such replay (unknown, or past its retention)")
-    return _replay.decode(body)
-
-
-_replay = msgspec.json.Decoder(RoomReplay | DailyReplay)

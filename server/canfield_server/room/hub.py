@@ -8,7 +8,9 @@ hands each decoded client message to the part that owns it:
 - ``Seating``: create, join, resume, leave, kick, disconnects;
 - ``Lobby``: settings, ready, start, rematch, bots;
 - ``BoardActions``: move, tap, undo, give up, hint;
-- ``Results``: the end of a race and its standings.
+- ``Results``: the end of a race and its standings;
+- ``Replays``: a finished race's replay by its id (pages, ghosts, challenges);
+- ``LinkMessages``: ``hello``, ``ping``, ``rtt_pong`` (the link's, no room's).
 
 Errors go back to the connection that asked, as one ``error`` frame;
 nothing half-done stays behind.
@@ -21,14 +23,11 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import msgspec
 from canfield_protocol import (
-    VERSION,
     AddBot,
     ClientMessage,
     Create,
     Daily,
-    DailyReplay,
     DailyStandingQuery,
     DeleteHistory,
     EndRace,
@@ -47,7 +46,6 @@ from canfield_protocol import (
     MakeChallenge,
     MoveMsg,
     Ping,
-    Pong,
     ProtocolError,
     PublicArenaList,
     Quick,
@@ -57,7 +55,6 @@ from canfield_protocol import (
     Rematch,
     Resume,
     Role,
-    RoomReplay,
     RoomState,
     Row,
     RttPong,
@@ -66,13 +63,11 @@ from canfield_protocol import (
     TakeChallenge,
     Tap,
     Undo,
-    Welcome,
-    encode,
 )
 from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops import metrics
-from canfield_server.ops.clock import SYSTEM, Clock, is_date
+from canfield_server.ops.clock import SYSTEM, Clock
 from canfield_server.ops.config import Settings
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
@@ -82,8 +77,9 @@ from canfield_server.room.assess import Assessments
 from canfield_server.room.challenges import Challenges
 from canfield_server.room.closing import close_room, remove_member
 from canfield_server.room.daily import DailyRaces
-from canfield_server.room.ghosts import GhostRaces, replay_body
-from canfield_server.room.identity import REPLAY_ID, Identities, Identity
+from canfield_server.room.ghosts import GhostRaces
+from canfield_server.room.identity import Identities, Identity
+from canfield_server.room.link import LinkMessages
 from canfield_server.room.lobby import Lobby
 from canfield_server.room.ports import (
     ArenaStore,
@@ -104,6 +100,7 @@ from canfield_server.room.ports import (
 from canfield_server.room.presence import Presence
 from canfield_server.room.quick import MatchRating, QuickRaces
 from canfield_server.room.registry import Rooms
+from canfield_server.room.replays import Replays
 from canfield_server.room.results import RatePublicRace, Results
 from canfield_server.room.review import Reviews
 from canfield_server.room.round_trips import RoundTrips
@@ -111,8 +108,6 @@ from canfield_server.room.seating import Seating
 from canfield_server.room.session import RoomSession
 
 __all__ = ["Hub"]
-
-_room_replay = msgspec.json.Decoder(RoomReplay)
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +154,6 @@ class Hub:
         self.clock = clock
         self.rooms = Rooms(store, self.settings, storage_errors, clock=clock, owner=self, bus=bus)
         self.identities = Identities(identities, self.settings, clock)
-        #: challenge links: a racer's run in a finished race, raced by others
         #: each finished racer's integrity signals, computed and recorded off the move path
         self.assessments = Assessments(
             self.rooms, integrity, identities, signals, self.settings, clock
@@ -179,14 +173,6 @@ class Hub:
         self.quick = QuickRaces(
             self.rooms, self.seating, self.lobby, self.identities, queue, match_rating
         )
-        #: ghost races: a replay raced again (``ghost_race``, and challenge links)
-        self.ghosts = GhostRaces(
-            self.rooms, self.seating, self.lobby, self.actions, self._replay_to_race
-        )
-        #: challenge links: a racer's run in a finished race, raced by others as a ghost
-        self.challenges = Challenges(
-            challenges, self.identities, self.replay, self.ghosts.start, self.settings, clock
-        )
         self.daily = DailyRaces(
             daily,
             daily_deals,
@@ -195,6 +181,16 @@ class Hub:
             clock,
             reviews=self.reviews,
             assessments=self.assessments,
+        )
+        #: every replay by its id, a room race's or a daily's (``/replay/<id>``, ghosts)
+        self.replays = Replays(identities, self.daily, reviews)
+        #: ghost races: a replay raced again (``ghost_race``, and challenge links)
+        self.ghosts = GhostRaces(
+            self.rooms, self.seating, self.lobby, self.actions, self.replays.to_race
+        )
+        #: challenge links: a racer's run in a finished race, raced by others as a ghost
+        self.challenges = Challenges(
+            challenges, self.identities, self.replays.find, self.ghosts.start, self.settings, clock
         )
         #: arenas (None: this server runs none; their messages are refused)
         self.arenas = (
@@ -206,10 +202,11 @@ class Hub:
         self.presence = Presence(self.rooms, self.seating, self.results)
         #: each racer's round trip, probed on the process's beat (``tick``: by the app)
         self.round_trips = RoundTrips(clock, self.settings.rtt_ping_s, self._round_trip)
+        link = LinkMessages(clock, self.round_trips)  # hello, ping, rtt_pong: no room's
         self._handlers: dict[type, Handler] = {
-            Hello: self._hello,
-            Ping: self._ping,
-            RttPong: self._rtt_pong,
+            Hello: link.hello,
+            Ping: link.ping,
+            RttPong: link.rtt_pong,
             Create: self.seating.create,
             Join: self.seating.join,
             Resume: self._resume,
@@ -354,26 +351,7 @@ class Hub:
 
     async def replay(self, replay_id: str) -> tuple[int, bytes | dict[str, str]]:
         """``/replay/<id>``: (HTTP status, the replay's JSON, or an error body)."""
-        if not REPLAY_ID.match(replay_id):
-            return 404, {"error": f"no replay {replay_id[:40]!r}"}
-        if replay_id.startswith("d-"):
-            _, year, month, day, draw, player = replay_id.split("-")
-            if not is_date(f"{year}-{month}-{day}"):
-                return 404, {"error": "no replay: not a date"}
-            status, daily = await self.daily.replay(f"{year}-{month}-{day}", int(draw), player)
-            return status, encode(daily) if isinstance(daily, DailyReplay) else daily
-        store = self.identities.store
-        found = await store.load_replay(replay_id) if store is not None else None
-        if found is None:
-            return 404, {"error": f"no replay {replay_id!r} (unknown, or past its retention)"}
-        if self.reviews is not None:
-            body = await self.reviews.mark_replay(_room_replay.decode(found))
-            return 200, encode(body)
-        return 200, found
-
-    async def _replay_to_race(self, replay_id: str) -> RoomReplay | DailyReplay:
-        """A replay to race as ghosts: only one ``/replay/<id>`` serves."""
-        return replay_body(*await self.replay(replay_id))
+        return await self.replays.find(replay_id)
 
     async def live_races(self) -> list[LiveRace]:
         """``/api/live``: the public races in progress (``room.quick``)."""
@@ -451,23 +429,8 @@ class Hub:
         for task in list(self.rooms.tasks):
             task.cancel()
 
-    async def _hello(self, peer: Peer, msg: Hello) -> None:
-        if msg.v != VERSION:
-            raise ProtocolError(
-                E.UNSUPPORTED_VERSION, f"this server speaks protocol {VERSION}, not {msg.v}"
-            )
-        if msg.rtt_ping:
-            self.round_trips.ask(peer)
-        peer.send(frames.text(Welcome(v=VERSION, server_time=self.clock.now_ms())))
-
-    async def _rtt_pong(self, peer: Peer, msg: RttPong) -> None:
-        self.round_trips.answered(peer, msg)
-
     def _round_trip(self, peer: Peer, ms: int) -> None:
         """A racer's round trip, measured: to their room's session here."""
         session = self.rooms.sessions.get(peer.room or "")
         if session is not None and peer.member_id and peer.role == Role.PLAYER:
             session.round_trip(peer.member_id, ms)
-
-    async def _ping(self, peer: Peer, msg: Ping) -> None:
-        peer.send(frames.text(Pong(t=msg.t, server_time=self.clock.now_ms())))
