@@ -5,9 +5,11 @@ enforce the size cap and the rate limit, decode it with the protocol
 schema, and hand the typed message to the hub. A connection that sends
 nothing for the idle limit (``ws_idle_s`` outside a room,
 ``ws_idle_member_s`` in one) is closed with 1008 by the process's one idle
-sweep. Outgoing frames go
-through a queue drained by one writer task, so a broadcast never waits
-on a slow socket and frames never interleave. It speaks raw ASGI (no
+sweep. Outgoing frames are written at once when nothing waits before them
+(the server's own protocol, ``GuardedWebSocket.write_texts``), else queued
+and drained by one writer task (or the reader, for its replies, all in one
+write), so a broadcast never waits on a slow socket and frames never
+interleave. It speaks raw ASGI (no
 Starlette ``WebSocket`` wrapper): this is the per-frame hot path.
 """
 
@@ -48,6 +50,7 @@ class WsPeer:
 
     __slots__ = (
         "asgi_send",
+        "write_now",
         "ip",
         "room",
         "member_id",
@@ -63,6 +66,12 @@ class WsPeer:
 
     def __init__(self, asgi_send: Send, ip: str | None = None, max_queued: int = 512) -> None:
         self.asgi_send = asgi_send
+        #: the server's own way to write text frames at once, when it has one (our
+        #: uvicorn protocol's ``write_texts``: True when written; False, or None,
+        #: and frames go the ASGI way)
+        self.write_now: Callable[[list[str]], bool] | None = getattr(
+            getattr(asgi_send, "__self__", None), "write_texts", None
+        )
         #: frames queued before this connection counts as too slow and is dropped
         self.max_queued = max_queued
         #: the client's address (X-Forwarded-For when uvicorn trusts the proxy)
@@ -88,7 +97,17 @@ class WsPeer:
         if len(self._queue) >= self.max_queued:
             self.close(1008, "too slow: messages piled up")
             return
-        self._queue.append(text)
+        queue = self._queue
+        if not (self.replying or queue or self._sending):
+            # nothing before it: written now, no writer task woken for it
+            write = self.write_now
+            queue.append(text)
+            if write is not None and write(queue):
+                queue.clear()
+                return
+            self._wake.set()
+            return
+        queue.append(text)
         if not self.replying:
             self._wake.set()
 
@@ -102,9 +121,13 @@ class WsPeer:
 
     async def _drain(self) -> None:
         send = self.asgi_send
+        queue = self._queue
+        write = self.write_now
+        if queue and write is not None and write(queue):  # all of them, one write
+            queue.clear()
+            return
         self._sending = True
         try:
-            queue = self._queue
             while queue:  # short: a list's pop(0) costs less than a deque's block
                 await send({"type": "websocket.send", "text": queue.pop(0)})
         except (OSError, RuntimeError):
