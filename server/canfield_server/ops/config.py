@@ -44,8 +44,9 @@ class Settings:
     #: frames refused by the rate limit that a connection may still send (refilling
     #: at one a second) before it counts as a flood and is closed with 1008
     abuse_refusals: int = 20
-    #: leaderboard broadcasts per room per second, at most
-    leaderboard_hz: float = 10.0
+    #: leaderboard broadcasts per room per second, at most (12: a busy room's
+    #: leaderboard shows a move within 100 ms, docs/performance.md issue 38)
+    leaderboard_hz: float = 12.0
     #: membership announcements (joins, leaves, presence, ready) per room per
     #: second, at most; a change of the race or its host goes out at once
     room_updates_hz: float = 4.0

@@ -23,6 +23,11 @@ __all__ = ["Pace", "PaceTimer", "rank_key", "ranked", "wire_row"]
 MAX_STRETCH = 2.5
 #: seconds of interval added per second of loop lateness
 LAG_WEIGHT = 2.0
+#: a timer this late is on time: the event loop's timers fire to the millisecond
+TIMER_SLACK_S = 0.002
+#: the process's rooms' timed leaderboards are kept this far apart (a slot each,
+#: more per slot only when the rooms are too many for one each)
+SLOT_S = 0.002
 
 
 def rank_key(row: StoredRow) -> tuple:
@@ -75,22 +80,51 @@ class Pace:
     event loop runs late. A loop that is behind sends fewer, fuller leaderboards
     (each one a socket write per member) instead of falling further behind; an
     idle one keeps the set rate. ``late`` is fed the lateness of each flush timer.
+
+    One for the process: it also spreads the rooms' timed leaderboards over the
+    interval (``place``). Rooms whose races start together would otherwise flush
+    together, every interval, and a move that arrives then waits behind all of
+    their sockets' writes (docs/performance.md, issue 38).
     """
 
-    __slots__ = ("base", "longest", "lag")
+    __slots__ = ("base", "longest", "lag", "_slots", "_placed")
 
     def __init__(self, interval: float) -> None:
         self.base = interval
         self.longest = interval * MAX_STRETCH
         #: smoothed lateness of the flush timers, seconds
         self.lag = 0.0
+        #: slot number (loop time // ``SLOT_S``) -> timed leaderboards placed in it
+        self._slots: dict[int, int] = {}
+        self._placed = 0
 
     def late(self, seconds: float) -> None:
-        self.lag += (max(0.0, seconds) - self.lag) * 0.2
+        self.lag += (max(0.0, seconds - TIMER_SLACK_S) - self.lag) * 0.2
 
     @property
     def interval(self) -> float:
         return min(self.longest, self.base + LAG_WEIGHT * self.lag)
+
+    def place(self, due: float) -> tuple[int, float]:
+        """A slot for a leaderboard due at loop time ``due``, and when it goes:
+        ``due`` when its slot has room, else the start of the next slot that has.
+        Never earlier than ``due`` (the interval is a minimum). ``free`` the slot
+        when it went or was cancelled."""
+        per_slot = 1 + int(self._placed * SLOT_S / max(self.interval, SLOT_S))
+        slot = int(due // SLOT_S)
+        at = due
+        while self._slots.get(slot, 0) >= per_slot:
+            slot += 1
+            at = slot * SLOT_S
+        self._slots[slot] = self._slots.get(slot, 0) + 1
+        self._placed += 1
+        return slot, at
+
+    def free(self, slot: int) -> None:
+        left = self._slots.pop(slot, 0) - 1
+        if left > 0:
+            self._slots[slot] = left
+        self._placed = max(0, self._placed - 1)
 
 
 class PaceTimer:
@@ -98,7 +132,7 @@ class PaceTimer:
     ``Pace`` interval since the last flush is up (changes meanwhile ride along),
     and each timed flush's lateness is fed back to the pace."""
 
-    __slots__ = ("pace", "clock", "_flush", "_last", "_handle", "_due", "_dirty_since")
+    __slots__ = ("pace", "clock", "_flush", "_last", "_handle", "_due", "_slot", "_dirty_since")
 
     def __init__(self, pace: Pace, clock: Clock, flush: Callable[[bool], None]) -> None:
         self.pace = pace
@@ -108,6 +142,8 @@ class PaceTimer:
         self._handle: Timer | None = None
         #: loop time the pending flush is due (its lateness paces the next ones)
         self._due = 0.0
+        #: its slot in the pace (kept apart from other rooms' flushes)
+        self._slot: int | None = None
         #: loop time of the first change not yet on a leaderboard (its latency metric)
         self._dirty_since: float | None = None
 
@@ -118,19 +154,19 @@ class PaceTimer:
             self._dirty_since = now
         if self._handle is not None:
             return
-        delay = max(0.0, self._last + self.pace.interval - now)
-        self._due = now + delay
-        self._handle = self.clock.call_later(delay, self._flush, True)
+        due = max(now, self._last + self.pace.interval)
+        if due > now:  # a timed one: apart from the other rooms' (``Pace.place``)
+            self._slot, due = self.pace.place(due)
+        self._due = due
+        self._handle = self.clock.call_later(due - now, self._flush, True)
 
     def flushing(self, timed: bool) -> tuple[float, float | None]:
         """A flush happens now (``timed``: this timer's): (loop time now, that of
         the first change it carries; None: none)."""
         now = self.clock.monotonic()
-        if self._handle is not None:
-            if timed:
-                self.pace.late(now - self._due)
-            self._handle.cancel()
-            self._handle = None
+        if self._handle is not None and timed:
+            self.pace.late(now - self._due)
+        self.cancel()
         self._last = now
         dirty_since, self._dirty_since = self._dirty_since, None
         return now, dirty_since
@@ -139,3 +175,6 @@ class PaceTimer:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+        if self._slot is not None:
+            self.pace.free(self._slot)
+            self._slot = None
