@@ -33,6 +33,9 @@ def _lua(body: str) -> str:
 #: Apply one board action: check the race and the sequence number, append
 #: to the event log, store the snapshot and the leaderboard row, count the
 #: player done (ending the race when all are), refresh TTLs, publish.
+#: A key's TTL is refreshed only once it has run down by a 64th (six minutes
+#: of the six hours shipped), or has none: seven EXPIREs on every move were
+#: seven more writes for the AOF to append and fsync before the reply.
 #: KEYS[1] room  KEYS[2] tokens  KEYS[3] presence  KEYS[4] rows
 #: KEYS[5] player hash  KEYS[6] player log  KEYS[7] servers of the room
 #: ARGV[1] race number  ARGV[2] base seq (the seq the caller's board is at)
@@ -63,7 +66,11 @@ if ARGV[7] == '1' then
     finished = 1
   end
 end
-for i = 1, 7 do redis.call('EXPIRE', KEYS[i], ARGV[8]) end
+local ttl = tonumber(ARGV[8])
+local fresh = ttl - math.floor(ttl / 64)
+for i = 1, 7 do
+  if redis.call('TTL', KEYS[i]) < fresh then redis.call('EXPIRE', KEYS[i], ttl) end
+end
 local servers = redis.call('HLEN', KEYS[7])
 if servers > 1 or (servers == 1 and redis.call('HEXISTS', KEYS[7], ARGV[11]) == 0) then
   redis.call('PUBLISH', ARGV[9], ARGV[10])
