@@ -41,28 +41,32 @@ LOST_AFTER = 3
 class Samples:
     """One racer's round trips in one race (ms), and their median."""
 
-    __slots__ = ("_ms",)
+    __slots__ = ("_ms", "_median")
 
     def __init__(self) -> None:
         # a list, not a deque(maxlen=KEEP): a deque allocates a 64-slot block up
         # front, and every racer in a room here has one (docs/performance.md)
         self._ms: list[int] = []
+        #: worked out once per sample: every move of the racer reads it for its row
+        self._median = 0
 
     def add(self, ms: int) -> int:
         """Keep one more round trip; the median now."""
         self._ms.append(ms)
         if len(self._ms) > KEEP:
             del self._ms[0]
-        return self.median()
+        ordered = sorted(self._ms)
+        mid = len(ordered) // 2
+        if len(ordered) % 2:
+            self._median = ordered[mid]
+        else:
+            self._median = round((ordered[mid - 1] + ordered[mid]) / 2)
+        return self._median
 
     def median(self) -> int:
         """The middle sample (of an even count, the mean of the two middle ones):
         a median, so one stall (a busy page, a lost packet) does not move it."""
-        ordered = sorted(self._ms)
-        mid = len(ordered) // 2
-        if len(ordered) % 2:
-            return ordered[mid]
-        return round((ordered[mid - 1] + ordered[mid]) / 2)
+        return self._median
 
 
 class RoundTrips:
