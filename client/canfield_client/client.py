@@ -32,6 +32,8 @@ from canfield_protocol import (
     ArenaBerserkOn,
     ArenaCreate,
     ArenaEnd,
+    ArenaHistory,
+    ArenaHistoryQuery,
     ArenaJoin,
     ArenaLeave,
     ArenaLeft,
@@ -622,6 +624,10 @@ class RaceClient:
 
     async def arena_leave(self) -> ArenaLeft:
         return await self._request(ArenaLeave(), ArenaLeft)
+
+    async def arena_history(self, limit: int = 20) -> ArenaHistory:
+        """This identity's places in the arenas it raced, newest first."""
+        return await self._request(ArenaHistoryQuery(limit=limit), ArenaHistory)
 
     async def move(self, move: str) -> Ack:
         return await self._action(lambda seq: MoveMsg(seq=seq, move=move))

@@ -173,6 +173,21 @@ async def test_public_arenas_are_listed_by_their_start_and_old_ones_leave(
     assert await store.publics(0, 10 * hour) == ["PUBLIC34", "PUBLIC45"]
 
 
+async def test_private_arenas_are_tracked_by_their_start_apart_from_the_public_list(
+    store: ArenaStore,
+) -> None:
+    hour = 3_600_000
+    # made in any order (a private arena may start tomorrow), trimmed by the time now
+    await store.track("LATER234", 30 * hour, since_ms=2 * hour)
+    await store.track("SOON2345", 5 * hour, since_ms=2 * hour)
+    await store.track("SOON2345", 5 * hour, since_ms=2 * hour)  # tracked once
+    assert await store.tracked(0, 40 * hour) == ["SOON2345", "LATER234"]
+    assert await store.tracked(0, 10 * hour) == ["SOON2345"]
+    assert await store.publics(0, 40 * hour) == []  # never listed as public
+    await store.track("NEXT2345", 7 * hour, since_ms=6 * hour)  # 5 h is before 6 h: gone
+    assert await store.tracked(0, 40 * hour) == ["NEXT2345", "LATER234"]
+
+
 async def test_a_racer_holds_one_arena_heat_at_a_time(store: ArenaStore) -> None:
     assert await store.racer_heat("r1") is None
     assert await store.hold_racer("r1", "ARENA234/HEAT23", 60_000)

@@ -103,3 +103,49 @@ async def test_six_racers_on_two_processes_race_an_arena_to_its_end(
     assert finishes and all(r.rating is None for f in finishes for r in f.standings)
     for client in [*watchers]:
         await client.close()
+
+
+async def test_a_private_arena_every_page_of_which_closed_ends_and_keeps_its_places(
+    server_factory: ServerFactory, identified: Identified
+) -> None:
+    servers = [server_factory(env=ENV), server_factory(env=ENV)]
+    names = NAMES[:3]
+    racers = [await identified(servers[n % 2], f"127.0.0.{n + 2}") for n in range(len(names))]
+    made = await racers[0].arena_create("Late", names[0], minutes=15)
+    code = made.arena.code
+    for client, name in zip(racers[1:], names[1:], strict=True):
+        await client.arena_join(code, name)
+    for client in racers:
+        await client.wait_started(60)
+    # the host ends the arena while the heat still runs, and every page closes at
+    # once: no process follows the arena any more when its last heat is over
+    await racers[0].arena_end()
+    tokens = [client.identity_token for client in racers]
+    for client in racers:
+        await client.close()
+
+    async def kept(n: int) -> list[Any]:
+        """Racer ``n``'s places in arenas, read from the process they did not race on."""
+        reader = await RaceClient(servers[(n + 1) % 2].ws_url).connect()
+        try:
+            await reader.identify(tokens[n])
+            async with asyncio.timeout(60):
+                while not (found := (await reader.arena_history()).arenas):
+                    await asyncio.sleep(0.3)
+            return found
+        finally:
+            await reader.close()
+
+    histories = [await kept(n) for n in range(len(names))]
+    assert all([a.code for a in found] == [code] for found in histories), histories
+    places = sorted(found[0].place for found in histories)
+    assert places[0] == 1 and places[-1] <= 3, places
+    assert all(found[0].racers == 3 and found[0].heats == 1 for found in histories)
+    # the end was claimed, and the results written, by one of the two processes
+    said = [
+        line
+        for server in servers
+        for line in server.log_path.read_text(errors="replace").splitlines()
+        if "arena.over" in line and code in line
+    ]
+    assert len(said) == 1, said

@@ -54,6 +54,7 @@ from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops.logs import event
 from canfield_server.room import frames
+from canfield_server.room.arena_drive import DRIVEN_MS, ArenaDriver
 from canfield_server.room.arena_heats import HeatRunner, Racer
 from canfield_server.room.arena_schedule import PublicArenas, parse_timetable
 from canfield_server.room.identifiers import CODE_ALPHABET
@@ -159,13 +160,15 @@ class Arenas:
         #: the timetable's public arenas (a part of the process's beat)
         self.public = PublicArenas(
             store,
-            self.heats,
             self.clock,
             parse_timetable(settings.public_arenas),
             settings.public_arena_lead_s,
             self.keep_s,
-            lambda: set(self.followers),
             every_s=self.tick_s,
+        )
+        #: the arenas no page here follows, driven to their end (a part of the beat)
+        self.driver = ArenaDriver(
+            store, self.heats, self.clock, lambda: set(self.followers), every_s=self.tick_s
         )
         #: arena code -> the connections here that follow it (a racer's, or None: watching)
         self.followers: dict[str, dict[Peer, Racer | None]] = {}
@@ -202,6 +205,8 @@ class Arenas:
                 break
         else:  # pragma: no cover - 31**8 codes
             raise ProtocolError(E.UNAVAILABLE, "could not find a free arena code")
+        # driven to its end by every process's beat, even once every page is closed
+        await self.store.track(record.code, starts_at, self.clock.now_ms() - DRIVEN_MS)
         event(log, "arena.created", arena=record.code, minutes=record.minutes, draw=record.draw)
         await self.join(peer, msg=ArenaJoin(arena=record.code, name=msg.player_name))
 

@@ -161,7 +161,10 @@ class HeatRunner:
                 MemberStatus.PLAYING,
                 MemberStatus.DISCONNECTED,
             )
-            if not done and session.state.phase != Phase.FINISHED:
+            # a racer still in the race stays until its results are written: taken
+            # out between the race's end and its results, one with no move yet
+            # would be in no row of them, and score nothing
+            if not done and (session.state.phase != Phase.FINISHED or session.final is None):
                 return
             try:
                 await self.seating.leave(peer, Leave())

@@ -11,10 +11,8 @@ Each process's beat (``PublicArenas.tick``) makes the arenas of the entries
 that run now or start within ``Settings.public_arena_lead_s``. An arena's
 code is its slot's (``slot_code``: the entry and the start), and making it
 is the arena record's set-if-absent (``ArenaStore.create``), so however many
-processes try, one makes it and the others find it made. The same beat
-drives the public arenas that no page on this process follows (their heats
-formed by the arena lock's holder, their end and results), so an arena ends
-and its places are kept even after every page closed.
+processes try, one makes it and the others find it made. Those no page
+follows are driven to their end as every arena is (``room.arena_drive``).
 """
 
 from __future__ import annotations
@@ -22,14 +20,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable
 from typing import NamedTuple
 
 from canfield_protocol import ARENA_MINUTES_LEAST, ARENA_MINUTES_MOST
 
 from canfield_server.ops.clock import Clock
 from canfield_server.ops.logs import event
-from canfield_server.room.arena_heats import HeatRunner
 from canfield_server.room.identifiers import CODE_ALPHABET
 from canfield_server.room.ports import ArenaRecord, ArenaStore
 
@@ -105,29 +101,24 @@ def upcoming(slots: list[Slot], now_ms: int, lead_ms: int) -> list[tuple[Slot, i
 
 
 class PublicArenas:
-    """A beat part (``transport.beat``): the timetable's arenas made, and those
-    nobody follows here driven."""
+    """A beat part (``transport.beat``): the timetable's arenas made."""
 
     name = "public arenas"
 
     def __init__(
         self,
         store: ArenaStore,
-        heats: HeatRunner,
         clock: Clock,
         slots: list[Slot],
         lead_s: float,
         keep_s: int,
-        followed: Callable[[], set[str]],
         every_s: float,
     ) -> None:
         self.store = store
-        self.heats = heats
         self.clock = clock
         self.slots = slots
         self.lead_ms = round(lead_s * 1000)
         self.keep_s = keep_s
-        self.followed = followed
         self.every_s = self.first_s = every_s
         #: codes this process made or found made (not asked about again)
         self.known: dict[str, int] = {}
@@ -142,7 +133,6 @@ class PublicArenas:
                 await self._make(slot, start, code)
                 self.known[code] = start
         self.known = {c: at for c, at in self.known.items() if at > now - self.longest_ms}
-        await self._drive(now)
 
     async def _make(self, slot: Slot, start: int, code: str) -> None:
         record = ArenaRecord(
@@ -158,20 +148,6 @@ class PublicArenas:
         ttl = max(0, (start - self.clock.now_ms()) // 1000) + slot.minutes * 60 + self.keep_s
         if await self.store.create(record, ttl):
             event(log, "arena.scheduled", arena=code, starts_at=start, draw=slot.draw)
-
-    async def _drive(self, now: int) -> None:
-        """The public arenas running (or just over) that no page here follows: one
-        look each (heats formed by the lock's holder; the end and its results)."""
-        mine = self.followed()
-        for code in await self.store.publics(now - self.longest_ms - 600_000, now):
-            if code in mine:
-                continue
-            try:
-                found = await self.store.load(code)
-                if found is not None and not found[0].over:
-                    await self.heats.tick(found[0], {})
-            except Exception:  # noqa: BLE001 - one arena's trouble stops no other
-                log.exception("public arena %s: not driven", code)
 
     async def forget(self) -> None:
         """Nothing to strike: the arenas stand on their own."""

@@ -334,6 +334,16 @@ class RedisArenaStore:
         found = await self.redis.zrangebyscore(keys.ARENA_PUBLIC, since_ms, until_ms)
         return [_text(code) for code in found]
 
+    async def track(self, code: str, starts_at: int, since_ms: int) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.ARENA_PRIVATE, {code: starts_at})
+            pipe.zremrangebyscore(keys.ARENA_PRIVATE, "-inf", f"({since_ms}")
+            await pipe.execute()
+
+    async def tracked(self, since_ms: int, until_ms: int) -> list[str]:
+        found = await self.redis.zrangebyscore(keys.ARENA_PRIVATE, since_ms, until_ms)
+        return [_text(code) for code in found]
+
     async def hold_racer(self, racer: str, heat: str, ttl_ms: int) -> bool:
         return bool(await self._hold(keys=[keys.arena_racer(racer)], args=[heat, ttl_ms]))
 

@@ -50,6 +50,8 @@ key                               type    holds
                                           first
 ``cf:arena-public``                zset    public arena code -> ms it starts: the arenas the server
                                           scheduled (``room.arena_schedule``), for the home page
+``cf:arena-private``               zset    private arena code -> ms it starts: every process's beat
+                                          drives those no page of its follows (``room.arena_drive``)
 ``cf:arena-racer:{ID}``           string  ``ARENA/HEAT`` the racer (public id) is seated in now,
                                           with expiry: one arena heat at a time, across arenas
 ``cf:live``                       zset    public race code -> ms it started: races in progress
@@ -97,6 +99,7 @@ __all__ = [
     "arena",
     "arena_results",
     "ARENA_PUBLIC",
+    "ARENA_PRIVATE",
     "arena_racer",
 ]
 
@@ -210,6 +213,8 @@ def arena_results(token_hash: str) -> str:
 
 #: public arena code -> ms it starts (``room.arena_schedule``)
 ARENA_PUBLIC = "cf:arena-public"
+#: private arena code -> ms it starts (``room.arena_drive``)
+ARENA_PRIVATE = "cf:arena-private"
 
 
 def arena_racer(racer: str) -> str:

@@ -252,6 +252,8 @@ def create_app(
             *([hub.round_trips] if settings.rtt_ping_s > 0 else []),
             # the timetable's public arenas made, once across processes (none: off)
             *([hub.arenas.public] if hub.arenas and hub.arenas.public.slots else []),
+            # the arenas no page here follows driven to their end (their results kept)
+            *([hub.arenas.driver] if hub.arenas else []),
         ],
         clock,
     )

@@ -211,6 +211,15 @@ class ArenaStore(Protocol):
         """The public arenas listed that start between the two, soonest first."""
         ...
 
+    async def track(self, code: str, starts_at: int, since_ms: int) -> None:
+        """A private arena is listed for its driving (by its start; those that
+        started before ``since_ms`` leave the list)."""
+        ...
+
+    async def tracked(self, since_ms: int, until_ms: int) -> list[str]:
+        """The private arenas listed that start between the two, soonest first."""
+        ...
+
     async def hold_racer(self, racer: str, heat: str, ttl_ms: int) -> bool:
         """The racer is seated in ``heat`` (``ARENA/HEAT``) for up to ``ttl_ms``:
         False when they hold another heat (one arena heat at a time)."""

@@ -247,6 +247,17 @@ class MemoryArenaStore:
         found = [c for c, at in listed.items() if since_ms <= at <= until_ms]
         return sorted(found, key=lambda c: (listed[c], c))
 
+    async def track(self, code: str, starts_at: int, since_ms: int) -> None:
+        listed = self.backend.arena_private
+        listed[code] = starts_at
+        for old in [c for c, at in listed.items() if at < since_ms]:
+            del listed[old]
+
+    async def tracked(self, since_ms: int, until_ms: int) -> list[str]:
+        listed = self.backend.arena_private
+        found = [c for c, at in listed.items() if since_ms <= at <= until_ms]
+        return sorted(found, key=lambda c: (listed[c], c))
+
     async def hold_racer(self, racer: str, heat: str, ttl_ms: int) -> bool:
         held = await self.racer_heat(racer)
         if held is not None and held != heat:

@@ -141,6 +141,8 @@ class MemoryBackend:
         self.arena_results: dict[str, list[bytes]] = {}
         #: public arena code -> ms it starts; racer -> (the heat they hold, until ms)
         self.arena_public: dict[str, int] = {}
+        #: private arena code -> ms it starts (driven by every process's beat)
+        self.arena_private: dict[str, int] = {}
         self.arena_racers: dict[str, tuple[str, int]] = {}
 
     def publish(self, code: str, payload: bytes) -> None:
