@@ -4,6 +4,8 @@ a manual clock) race heats; points, the streak and berserk as documented
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from functools import cache
 from typing import Any
 
@@ -76,22 +78,27 @@ def test_places_score_by_the_table_ties_share_and_leaving_scores_nothing() -> No
     assert heat_places([row("x", 1)], {"x": "X"}, set()) == [HeatPlace("X", 1, False, 0, "1")]
 
 
-def test_heats_group_neighbours_in_the_standing_and_nobody_waits_alone_past_the_bound() -> None:
+def test_heats_group_neighbours_in_the_standing_and_are_never_of_one() -> None:
     points = {f"r{n}": n for n in range(10)}
     waiting = {f"r{n}": 1000 for n in range(10)}
     seven = {f"r{n}": 1000 for n in range(7)}
-    assert form_heats(seven, points, 3999, gather_ms=3000, alone_ms=20000) == []
-    assert len(form_heats(seven, points, 4000, gather_ms=3000, alone_ms=20000)) == 1
+    assert form_heats(seven, points, 3999, gather_ms=3000) == []
+    assert len(form_heats(seven, points, 4000, gather_ms=3000)) == 1
     # a full heat waits: at once, cut into heats of about the same size
-    heats = form_heats(waiting, points, 1000, gather_ms=3000, alone_ms=20000)
+    heats = form_heats(waiting, points, 1000, gather_ms=3000)
     assert heats == [[f"r{n}" for n in range(9, 4, -1)], [f"r{n}" for n in range(4, -1, -1)]]
     full = {f"r{n}": 1000 for n in range(8)}
-    assert form_heats(full, points, 1000, gather_ms=3000, alone_ms=20000) == [
+    assert form_heats(full, points, 1000, gather_ms=3000) == [
         sorted(full, key=lambda r: -points[r])
     ]
+    # nine: five and four, never eight and one
+    nine = {f"r{n}": 1000 for n in range(9)}
+    assert sorted(map(len, form_heats(nine, points, 1000, gather_ms=3000))) == [4, 5]
+    # alone: however long, no heat of one; the next finisher makes a pair at once
     alone = {"r1": 0}
-    assert form_heats(alone, points, 19_999, gather_ms=3000, alone_ms=20000) == []
-    assert form_heats(alone, points, 20_000, gather_ms=3000, alone_ms=20000) == [["r1"]]
+    assert form_heats(alone, points, 3_600_000, gather_ms=3000) == []
+    pair = {"r1": 0, "r2": 3_600_000}
+    assert form_heats(pair, points, 3_600_000, gather_ms=3000) == [["r2", "r1"]]
 
 
 # ---------------------------------------------------------------- in process
@@ -238,3 +245,62 @@ async def test_an_arena_needs_an_identity_and_a_known_code(rooms: MakeRooms, who
     assert unknown["code"] == "unknown-room"
     bad = await ann.request("error", type="arena_join", arena="AB", name="Ann")
     assert bad["code"] == "bad-message"
+
+
+async def test_a_heat_whose_forming_failed_part_way_still_starts(
+    rooms: MakeRooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process forming a heat fails once its racers are out of the waiting
+    (before the heat is listed or started, as if that process died there): the
+    arena lock's holder finds the heat still forming past its time and starts it
+    with the racers seated, and the arena runs on to its end."""
+    world = await rooms(processes=2, solver=Deals(), **ARENA)
+    failed: list[str] = []
+    for hub in world.hubs:
+        assert hub.arenas is not None
+        runner = hub.arenas.heats
+
+        async def broken(record: Any, racers: Any, real: Any = runner._deal) -> str:
+            if not failed:
+                failed.append(record.code)
+                raise RuntimeError("the forming process fails here")
+            return str(await real(record, racers))
+
+        monkeypatch.setattr(runner, "_deal", broken)
+    ann, bob = await racer(world, 0, "Ann"), await racer(world, 1, "Bob")
+    made = await ann.request(
+        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
+    )
+    code = made["arena"]["code"]
+    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    await heat([ann, bob])  # seated, and started though its forming failed
+    assert failed == [code]
+    for client in (ann, bob):
+        await client.request("ack", type="give_up", seq=1)
+        await client.expect("left")
+    await ann.request("arena", type="arena_end")
+    over = await ann.expect("arena", lambda m: m["arena"]["status"] == "over", timeout=30)
+    assert sorted((r["name"], r["heats"]) for r in over["standing"]) == [("Ann", 1), ("Bob", 1)]
+
+
+async def test_two_processes_forming_at_once_put_each_racer_in_one_heat_of_two_or_more(
+    rooms: MakeRooms,
+) -> None:
+    """Both processes form heats from the same waiting at once (as when the arena
+    lock passed on while a formation still ran): the store's take is atomic, so
+    each racer is seated in one heat, and no heat is left with one racer."""
+    world = await rooms(processes=2, solver=Deals(), **ARENA)
+    clients = [await racer(world, n % 2, f"R{n}") for n in range(9)]
+    made = await clients[0].request(
+        "arena", type="arena_create", name="Friday", player_name="R0", minutes=15
+    )
+    code = made["arena"]["code"]
+    for n, client in enumerate(clients[1:], start=1):
+        await client.request("arena", type="arena_join", arena=code, name=f"R{n}")
+    runners = [hub.arenas.heats for hub in world.hubs if hub.arenas is not None]
+    found = await runners[0].store.load(code)
+    assert found is not None
+    past_the_gather = world.clock.now_ms() + 60_000
+    await asyncio.gather(*(runner._form(found[0], past_the_gather) for runner in runners))
+    seated = Counter([(await client.expect("joined"))["room"] for client in clients])
+    assert sum(seated.values()) == 9 and min(seated.values()) >= 2, seated

@@ -4,6 +4,7 @@ in-memory twin, as ``test_ports_contract.py`` runs the other ports: what
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import msgspec
@@ -65,8 +66,12 @@ async def test_a_waiting_racer_is_taken_into_one_heat_and_seated_once(store: Are
         assert await store.enter(CODE, racer, racer.upper())
         await store.wait(CODE, racer, 100 + n)
     assert await store.waiting(CODE) == {"a": 100, "b": 101, "c": 102}
-    assert await store.take(CODE, ["a", "b"], "HEAT01") == ["a", "b"]
-    assert await store.take(CODE, ["a", "b", "c"], "HEAT02") == ["c"]  # a and b: taken
+    assert await store.unplaced(CODE, ["a", "b", "c", "z"]) == []  # waiting; z: not in it
+    assert await store.take(CODE, ["a", "b"], "HEAT01", least=2, until_ms=500) == ["a", "b"]
+    # a and b are taken: c alone is no heat, and stays waiting
+    assert await store.take(CODE, ["a", "b", "c"], "HEAT02", least=2, until_ms=600) == []
+    assert await store.waiting(CODE) == {"c": 102}
+    assert await store.take(CODE, ["a", "b", "c"], "HEAT02", least=1, until_ms=600) == ["c"]
     assert await store.waiting(CODE) == {}
     assert await store.assigned(CODE, ["a", "b", "c", "z"]) == {
         "a": "HEAT01",
@@ -77,6 +82,13 @@ async def test_a_waiting_racer_is_taken_into_one_heat_and_seated_once(store: Are
     assert await store.claim(CODE, "a", "HEAT01")
     assert not await store.claim(CODE, "a", "HEAT01")  # once
     assert await store.assigned(CODE, ["a"]) == {}
+    # both heats are forming until settled; past their time, stale
+    assert await store.stale(CODE, 499) == []
+    assert await store.stale(CODE, 600) == ["HEAT01", "HEAT02"]
+    await store.settle(CODE, "HEAT01")  # b never claimed its place: it is gone
+    assert await store.stale(CODE, 600) == ["HEAT02"]
+    assert await store.assigned(CODE, ["a", "b", "c"]) == {"c": "HEAT02"}
+    assert await store.unplaced(CODE, ["a", "b", "c"]) == ["a", "b"]
     # removed: out of the standing and the waiting, and never back in
     await store.wait(CODE, "b", 200)
     await store.remove(CODE, "b")
@@ -199,3 +211,27 @@ async def test_a_racer_holds_one_arena_heat_at_a_time(store: ArenaStore) -> None
     await store.free_racer("r1", "ARENA234/HEAT23")
     assert await store.racer_heat("r1") is None
     assert await store.hold_racer("r1", "OTHER234/HEAT34", 60_000)
+
+
+async def test_two_formations_at_once_never_share_a_racer_nor_leave_one_alone(
+    store: ArenaStore,
+) -> None:
+    """Two processes forming heats from one waiting (as when the lock moved while a
+    formation ran): every racer in one heat at most, and no heat of one."""
+    await store.create(record(), 3600)
+    racers = [f"r{n}" for n in range(9)]
+    for n, racer in enumerate(racers):
+        await store.enter(CODE, racer, racer.upper())
+        await store.wait(CODE, racer, n)
+    # overlapping groups, as two formations of a slightly different waiting cut them
+    groups = [racers[0:5], racers[5:9], racers[0:3], racers[3:6], racers[6:9], racers[4:6]]
+    taken = await asyncio.gather(
+        *(
+            store.take(CODE, group, f"HEAT{n:02}", least=2, until_ms=1000)
+            for n, group in enumerate(groups)
+        )
+    )
+    put = [racer for heat in taken for racer in heat]
+    assert sorted(put) == sorted(set(put)), taken  # nobody in two heats
+    assert all(len(heat) != 1 for heat in taken), taken
+    assert set(put) | set(await store.waiting(CODE)) == set(racers)

@@ -16,17 +16,17 @@ from canfield_client.strategy import Strategy
 from canfield_protocol import ArenaMsg, Finished, Joined, Left
 
 from tests.conftest import Identified, ServerFactory
+from tests.server.helpers import call
 
 ENV = {
     "CANFIELD_COUNTDOWN_S": "0.5",
     "CANFIELD_ARENA_TICK_S": "0.5",
     "CANFIELD_ARENA_GATHER_S": "1",
     "CANFIELD_ARENA_SEAT_WAIT_S": "3",
-    "CANFIELD_ARENA_ALONE_S": "8",
 }
-#: the bound a finished racer waits for their next heat: alone at most
-#: ``ARENA_ALONE_S``, then a tick to form it, a tick to seat them, and slack for
-#: a busy machine
+#: the bound a finished racer waits for their next heat: the gather while others
+#: wait (alone: until the next finisher, here a bot's quick race), a tick to form
+#: it, a tick to seat them, and slack for a busy machine
 BOUND_S = 8 + 0.5 + 0.5 + 10
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"]
 
@@ -99,8 +99,14 @@ async def test_six_racers_on_two_processes_race_an_arena_to_its_end(
         assert heats >= 2 and len(last) == heats
         assert heats <= points or "-" in last
     assert waits and max(waits) < BOUND_S, waits
-    # a private arena's heats are unrated (these racers share no address, even)
-    assert finishes and all(r.rating is None for f in finishes for r in f.standings)
+    # a private arena's heats are unrated (these racers share no address, even): no
+    # racer has a rated race, and the results say so to whoever was still in a heat
+    # then (a racer leaves a heat once their race is over, so maybe nobody)
+    for client in racers:
+        mine = {"X-Canfield-Identity": client.identity_token or ""}
+        status, body = await call(servers[0], "/api/rating", headers=mine)
+        assert status == 200 and sum(r["races"] for r in body["ratings"]) == 0, body
+    assert all(r.rating is None for f in finishes for r in f.standings)
     for client in [*watchers]:
         await client.close()
 

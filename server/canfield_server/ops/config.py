@@ -72,10 +72,9 @@ class Settings:
     #: (heats formed, racers seated, pages told of a change at most this often)
     arena_tick_s: float = 1.0
     #: racers who finish a moment apart race together: a heat forms once the longest
-    #: waiter has waited this long (at once when a full heat waits)
+    #: waiter has waited this long (at once when a full heat waits); a heat is at
+    #: least a pair, so a racer waiting alone waits for the next finisher
     arena_gather_s: float = 3.0
-    #: the most a racer waits alone for company; then they race the deal alone
-    arena_alone_s: float = 20.0
     #: a heat's time limit; no heat starts in an arena's last ``arena_last_heat_s``
     arena_heat_limit_s: int = 300
     arena_last_heat_s: float = 60.0

@@ -99,7 +99,6 @@ class HeatRunner:
         self.clock = rooms.clock
         self.tick_s = settings.arena_tick_s
         self.gather_ms = round(settings.arena_gather_s * 1000)
-        self.alone_ms = round(settings.arena_alone_s * 1000)
         self.last_ms = round(settings.arena_last_heat_s * 1000)
         self.seat_wait_s = settings.arena_seat_wait_s
         self.heat_limit_s = settings.arena_heat_limit_s
@@ -109,6 +108,13 @@ class HeatRunner:
         self.keep_s = settings.history_retention_days * 86400
         #: arenas whose heats this process is forming now (one formation at a time)
         self.forming_now: set[str] = set()
+        #: a heat still forming this long after it formed is rescued (``_rescue``):
+        #: its deal, the seat wait and a few ticks, with room to spare
+        self.rescue_ms = round(
+            (DEAL_TRIES * self.proven_wait_s + self.seat_wait_s + 3 * self.tick_s) * 2000
+        )
+        #: heats this process is rescuing now
+        self.rescuing: set[str] = set()
 
     def forming(self, record: ArenaRecord, now: int) -> bool:
         """Heats form now: it has started, is not over, and its last minute is not here."""
@@ -141,7 +147,15 @@ class HeatRunner:
                         for racer_id, heat in assigned.items()
                     )
                 )
+            since = max(now, record.starts_at)
+            rest = [racer_id for racer_id in idle if racer_id not in assigned]
+            if rest and self.forming(record, since):
+                await self._wait_again(code, rest, since)
         if await self.store.lock(code, self.owner, round(self.tick_s * 3000)):
+            for heat in await self.store.stale(code, now):
+                if heat not in self.rescuing:
+                    self.rescuing.add(heat)
+                    self.rooms.spawn(self._rescue(record, heat))
             if forming and code not in self.forming_now:
                 self.forming_now.add(code)
                 self.rooms.spawn(self._form(record, now))
@@ -177,6 +191,14 @@ class HeatRunner:
             event(log, "arena.finished", arena=racer.arena, heat=left, racer=racer.racer)
         if forming:
             await self.store.wait(racer.arena, racer.racer, self.clock.now_ms())
+
+    async def _wait_again(self, code: str, racers: list[str], since: int) -> None:
+        """Racers here in no heat who neither wait nor are put in one wait again:
+        their place in a heat was given up (``ArenaStore.settle``) or its seat
+        refused. Not one who holds a heat (another page of theirs races it)."""
+        for racer in await self.store.unplaced(code, racers):
+            if await self.store.racer_heat(racer) is None:
+                await self.store.wait(code, racer, since)
 
     async def _seat(self, peer: Peer, racer: Racer, heat: str, record: HeatRecord | None) -> None:
         """The racer takes their seat in the heat they were put in (``joined``);
@@ -223,7 +245,8 @@ class HeatRunner:
 
     async def start(self, code: str, heat: str, deal: str) -> None:
         """The heat starts on its deal (once, whichever process is first); one
-        nobody sat down in is over before it began."""
+        nobody sat down in is over before it began. Either way it is settled:
+        forming no more, its racers not seated yet wait again."""
         now = self.clock.now_ms()
         try:
             await self.rooms.mutate(
@@ -238,10 +261,46 @@ class HeatRunner:
                 record = await self.rooms.store.load_room(heat)
                 if record is not None and not rules.players(record.state):
                     await self.store.heat_over(code, heat, [])
+                    await self.store.settle(code, heat)
                 return
             log.warning("arena %s: heat %s not started: %s", code, heat, exc.message)
             return
+        await self.store.settle(code, heat)
         event(log, "arena.heat_started", arena=code, heat=heat)
+
+    async def _rescue(self, record: ArenaRecord, heat: str) -> None:
+        """A heat still forming past its time: whoever formed it went, or failed
+        on the way. It starts with whoever sat down (on its deal, or one found
+        now); one nobody sat down in is given up. Either way it is settled, so its
+        racers not seated wait again and the arena can end."""
+        code = record.code
+        try:
+            found = await self.rooms.store.load_room(heat)
+            lobby = found is None or found.state.phase == Phase.LOBBY
+            if found is not None and lobby and rules.players(found.state):
+                opened = {h.room: h for h in await self.store.running(code)}.get(heat)
+                if opened is None:
+                    racers = list(dict.fromkeys((await self.store.seats(code, heat)).values()))
+                    lines = await self.store.entries(code, racers)
+                    opened = HeatRecord(
+                        room=heat,
+                        racers=racers,
+                        deal=await self._deal(record, racers),
+                        opened_ms=self.clock.now_ms(),
+                        names=[lines[r][0].name if r in lines else "" for r in racers],
+                    )
+                    await self.store.open_heat(code, opened)
+                await self.start(code, heat, opened.deal)
+                outcome = "started"
+            elif lobby:
+                await self.store.heat_over(code, heat, [])
+                outcome = "given up"
+            else:
+                outcome = "running"
+            await self.store.settle(code, heat)
+            event(log, "arena.heat_rescued", arena=code, heat=heat, outcome=outcome)
+        finally:
+            self.rescuing.discard(heat)
 
     async def _form(self, record: ArenaRecord, now: int) -> None:
         """The heats the waiting racers make now, all opened at once (each waits
@@ -253,7 +312,7 @@ class HeatRunner:
                 return
             lines = await self.store.entries(code, list(waiting))
             points = {r: line.points for r, (line, _) in lines.items()}
-            groups = arena_rules.form_heats(waiting, points, now, self.gather_ms, self.alone_ms)
+            groups = arena_rules.form_heats(waiting, points, now, self.gather_ms)
             opened = await asyncio.gather(
                 *(self._open(record, group, lines) for group in groups), return_exceptions=True
             )
@@ -286,8 +345,9 @@ class HeatRunner:
             )
             if await self.rooms.store.save_room(RoomSave(0, state)) is not None:
                 break
-        taken = await self.store.take(code, group, heat)
-        if not taken:
+        until = now + self.rescue_ms
+        taken = await self.store.take(code, group, heat, arena_rules.HEAT_LEAST, until)
+        if not taken:  # another formation took some of them: they race there
             return
         deal = await self._deal(record, taken)
         names = [lines[r][0].name if r in lines else "" for r in taken]

@@ -14,9 +14,13 @@ Heats (``form_heats``): the racers waiting, ordered by points (then by how
 long they waited), are cut into heats of at most ``HEAT_MOST`` of about the
 same size, neighbours in the standing together. A heat is formed once
 ``gather_ms`` has passed since the longest waiter began (or a full heat
-waits), so racers who finish a moment apart race together; a racer alone
-waits for company at most ``alone_ms``, then races the deal alone (a heat of
-one, scored as a finish: 1 point, no podium).
+waits), so racers who finish a moment apart race together: while anyone else
+waits, nobody waits longer than that for a heat (a smaller one, down to a
+pair). A heat is never of fewer than ``HEAT_LEAST``: a racer waiting alone
+waits for the next racer to finish (every heat ends by its time limit), and
+the pair forms as soon as the gather is over. (A heat whose other racers
+never sat down, their process gone, races with who came: a heat of one is
+scored as a finish, 1 point, no podium.)
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from canfield_server.room.ports import HeatPlace
 
 __all__ = [
     "HEAT_MOST",
+    "HEAT_LEAST",
     "PLACE_POINTS",
     "FINISH_POINTS",
     "BERSERK_BONUS",
@@ -38,6 +43,8 @@ __all__ = [
 ]
 
 HEAT_MOST = 8
+#: the fewest racers a heat is formed with: a race needs a rival
+HEAT_LEAST = 2
 #: points by place (1st, 2nd, 3rd); any other finish ``FINISH_POINTS``; leaving 0
 PLACE_POINTS = (5, 3, 2)
 FINISH_POINTS = 1
@@ -85,15 +92,13 @@ def form_heats(
     points: Mapping[str, int],
     now_ms: int,
     gather_ms: int,
-    alone_ms: int,
 ) -> list[list[str]]:
     """The heats to start now from the racers ``waiting`` (racer -> ms they began),
-    close in ``points``; none yet while they gather (see the module's words)."""
-    if not waiting:
+    close in ``points``; none yet while they gather, nor for a racer alone (see
+    the module's words)."""
+    if len(waiting) < HEAT_LEAST:
         return []
     longest = now_ms - min(waiting.values())
-    if len(waiting) == 1:
-        return [list(waiting)] if longest >= alone_ms else []
     if len(waiting) < HEAT_MOST and longest < gather_ms:
         return []
     order = sorted(waiting, key=lambda r: (-points.get(r, 0), waiting[r], r))

@@ -31,17 +31,31 @@ redis.call('HINCRBY', KEYS[1], 'moves', 1)
 return redis.call('HINCRBY', KEYS[1], 'ver', 1)
 """
 
-#: KEYS waiting, assign, record; ARGV heat, racers... -> the racers taken
+#: KEYS waiting, assign, record, forming; ARGV heat, least, until ms, racers...
+#: -> the racers taken (none when fewer than ``least`` still wait)
 TAKE = """
 local taken = {}
-for i = 2, #ARGV do
-  if redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
-    redis.call('HSET', KEYS[2], ARGV[i], ARGV[1])
-    taken[#taken + 1] = ARGV[i]
-  end
+for i = 4, #ARGV do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then taken[#taken + 1] = ARGV[i] end
 end
+if #taken < tonumber(ARGV[2]) then return {} end
+for _, racer in ipairs(taken) do
+  redis.call('ZREM', KEYS[1], racer)
+  redis.call('HSET', KEYS[2], racer, ARGV[1])
+end
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
 redis.call('HINCRBY', KEYS[3], 'moves', 1)
 return taken
+"""
+
+#: KEYS forming, assign; ARGV heat: forming no more, its unclaimed places gone
+SETTLE = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+local assign = redis.call('HGETALL', KEYS[2])
+for i = 1, #assign, 2 do
+  if assign[i + 1] == ARGV[1] then redis.call('HDEL', KEYS[2], assign[i]) end
+end
+return 1
 """
 
 #: KEYS assign; ARGV racer, heat -> 1 when claimed
@@ -77,6 +91,18 @@ redis.call('HINCRBY', KEYS[8], 'moves', 1)
 return out
 """
 
+#: KEYS heatinfo, running, raced, record, scored; ARGV heat, heat JSON, opened ms,
+#: "racer deal"...: a heat runs (unless it was scored already: over, not again)
+OPEN = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('SISMEMBER', KEYS[5], ARGV[1]) == 0 then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+end
+for i = 4, #ARGV do redis.call('SADD', KEYS[3], ARGV[i]) end
+redis.call('HINCRBY', KEYS[4], 'moves', 1)
+return 1
+"""
+
 #: KEYS lock; ARGV owner, ttl ms -> 1 when held by owner now
 LOCK = """
 local held = redis.call('GET', KEYS[1])
@@ -102,7 +128,7 @@ return 1
 #: the arena's keys (``keys.arena`` parts); all expire with the record
 PARTS = (
     "record names owners standing streak heats last removed waiting assign heatinfo running "
-    "raced scored lock done"
+    "raced scored lock done forming"
 ).split()
 
 
@@ -115,6 +141,8 @@ class RedisArenaStore:
         self.redis = redis
         self._save = redis.register_script(SAVE)
         self._take = redis.register_script(TAKE)
+        self._settle = redis.register_script(SETTLE)
+        self._open = redis.register_script(OPEN)
         self._claim = redis.register_script(CLAIM)
         self._heat_over = redis.register_script(HEAT_OVER)
         self._lock = redis.register_script(LOCK)
@@ -208,10 +236,34 @@ class RedisArenaStore:
         found = await self.redis.zrange(keys.arena(code, "waiting"), 0, -1, withscores=True)
         return {_text(pair[0]): int(pair[1]) for pair in found}
 
-    async def take(self, code: str, racers: Sequence[str], heat: str) -> list[str]:
-        parts = [keys.arena(code, p) for p in ("waiting", "assign", "record")]
-        taken = await self._take(keys=parts, args=[heat, *racers])
+    async def take(
+        self, code: str, racers: Sequence[str], heat: str, least: int, until_ms: int
+    ) -> list[str]:
+        parts = [keys.arena(code, p) for p in ("waiting", "assign", "record", "forming")]
+        taken = await self._take(keys=parts, args=[heat, least, until_ms, *racers])
         return [_text(r) for r in taken]
+
+    async def settle(self, code: str, heat: str) -> None:
+        parts = [keys.arena(code, p) for p in ("forming", "assign")]
+        await self._settle(keys=parts, args=[heat])
+
+    async def stale(self, code: str, now_ms: int) -> list[str]:
+        found = await self.redis.zrangebyscore(keys.arena(code, "forming"), "-inf", now_ms)
+        return [_text(h) for h in found]
+
+    async def unplaced(self, code: str, racers: Sequence[str]) -> list[str]:
+        if not racers:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zmscore(keys.arena(code, "standing"), list(racers))
+            pipe.zmscore(keys.arena(code, "waiting"), list(racers))
+            pipe.hmget(keys.arena(code, "assign"), list(racers))
+            standing, waiting, assign = await pipe.execute()
+        return [
+            racer
+            for racer, listed, waits, put in zip(racers, standing, waiting, assign, strict=True)
+            if listed is not None and waits is None and put is None
+        ]
 
     async def assigned(self, code: str, racers: Sequence[str]) -> dict[str, str]:
         if not racers:
@@ -223,13 +275,10 @@ class RedisArenaStore:
         return bool(await self._claim(keys=[keys.arena(code, "assign")], args=[racer, heat]))
 
     async def open_heat(self, code: str, heat: HeatRecord) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(keys.arena(code, "heatinfo"), heat.room, msgspec.json.encode(heat))
-            pipe.zadd(keys.arena(code, "running"), {heat.room: heat.opened_ms})
-            if heat.racers:
-                pipe.sadd(keys.arena(code, "raced"), *(f"{r} {heat.deal}" for r in heat.racers))
-            pipe.hincrby(keys.arena(code, "record"), "moves", 1)
-            await pipe.execute()
+        parts = [keys.arena(code, p) for p in ("heatinfo", "running", "raced", "record", "scored")]
+        args: list[Any] = [heat.room, msgspec.json.encode(heat), heat.opened_ms]
+        args += [f"{r} {heat.deal}" for r in heat.racers]
+        await self._open(keys=parts, args=args)
 
     async def seat(self, code: str, heat: str, member: str, racer: str) -> None:
         await self.redis.hset(keys.arena(code, f"seats:{heat}"), member, racer)

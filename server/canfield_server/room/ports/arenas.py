@@ -137,9 +137,27 @@ class ArenaStore(Protocol):
         """Racers waiting for a heat -> ms they began."""
         ...
 
-    async def take(self, code: str, racers: Sequence[str], heat: str) -> list[str]:
+    async def take(
+        self, code: str, racers: Sequence[str], heat: str, least: int, until_ms: int
+    ) -> list[str]:
         """Those of ``racers`` still waiting leave the waiting for ``heat``, atomically
-        (assigned to it): two processes never put one racer in two heats."""
+        (assigned to it), if at least ``least`` of them still wait (else none): two
+        processes never put one racer in two heats, nor make a heat too small. The
+        heat is *forming* until ``settle``: ``stale`` from ``until_ms`` on."""
+        ...
+
+    async def settle(self, code: str, heat: str) -> None:
+        """The heat formed (it started, or it is given up): forming no more, and
+        its racers not seated yet are put in it no more."""
+        ...
+
+    async def stale(self, code: str, now_ms: int) -> list[str]:
+        """The heats still forming past their ``until_ms`` (whoever formed them
+        went, or failed on the way)."""
+        ...
+
+    async def unplaced(self, code: str, racers: Sequence[str]) -> list[str]:
+        """Those of ``racers`` in the standing that neither wait nor are put in a heat."""
         ...
 
     async def assigned(self, code: str, racers: Sequence[str]) -> dict[str, str]:
@@ -151,7 +169,8 @@ class ArenaStore(Protocol):
         ...
 
     async def open_heat(self, code: str, heat: HeatRecord) -> None:
-        """A heat runs: listed, and its deal raced by each of its racers."""
+        """A heat runs: listed (unless it was scored already: over), and its deal
+        raced by each of its racers."""
         ...
 
     async def seat(self, code: str, heat: str, member: str, racer: str) -> None:

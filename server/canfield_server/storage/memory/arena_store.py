@@ -34,6 +34,7 @@ class MemoryArena:
     removed: set[str] = field(default_factory=set)
     waiting: dict[str, int] = field(default_factory=dict)
     assign: dict[str, str] = field(default_factory=dict)
+    forming: dict[str, int] = field(default_factory=dict)
     heats: dict[str, bytes] = field(default_factory=dict)
     running: dict[str, int] = field(default_factory=dict)
     seats: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -124,13 +125,33 @@ class MemoryArenaStore:
     async def waiting(self, code: str) -> dict[str, int]:
         return dict(self._a(code).waiting)
 
-    async def take(self, code: str, racers: Sequence[str], heat: str) -> list[str]:
+    async def take(
+        self, code: str, racers: Sequence[str], heat: str, least: int, until_ms: int
+    ) -> list[str]:
         a = self._a(code)
-        taken = [r for r in racers if a.waiting.pop(r, None) is not None]
+        taken = [r for r in racers if r in a.waiting]
+        if len(taken) < least:
+            return []
         for racer in taken:
+            del a.waiting[racer]
             a.assign[racer] = heat
+        a.forming[heat] = until_ms
         a.moves += 1
         return taken
+
+    async def settle(self, code: str, heat: str) -> None:
+        a = self._a(code)
+        a.forming.pop(heat, None)
+        a.assign = {r: h for r, h in a.assign.items() if h != heat}
+
+    async def stale(self, code: str, now_ms: int) -> list[str]:
+        forming = self._a(code).forming
+        found = [h for h, until in forming.items() if until <= now_ms]
+        return sorted(found, key=lambda h: (forming[h], h))
+
+    async def unplaced(self, code: str, racers: Sequence[str]) -> list[str]:
+        a = self._a(code)
+        return [r for r in racers if r in a.points and r not in a.waiting and r not in a.assign]
 
     async def assigned(self, code: str, racers: Sequence[str]) -> dict[str, str]:
         a = self._a(code)
@@ -146,7 +167,8 @@ class MemoryArenaStore:
     async def open_heat(self, code: str, heat: HeatRecord) -> None:
         a = self._a(code)
         a.heats[heat.room] = msgspec.json.encode(heat)
-        a.running[heat.room] = heat.opened_ms
+        if heat.room not in a.scored:
+            a.running[heat.room] = heat.opened_ms
         a.raced.update(f"{racer} {heat.deal}" for racer in heat.racers)
         a.moves += 1
 

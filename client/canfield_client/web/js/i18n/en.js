@@ -705,7 +705,7 @@ export default {
   arena_heats_none: "No heat is running.",
   arena_watch_heat: "Watch",
   arena_how_title: "How arenas work",
-  arena_how_heats: "Everyone waiting is put into heats of up to 8 racers close in the standing, each on a fresh deal that can be won and that nobody in it has raced. When your race is over, you are in the next heat within seconds; nobody waits alone for long (then a smaller heat, a pair, or a deal alone).",
+  arena_how_heats: "Everyone waiting is put into heats of up to 8 racers close in the standing, each on a fresh deal that can be won and that nobody in it has raced. When your race is over, you are in the next heat within seconds: while others wait, nobody waits long (then a smaller heat, down to a pair). A heat always has two racers at least: if nobody else is waiting, you race the next person to finish.",
   arena_how_points: "Points by place in a heat: 1st 5, 2nd 3, 3rd 2, any other finish 1; leaving a heat scores 0. Racers who tie share the points of their places. In a heat of two, only the winner is on the podium.",
   arena_how_streak: "Streak: after two podiums in a row, every further podium counts double (the flame) until a heat off the podium.",
   arena_how_berserk: "Berserk, chosen before a heat starts: no undo in that heat, and one point more on the podium.",

@@ -720,7 +720,7 @@ export default {
   arena_heats_none: "Nijedna utrka nije u tijeku.",
   arena_watch_heat: "Gledaj",
   arena_how_title: "Kako arena radi",
-  arena_how_heats: "Svi koji čekaju raspoređuju se u utrke do 8 natjecatelja bliskih u poretku, svaka na novom rješivom dijeljenju koje nitko u njoj nije igrao. Kad ti utrka završi, za nekoliko si sekundi u sljedećoj; nitko ne čeka dugo sam (onda manja utrka, par ili dijeljenje u samoći).",
+  arena_how_heats: "Svi koji čekaju raspoređuju se u utrke do 8 natjecatelja bliskih u poretku, svaka na novom rješivom dijeljenju koje nitko u njoj nije igrao. Kad ti utrka završi, za nekoliko si sekundi u sljedećoj: dok čekaju i drugi, nitko ne čeka dugo (onda manja utrka, najmanje u paru). U utrci je uvijek barem dvoje natjecatelja: ako nitko drugi ne čeka, utrkuješ se s prvom osobom koja završi.",
   arena_how_points: "Bodovi po mjestu u utrci: 1. mjesto 5, 2. mjesto 3, 3. mjesto 2, svaki drugi završetak 1; izlazak iz utrke 0. Izjednačeni dijele bodove svojih mjesta. U utrci dvoje na postolju je samo pobjednik.",
   arena_how_streak: "Niz: nakon dva postolja zaredom svako sljedeće postolje vrijedi dvostruko (plamen) dok se ne završi izvan postolja.",
   arena_how_berserk: "Berserk, odabran prije početka utrke: u toj utrci nema poništavanja, a postolje donosi bod više.",
