@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 from canfield_protocol import ArenaHeat, ArenaInfo, ArenaMsg, ArenaRow, decode_server
 from canfield_server.room import frames
-from canfield_server.room.arena import HEATS_SHOWN, _shown
+from canfield_server.room.arena_page import HEATS_SHOWN, _shown
 from canfield_server.room.ports import HeatRecord
 
 

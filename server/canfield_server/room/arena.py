@@ -30,18 +30,14 @@ from canfield_protocol import (
     ArenaBerserkOn,
     ArenaCreate,
     ArenaEnd,
-    ArenaHeat,
     ArenaHistory,
     ArenaHistoryQuery,
-    ArenaInfo,
     ArenaJoin,
     ArenaLeave,
     ArenaLeft,
     ArenaListed,
-    ArenaMsg,
     ArenaRemove,
     ArenaResult,
-    ArenaRow,
     ArenaSettingsMsg,
     ArenaWatch,
     Phase,
@@ -56,6 +52,7 @@ from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.arena_drive import DRIVEN_MS, ArenaDriver
 from canfield_server.room.arena_heats import HeatRunner, Racer
+from canfield_server.room.arena_page import ArenaPage
 from canfield_server.room.arena_schedule import PublicArenas, parse_timetable
 from canfield_server.room.identifiers import CODE_ALPHABET
 from canfield_server.room.identity import Identities
@@ -63,10 +60,8 @@ from canfield_server.room.names import clean_name
 from canfield_server.room.ports import (
     ArenaRecord,
     ArenaStore,
-    HeatRecord,
     Peer,
     SolverService,
-    StandingEntry,
 )
 from canfield_server.room.registry import Rooms
 from canfield_server.room.seating import Seating
@@ -79,8 +74,6 @@ ARENA_CODE_LENGTH = 8
 _result = msgspec.json.Decoder(ArenaResult)
 #: host changes tried against other changes of the record
 SAVE_ATTEMPTS = 5
-#: the running heats an arena's page lists
-HEATS_SHOWN = 12
 
 #: ends a heat's race now (``Results.end`` with its race number)
 EndHeat = Callable[[str, int], Awaitable[None]]
@@ -113,30 +106,6 @@ def new_arena_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(ARENA_CODE_LENGTH))
 
 
-def _shown(running: list[HeatRecord], ranks: dict[str, int]) -> list[HeatRecord]:
-    """The heats a page lists (``HEATS_SHOWN``): those of the racers highest in
-    the standing first, then the newest (a page of 250 heats helps nobody, and
-    each tick's message would grow with the arena)."""
-
-    def best(heat: HeatRecord) -> int:
-        return min((ranks.get(r, len(ranks) + 1) for r in heat.racers), default=len(ranks) + 1)
-
-    return sorted(running, key=lambda h: (best(h), -h.opened_ms, h.room))[:HEATS_SHOWN]
-
-
-def _row(entry: StandingEntry, rank: int, racing: bool = False) -> ArenaRow:
-    return ArenaRow(
-        rank=rank,
-        id=entry.racer,
-        name=entry.name,
-        points=entry.points,
-        streak=entry.streak,
-        heats=entry.heats,
-        last=entry.last,
-        racing=racing,
-    )
-
-
 class Arenas:
     def __init__(
         self,
@@ -154,9 +123,10 @@ class Arenas:
         self.clock = rooms.clock
         settings = rooms.settings
         self.tick_s = settings.arena_tick_s
-        self.rows = settings.arena_standing_rows
         self.keep_s = settings.arena_keep_s
         self.heats = HeatRunner(rooms, seating, store, solver, secrets.token_hex(8))
+        #: the ``arena`` message each page is sent
+        self.page = ArenaPage(store, self.heats, self.clock, settings.arena_standing_rows)
         #: the timetable's public arenas (a part of the process's beat)
         self.public = PublicArenas(
             store,
@@ -235,7 +205,7 @@ class Arenas:
         now = self.clock.now_ms()
         if not racing and self.heats.forming(record, max(now, record.starts_at)):
             await self.store.wait(record.code, identity.id, max(now, record.starts_at))
-        await self._send(record, {peer: racer})
+        await self.page.send(record, {peer: racer}, self._removed)
 
     async def history(self, peer: Peer, msg: ArenaHistoryQuery) -> None:
         """This identity's places in the arenas it raced, newest first (``/me``)."""
@@ -247,7 +217,7 @@ class Arenas:
     async def watch(self, peer: Peer, msg: ArenaWatch) -> None:
         record, _ = await self._load(msg.arena)
         self._follow(peer, record.code, None)
-        await self._send(record, {peer: None})
+        await self.page.send(record, {peer: None}, self._removed)
 
     async def settings(self, peer: Peer, msg: ArenaSettingsMsg) -> None:
         """The host sets the length or the draw mode, before the start."""
@@ -341,6 +311,10 @@ class Arenas:
             self.ticking = True
             self.clock.call_later(self.tick_s, self._tick)
 
+    def _removed(self, peer: Peer) -> None:
+        """A page whose racer the host removed follows the arena no more."""
+        self._unfollow(peer, quiet=True)
+
     def _unfollow(self, peer: Peer, quiet: bool = False) -> str | None:
         for code, peers in list(self.followers.items()):
             if peer in peers:
@@ -388,78 +362,10 @@ class Arenas:
         racers = {p: r for p, r in peers.items() if r is not None}
         await self.heats.tick(record, racers)
         version = await self.store.version(code)
-        key = (version, self._status(record))
+        key = (version, self.page.status(record))
         if self.sent.get(code) != key:
-            await self._send(record, dict(self.followers.get(code, {})))
+            await self.page.send(record, dict(self.followers.get(code, {})), self._removed)
             self.sent[code] = key
-
-    # ------------------------------------------------------------ the page's message
-
-    def _status(self, record: ArenaRecord) -> str:
-        now = self.clock.now_ms()
-        if record.over:
-            return "over"
-        if now < record.starts_at:
-            return "scheduled"
-        return "running" if self.heats.forming(record, now) else "closing"
-
-    def _info(self, record: ArenaRecord) -> ArenaInfo:
-        return ArenaInfo(
-            code=record.code,
-            name=record.name,
-            draw=record.draw,
-            minutes=record.minutes,
-            starts_at=record.starts_at,
-            ends_at=record.ends_at,
-            status=self._status(record),
-            public=record.public,
-            host=record.host,
-            every=record.every,
-        )
-
-    async def _send(self, record: ArenaRecord, peers: dict[Peer, Racer | None]) -> None:
-        """Each of ``peers`` gets the arena as it is now (its own row included)."""
-        code = record.code
-        top, count = await self.store.standing(code, self.rows)
-        running = await self.store.running(code)
-        waiting = await self.store.waiting(code)
-        racing = {r for heat in running for r in heat.racers}
-        mine = [r.racer for r in peers.values() if r is not None]
-        lines = await self.store.entries(code, mine) if mine else {}
-        ranks: dict[str, int] = {}
-        rows = []
-        for n, entry in enumerate(top):
-            rank = n + 1 if n == 0 or entry.points != top[n - 1].points else ranks[top[n - 1].racer]
-            ranks[entry.racer] = rank
-            rows.append(_row(entry, rank, entry.racer in racing and entry.racer not in waiting))
-        info = self._info(record)
-        heats = [
-            ArenaHeat(room=h.room, names=h.names, started_at=h.opened_ms)
-            for h in _shown(running, ranks)
-        ]
-        common = ArenaMsg(
-            arena=info,
-            standing=rows,
-            racers=count,
-            heats=heats,
-            waiting=len(waiting),
-            server_time=self.clock.now_ms(),
-        )
-        to: list[Peer] = []
-        own: list[dict[str, Any]] = []
-        for peer, racer in peers.items():
-            me = None
-            if racer is not None:
-                line = lines.get(racer.racer)
-                if line is None:  # removed by the host
-                    self._unfollow(peer, quiet=True)
-                    peer.send(frames.text(ArenaLeft(arena=code, by="host")))
-                    continue
-                me = _row(line[0], line[1], bool(racer.heat))
-            to.append(peer)
-            own.append({"me": me, "in_arena": racer is not None and racer.racer in waiting})
-        for peer, frame in zip(to, frames.shared_frames(common, own), strict=True):
-            peer.send(frame)
 
     # ------------------------------------------------------------ public arenas
 
@@ -468,7 +374,7 @@ class Arenas:
         listed = []
         for record in await self.public.listed():
             _, racers = await self.store.standing(record.code, 1)
-            info = self._info(record)
+            info = self.page.info(record)
             listed.append(ArenaListed(**msgspec.structs.asdict(info), racers=racers))
         return PublicArenaList(arenas=listed, server_time=self.clock.now_ms())
 
