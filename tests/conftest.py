@@ -171,7 +171,8 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     """One real server process (its own redis-server), settings as ``server``'s,
     started once per test worker and shared by the tests that only speak to a
     server as a player would, each with its own connections, rooms and
-    identities. A test that stops, restarts or fills a server, changes its
+    identities (the browser tests too: each page its own context, so its own
+    identity, and its own rooms). A test that stops, restarts or fills a server, changes its
     settings, or reads what the whole of it holds (a log, a ladder, the
     console) keeps a server of its own. Every test here connects from this host,
     so its per-address room budget is off (``SHARED_ENV``)."""

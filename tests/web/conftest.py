@@ -18,7 +18,7 @@ import pytest
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.conftest import ServerFactory, need
+from tests.conftest import need
 from tests.web.pages import CHROMIUM, EXPECT_MS, launch
 
 expect.set_options(timeout=EXPECT_MS)
@@ -34,13 +34,6 @@ def browser() -> Iterator[Browser]:
         instance = launch(playwright)
         yield instance
         instance.close()
-
-
-@pytest.fixture
-def fast_server(server_factory: ServerFactory) -> ServerProcess:
-    """A real server whose races start after a 0.3 s countdown (the race story's,
-    the results' and the sounds' tests; a file may define its own)."""
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3"})
 
 
 @pytest.fixture(scope="session")

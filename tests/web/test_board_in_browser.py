@@ -9,13 +9,11 @@ import re
 import time
 from typing import Any
 
-import pytest
 from canfield import DealCode, Game, Move
 from canfield.cards import card_text
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
-from tests.conftest import ServerFactory
 from tests.web.pages import (
     card,
     create_room,
@@ -68,11 +66,6 @@ SETTLE = """() => new Promise((done) =>
     requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"""
 
 
-@pytest.fixture
-def fast_server(server_factory: ServerFactory) -> ServerProcess:
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.2"})
-
-
 def solo_race(page: Page, base: str, deal: str = DEAL, name: str = "Ana") -> str:
     """A host alone in a room starts a race on a known deal; returns the room code."""
     room = create_room(page, base, name)
@@ -93,10 +86,10 @@ def overlaps(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def test_the_board_fits_the_window_in_both_languages(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
     page = new_page(browser)
-    solo_race(page, fast_server.http_url)
+    solo_race(page, shared_server.http_url)
     page.click("#board .stock")  # a waste fan to measure too
     expect(page.locator("#board .waste .card[data-card]")).not_to_have_count(0)
     for lang in ("en", "hr"):
@@ -130,9 +123,9 @@ def test_the_board_fits_the_window_in_both_languages(
 
 
 def test_moves_animate_and_reduced_motion_turns_it_off(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     page = new_page(browser)
     solo_race(page, base, name="Ana")
     page.click("#board .stock")
@@ -201,10 +194,10 @@ def press_until(page: Page, key: str, test: str, limit: int = 80) -> None:
     raise AssertionError(f"{key} x{limit} never reached {test}")
 
 
-def test_a_whole_race_by_keyboard_alone(browser: Browser, fast_server: ServerProcess) -> None:
+def test_a_whole_race_by_keyboard_alone(browser: Browser, shared_server: ServerProcess) -> None:
     code, moves = keyboard_deal()
     page = new_page(browser)
-    room = solo_race(page, fast_server.http_url, code, "Ana")
+    room = solo_race(page, shared_server.http_url, code, "Ana")
     expect(page).to_have_title(re.compile(rf"^Racing - \d+ cards - {room} - Canfield Race$"))
     live = page.locator("#board-live")
     game = Game.deal(code)
@@ -269,7 +262,7 @@ def test_a_whole_race_by_keyboard_alone(browser: Browser, fast_server: ServerPro
     expect(page).to_have_title(f"Results - {room} - Canfield Race")
 
 
-def test_a_double_click_is_one_move(browser: Browser, fast_server: ServerProcess) -> None:
+def test_a_double_click_is_one_move(browser: Browser, shared_server: ServerProcess) -> None:
     code = None
     for seed in range(2000):  # a card that a tap sends somewhere
         candidate = str(DealCode.from_seed(seed, 3))
@@ -282,7 +275,7 @@ def test_a_double_click_is_one_move(browser: Browser, fast_server: ServerProcess
     page = new_page(browser)
     sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(str(payload))))
-    solo_race(page, fast_server.http_url, code)
+    solo_race(page, shared_server.http_url, code)
     card(page, picked).dblclick(position={"x": 12, "y": 8})
     expect(leaderboard_row(page, "Ana").locator("td.c-moves")).to_have_text("1")
     assert sum('"type": "tap"' in frame or '"type":"tap"' in frame for frame in sent) == 1, sent
@@ -290,7 +283,7 @@ def test_a_double_click_is_one_move(browser: Browser, fast_server: ServerProcess
 
 
 def test_a_dead_link_shows_within_seconds_and_small_fixes(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
     page = new_page(browser)
     dead = {"on": False}
@@ -304,7 +297,7 @@ def test_a_dead_link_shows_within_seconds_and_small_fixes(
         server.on_message(lambda message: None if dead["on"] else route.send(message))
 
     page.route_web_socket(re.compile(r"/ws$"), relay)
-    room = create_room(page, fast_server.http_url, "Ana")
+    room = create_room(page, shared_server.http_url, "Ana")
     expect(page).to_have_title(f"Room {room} - Canfield Race")
 
     # the header menu closes on a click outside it

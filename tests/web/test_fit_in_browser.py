@@ -15,11 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
-from tests.conftest import ServerFactory
 from tests.web.pages import create_room, join_by_link, new_page, pick_language, set_deal, wait_board
 
 DEAL = "CF1-D3-AAAAACL"
@@ -89,11 +87,6 @@ def with_tall_column(page: Page) -> None:
     page.route_web_socket("**/ws", route)
 
 
-@pytest.fixture
-def fast_server(server_factory: ServerFactory) -> ServerProcess:
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.2"})
-
-
 def check(got: dict[str, Any], where: str) -> None:
     assert got["cards"] == 33, where
     assert got["scrollHeight"] <= got["innerHeight"], where  # the page never scrolls
@@ -109,9 +102,9 @@ def check(got: dict[str, Any], where: str) -> None:
 
 
 def test_a_33_card_column_never_spills_and_every_rival_stays_in_view(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     ana = new_page(browser)
     with_tall_column(ana)
     room = create_room(ana, base, "Ana")

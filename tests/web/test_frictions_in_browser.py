@@ -60,9 +60,9 @@ def focused_id(page: Page) -> str:
 
 
 def test_enter_in_the_name_goes_on_and_a_typed_deal_code_picks_its_choice(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     ana = new_page(browser)
     ana.goto(base + "/")
     ana.fill("#name", "Ana")
@@ -97,8 +97,8 @@ def test_enter_in_the_name_goes_on_and_a_typed_deal_code_picks_its_choice(
     expect(bo.locator("#room-settings input[name=deal_code]")).to_be_disabled()  # host only
 
 
-def test_watching_needs_no_name(browser: Browser, fast_server: ServerProcess) -> None:
-    base = fast_server.http_url
+def test_watching_needs_no_name(browser: Browser, shared_server: ServerProcess) -> None:
+    base = shared_server.http_url
     ana = new_page(browser)
     room = create_room(ana, base, "Ana")
     for options, guest in (({}, "Guest"), (HR, "Gost")):
@@ -118,9 +118,9 @@ def test_watching_needs_no_name(browser: Browser, fast_server: ServerProcess) ->
 
 
 def test_sure_give_up_waits_long_enough_to_tap_again(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    ana, bo = room_of(browser, fast_server.http_url, ("Ana", PHONE), ("Bo", {**PHONE, **HR}))
+    ana, bo = room_of(browser, shared_server.http_url, ("Ana", PHONE), ("Bo", {**PHONE, **HR}))
     start_race(ana, [bo])
     for page, sure, done in (
         (ana, "Sure? Give up", "You gave up. Watch the others finish."),
@@ -136,9 +136,9 @@ def test_sure_give_up_waits_long_enough_to_tap_again(
 
 
 def test_a_draw_3_waste_shows_its_top_three_on_a_phone(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    ana, bo = room_of(browser, fast_server.http_url, ("Ana", PHONE), ("Bo", {**PHONE, **HR}))
+    ana, bo = room_of(browser, shared_server.http_url, ("Ana", PHONE), ("Bo", {**PHONE, **HR}))
     set_deal(ana, DEAL)
     start_race(ana, [bo])
     game = Game.deal(DEAL)
@@ -165,9 +165,9 @@ def test_a_draw_3_waste_shows_its_top_three_on_a_phone(
 
 
 def test_the_share_sheet_where_the_browser_has_one_and_copy_everywhere(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     desk = new_page(browser)
     create_room(desk, base, "Ana")
     expect(desk.locator("#copy-link")).to_be_visible()

@@ -68,11 +68,11 @@ def lane(page: Page, name: str) -> Any:
 
 
 def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
     win = solve(WINNABLE_DEAL, 30).moves
     recorded = record(
-        fast_server.ws_url,
+        shared_server.ws_url,
         WINNABLE_DEAL,
         {"Ana": ([*win], 0.05), "Cy": (["S", "S", "S", "G"], 0.3)},
     )
@@ -80,7 +80,7 @@ def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
     rows = {r.name: r for r in recorded.standings}
     assert rows["Ana"].status == "won"
     page = new_page(browser)
-    page.goto(fast_server.http_url + "/replays/" + recorded.replay.rsplit("/", 1)[-1])
+    page.goto(shared_server.http_url + "/replays/" + recorded.replay.rsplit("/", 1)[-1])
     page.click("#rp-race-this")
     wait_board(page)
     expect(page.locator("#race-lb .lane")).to_have_count(3)
@@ -125,7 +125,7 @@ def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
     expect(page.locator("#race-again")).to_be_visible()
 
     # the race is in this browser's history, with Race this on its row
-    page.goto(fast_server.http_url + "/me")
+    page.goto(shared_server.http_url + "/me")
     row_link = page.locator("#me-history a.race-this").first
     expect(row_link).to_have_text("Race this")
     row_link.click()
@@ -134,13 +134,13 @@ def test_a_replay_raced_from_its_page_loses_to_a_winning_ghost_whose_lane_moves(
 
 
 def test_beating_a_ghost_in_croatian_then_racing_it_again(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    recorded = record(fast_server.ws_url, DEAL, {"Ana": (["S", "S", "G"], 0.2)})
+    recorded = record(shared_server.ws_url, DEAL, {"Ana": (["S", "S", "G"], 0.2)})
     assert recorded.replay is not None
     ana = recorded.standings[0]
     page = new_page(browser, locale="hr-HR")
-    page.goto(f"{fast_server.http_url}/?ghost={recorded.replay.rsplit('/', 1)[-1]}")
+    page.goto(f"{shared_server.http_url}/?ghost={recorded.replay.rsplit('/', 1)[-1]}")
     wait_board(page)
     expect(lane(page, "Ana").locator(".ghost-tag")).to_have_text("duh")
     expect(lane(page, "Ana")).to_have_attribute("data-status", "gave_up")
@@ -261,18 +261,18 @@ def test_a_lone_racer_races_the_ghost_offered_on_the_waiting_screen(
 
 
 def test_on_a_phone_the_newest_finish_shows_over_the_header_alone(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
     """Two ghosts give up at the start: a phone shows the newest of the two
     finishes, on top of the site's header (not under it), and not the older one
     over the racer's own clock."""
     recorded = record(
-        fast_server.ws_url, DEAL, {"Ana": (["G"], 0.3), "Cyrus the Great": (["S", "G"], 0.4)}
+        shared_server.ws_url, DEAL, {"Ana": (["G"], 0.3), "Cyrus the Great": (["S", "G"], 0.4)}
     )
     assert recorded.replay is not None
     ids = ",".join(r.id for r in recorded.standings)
     page = new_page(browser, viewport={"width": 360, "height": 740}, has_touch=True)
-    page.goto(f"{fast_server.http_url}/?ghost={recorded.replay.rsplit('/', 1)[-1]}&racers={ids}")
+    page.goto(f"{shared_server.http_url}/?ghost={recorded.replay.rsplit('/', 1)[-1]}&racers={ids}")
     wait_board(page)
     news = page.locator("#race-news .news")
     expect(news).to_have_count(2)

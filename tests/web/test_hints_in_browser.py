@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 from canfield import Game, Move
 from canfield.cards import parse_card
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, WebSocket, expect
 
-from tests.conftest import ServerFactory
 from tests.web.pages import (
     create_room,
     drag,
@@ -28,15 +26,10 @@ from tests.web.pages import (
 EASY_DRAW3 = "CF1-D3-AAADKOH"
 
 
-@pytest.fixture
-def fast_server(server_factory: ServerFactory) -> ServerProcess:
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.2"})
-
-
 def test_a_hint_lights_up_a_move_the_player_can_make(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     host, watcher = new_page(browser), new_page(browser)
     hints: list[str | None] = []
 

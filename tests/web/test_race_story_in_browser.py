@@ -65,9 +65,9 @@ def chart_lines(page: Page, root: str) -> dict[str, tuple[int, int]]:
 
 
 def test_finish_place_live_chart_winner_call_and_replay_chart(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     ana, bob, vi = new_page(browser), new_page(browser), new_page(browser, **BIG)
     room = create_room(ana, base, "Ana")
     join_by_link(bob, base, room, "Bob")
@@ -163,8 +163,8 @@ def test_finish_place_live_chart_winner_call_and_replay_chart(
     expect(ana.locator("#rp-words")).to_have_text(f"{card_label(first)} to a foundation")
 
 
-def test_best_of_three_series_tally(browser: Browser, fast_server: ServerProcess) -> None:
-    base = fast_server.http_url
+def test_best_of_three_series_tally(browser: Browser, shared_server: ServerProcess) -> None:
+    base = shared_server.http_url
     ana, bob = new_page(browser), new_page(browser)
     room = create_room(ana, base, "Ana")
     join_by_link(bob, base, room, "Bob")
@@ -382,8 +382,8 @@ def test_every_error_code_and_rule_has_words_in_both_languages(
 # ---------------------------------------------------------------- how to play, accessibility
 
 
-def test_how_to_play_from_home_and_lobby(browser: Browser, fast_server: ServerProcess) -> None:
-    base = fast_server.http_url
+def test_how_to_play_from_home_and_lobby(browser: Browser, shared_server: ServerProcess) -> None:
+    base = shared_server.http_url
     page = new_page(browser)
     page.goto(base + "/")
     page.click("#view-home .howto-link a")
@@ -419,8 +419,8 @@ def serious(page: Page) -> list[str]:
     ]
 
 
-def test_axe_scan_home_lobby_board_results(browser: Browser, fast_server: ServerProcess) -> None:
-    base = fast_server.http_url
+def test_axe_scan_home_lobby_board_results(browser: Browser, shared_server: ServerProcess) -> None:
+    base = shared_server.http_url
     ana, bob = new_page(browser), new_page(browser)
     ana.goto(base + "/")
     ana.wait_for_selector("#view-home:not([hidden])")
@@ -453,8 +453,8 @@ def test_a_52_card_win_gets_its_place_and_confetti(
     from a second connection holding her seat (as a second tab of hers would), and
     her page shows her place, "You won!" and the confetti while Bob races on."""
     # the line goes out at full speed: a message rate no person reaches
-    fast_server = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_RATE_PER_S": "1000"})
-    base = fast_server.http_url
+    full_speed = server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_RATE_PER_S": "1000"})
+    base = full_speed.http_url
     ana, bob = new_page(browser), new_page(browser)
     room = create_room(ana, base, "Ana")
     join_by_link(bob, base, room, "Bob")
@@ -463,7 +463,7 @@ def test_a_52_card_win_gets_its_place_and_confetti(
     seat = json.loads(ana.evaluate(f"sessionStorage.getItem('cfr.seat.{room}')"))
     line = solve(WINNABLE_DEAL, 30).moves
     assert line, "the solver wins this deal"
-    with connect(fast_server.ws_url, open_timeout=10) as tab:
+    with connect(full_speed.ws_url, open_timeout=10) as tab:
         tab.send(json.dumps({"type": "resume", "room": room, "token": seat["token"]}))
         joined = next_of(tab, "joined")
         for seq, move in enumerate(line, joined["last_seq"] + 1):

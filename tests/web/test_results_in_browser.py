@@ -42,9 +42,9 @@ def standings(page: Page) -> list[tuple[str, str, str]]:
 
 
 def test_a_stopped_race_with_a_tie_broken_by_who_got_there_first(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    ana, bob, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bob", {}), ("Cy", {}))
+    ana, bob, cy = room_of(browser, shared_server.http_url, ("Ana", {}), ("Bob", {}), ("Cy", {}))
     set_deal(ana, DEAL)
     start_race(ana, [bob, cy])
     play_home(ana)
@@ -72,9 +72,9 @@ def test_a_stopped_race_with_a_tie_broken_by_who_got_there_first(
 
 
 def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     ana, bob = room_of(browser, base, ("Ana", {"locale": "hr-HR"}), ("Bob", {"locale": "hr-HR"}))
     watcher = new_page(browser, locale="hr-HR")
     room = ana.url.rsplit("/", 1)[1]
@@ -99,10 +99,10 @@ def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
 
 
 def test_race_again_is_one_tap_per_racer_and_no_ready_step(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
     hr = {"locale": "hr-HR"}
-    ana, bob, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bob", {}), ("Cy", hr))
+    ana, bob, cy = room_of(browser, shared_server.http_url, ("Ana", {}), ("Bob", {}), ("Cy", hr))
     set_deal(ana, DEAL)
     start_race(ana, [bob, cy])
     for page in (ana, bob, cy):
@@ -128,12 +128,12 @@ def test_race_again_is_one_tap_per_racer_and_no_ready_step(
 
 
 def test_the_lanes_follow_every_racer_and_a_pass_reorders_them(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
     """Bob puts three cards home: on Ana's phone and on a Croatian page his lane
     shows them at once and moves above Ana's (no card of his board shown)."""
     ana, bob, cy = room_of(
-        browser, fast_server.http_url, ("Ana", PHONE), ("Bob", {}), ("Cy", {"locale": "hr-HR"})
+        browser, shared_server.http_url, ("Ana", PHONE), ("Bob", {}), ("Cy", {"locale": "hr-HR"})
     )
     set_deal(ana, DEAL)
     start_race(ana, [bob, cy])

@@ -72,9 +72,9 @@ def toggle_sound(page: Page) -> None:
 
 
 def test_each_moment_sounds_and_the_switch_silences_it_all(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    base = fast_server.http_url
+    base = shared_server.http_url
     ana = new_page(browser)
     ana.add_init_script(RECORDER)
     bob = new_page(browser)
@@ -134,10 +134,10 @@ def test_each_moment_sounds_and_the_switch_silences_it_all(
     assert notes(ana) == []  # a fresh page: the reload cleared the record, and nothing since
 
 
-def test_no_vibration_under_reduced_motion(browser: Browser, fast_server: ServerProcess) -> None:
+def test_no_vibration_under_reduced_motion(browser: Browser, shared_server: ServerProcess) -> None:
     ana = new_page(browser, reduced_motion="reduce")
     ana.add_init_script(RECORDER)
-    create_room(ana, fast_server.http_url, "Ana")
+    create_room(ana, shared_server.http_url, "Ana")
     set_deal(ana, DEAL)
     ana.click("#start")
     wait_board(ana)

@@ -32,13 +32,13 @@ DEAL = "CF1-D3-AAADKOH"
 
 @pytest.fixture(params=[0, 200], ids=["near", "far"])
 def base(
-    request: pytest.FixtureRequest, fast_server: ServerProcess, tmp_path: Path
+    request: pytest.FixtureRequest, shared_server: ServerProcess, tmp_path: Path
 ) -> Iterator[str]:
     """The page's server: straight, or through a proxy adding 200 ms a round trip."""
     if not request.param:
-        yield fast_server.http_url
+        yield shared_server.http_url
         return
-    proxy = DelayProxy(fast_server.port, request.param, tmp_path).start()
+    proxy = DelayProxy(shared_server.port, request.param, tmp_path).start()
     try:
         yield proxy.http_url
     finally:
@@ -173,7 +173,7 @@ def test_several_moves_in_flight_show_at_once_and_land_in_order(
 
 
 def test_a_refused_guess_goes_back_to_the_servers_board(
-    browser: Browser, fast_server: ServerProcess, base: str
+    browser: Browser, shared_server: ServerProcess, base: str
 ) -> None:
     """Another tab of Ana's seat plays first, and the page hears of it late (its
     link is slow): the page's guessed moves were made on a board that is no more;
@@ -206,7 +206,7 @@ def test_a_refused_guess_goes_back_to_the_servers_board(
     room, _ = race_to(page, base, line[:played])
     seat = json.loads(page.evaluate(f"sessionStorage.getItem('cfr.seat.{room}')"))
     socket.holding = True
-    with connect(fast_server.ws_url, open_timeout=10) as tab:
+    with connect(shared_server.ws_url, open_timeout=10) as tab:
         tab.send(json.dumps({"type": "resume", "room": room, "token": seat["token"]}))
         joined = next_of(tab, "joined")
         tab.send(json.dumps({"type": "move", "seq": joined["last_seq"] + 1, "move": other.text()}))
@@ -229,13 +229,13 @@ def test_a_refused_guess_goes_back_to_the_servers_board(
 
 
 def test_a_whole_race_through_a_far_link(
-    browser: Browser, fast_server: ServerProcess, tmp_path: Path
+    browser: Browser, shared_server: ServerProcess, tmp_path: Path
 ) -> None:
     """The solver's winning line played through the page 200 ms away: the race
     completes, won, and the board before the results is the server's."""
     moves = solve(DEAL, 30).moves or []
     page = new_page(browser)
-    proxy = DelayProxy(fast_server.port, 200, tmp_path).start()
+    proxy = DelayProxy(shared_server.port, 200, tmp_path).start()
     try:
         race_to(page, proxy.http_url, moves[:-1])
         assert page.evaluate(SHOWN) == shown_as(Game.replay(DEAL, moves[:-1]).view())

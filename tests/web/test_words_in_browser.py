@@ -58,9 +58,9 @@ def win_from_another_tab(page: Page, ws_url: str, deal: str) -> None:
 
 
 def test_race_again_says_you_and_a_ready_lobby_tells_the_host_to_start(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    ana, bo, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bo", {}), ("Cy", HR))
+    ana, bo, cy = room_of(browser, shared_server.http_url, ("Ana", {}), ("Bo", {}), ("Cy", HR))
     set_deal(ana, DEAL)
     start_race(ana, [bo, cy])
     give_up(cy)
@@ -148,9 +148,9 @@ def test_a_win_is_a_final_place_and_its_clock_stops_at_the_finish(
 
 
 def test_a_three_way_tie_reads_as_tied_in_my_races(
-    browser: Browser, fast_server: ServerProcess
+    browser: Browser, shared_server: ServerProcess
 ) -> None:
-    ana, bo, cy = room_of(browser, fast_server.http_url, ("Ana", {}), ("Bo", {}), ("Cy", HR))
+    ana, bo, cy = room_of(browser, shared_server.http_url, ("Ana", {}), ("Bo", {}), ("Cy", HR))
     set_deal(ana, DEAL)
     start_race(ana, [bo, cy])
     for page in (ana, bo, cy):  # nobody moves: one card home each, a true tie
@@ -158,7 +158,7 @@ def test_a_three_way_tie_reads_as_tied_in_my_races(
     for page in (ana, bo, cy):
         page.wait_for_selector("#view-results:not([hidden])")
     for page, place in ((ana, "1st of 3 (tied)"), (cy, "1. od 3 (dijeljeno)")):
-        page.goto(fast_server.http_url + "/me")
+        page.goto(shared_server.http_url + "/me")
         row = page.locator("#me-history tbody tr")
         expect(row).to_have_count(1)
         expect(row.locator("td").nth(3)).to_have_text(place)
