@@ -156,14 +156,14 @@ def server(server_factory: ServerFactory) -> ServerProcess:
     return server_factory(env=SHORT_COUNTDOWN)
 
 
-#: ``shared_server``'s settings: ``server``'s, and no per-address room budget (the
-#: files sharing it all connect from this host; the budget is
-#: tests/server/test_room_budget.py's subject)
-SHARED_ENV = {
-    **SHORT_COUNTDOWN,
+#: no per-address room budget, for a server many tests share: they all connect
+#: from this host (the budget is tests/server/test_room_budget.py's subject)
+NO_ROOM_BUDGET = {
     "CANFIELD_MAX_OPEN_ROOMS_PER_IP": "0",
     "CANFIELD_MAX_NEW_ROOMS_PER_IP_PER_MIN": "0",
 }
+#: ``shared_server``'s settings: ``server``'s, and no per-address room budget
+SHARED_ENV = {**SHORT_COUNTDOWN, **NO_ROOM_BUDGET}
 
 
 @pytest.fixture(scope="session")

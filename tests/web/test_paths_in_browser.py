@@ -8,6 +8,7 @@ A real server and a real Chromium; one page is resized through the sizes."""
 from __future__ import annotations
 
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 from urllib.error import HTTPError
 
@@ -15,7 +16,7 @@ import pytest
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, expect
 
-from tests.conftest import ServerFactory
+from tests.conftest import NO_ROOM_BUDGET, servers_of_their_own
 from tests.web.helpers import DAY, daily_env
 from tests.web.pages import (
     PHONE,
@@ -65,11 +66,19 @@ RING = """() => {
 }"""
 
 
-@pytest.fixture
-def fast_server(server_factory: ServerFactory) -> ServerProcess:
+@pytest.fixture(scope="module")
+def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for the file's tests (each its own pages, so identities, and rooms;
+    the daily is played by the last alone)."""
     # the daily race on a fixed day: a run at midnight never waits for a new day's deal
-    env = {"CANFIELD_COUNTDOWN_S": "0.2", "CANFIELD_POOL_TARGET": "0", **daily_env(DAY)}
-    return server_factory(env=env)
+    env = {
+        "CANFIELD_COUNTDOWN_S": "0.2",
+        "CANFIELD_POOL_TARGET": "0",
+        **daily_env(DAY),
+        **NO_ROOM_BUDGET,
+    }
+    with servers_of_their_own(tmp_path_factory.mktemp("paths"), env) as (server,):
+        yield server
 
 
 def one_row(page: Page, selector: str, where: str) -> None:

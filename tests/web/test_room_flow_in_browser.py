@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 
 import pytest
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, expect
 
-from tests.conftest import ServerFactory
+from tests.conftest import NO_ROOM_BUDGET, servers_of_their_own
 from tests.web.pages import (
     confirm_box,
     create_room,
@@ -41,9 +42,13 @@ document.addEventListener('DOMContentLoaded', () => {
 """
 
 
-@pytest.fixture
-def fast_server(server_factory: ServerFactory) -> ServerProcess:
-    return server_factory(env={"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_AWAY_GRACE_S": "3"})
+@pytest.fixture(scope="module")
+def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for the file's tests (each its own rooms and pages): a 3 s grace
+    for a player who went away."""
+    env = {"CANFIELD_COUNTDOWN_S": "0.3", "CANFIELD_AWAY_GRACE_S": "3", **NO_ROOM_BUDGET}
+    with servers_of_their_own(tmp_path_factory.mktemp("room-flow"), env) as (server,):
+        yield server
 
 
 def test_start_anyway_away_countdown_end_race_and_host_handover(
