@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 from canfield.solver import WINNABLE, solve
 from canfield_protocol import MemberStatus, Row
+from canfield_server.ops.config import Settings
 from canfield_server.room.arena_rules import form_heats, heat_places, podium_size
+from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import HeatPlace, Proven
 
 from tests.server.conftest import MakeRooms
 from tests.server.helpers import SolverStub
-from tests.server.inprocess import HubClient
+from tests.server.inprocess import HubClient, Rooms
 
 #: deals the solver wins in well under a second (a heat each, none raced twice)
 DEALS = [
@@ -28,7 +30,7 @@ DEALS = [
 ]
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"]
 #: a gather long enough for all six to finish before the next heat forms
-ARENA = {"countdown_s": 1.0, "arena_gather_s": 30.0, "arena_seat_wait_s": 2.0}
+ARENA: dict[str, Any] = {"countdown_s": 1.0, "arena_gather_s": 30.0, "arena_seat_wait_s": 2.0}
 
 
 @cache
@@ -304,3 +306,62 @@ async def test_two_processes_forming_at_once_put_each_racer_in_one_heat_of_two_o
     await asyncio.gather(*(runner._form(found[0], past_the_gather) for runner in runners))
     seated = Counter([(await client.expect("joined"))["room"] for client in clients])
     assert sum(seated.values()) == 9 and min(seated.values()) >= 2, seated
+
+
+class Solved:
+    """The signal service's word on every line: played as a solver's (flagged)."""
+
+    async def assess(self, owner: str, deal: str, entries: Any, par: int | None) -> Signals:
+        return Signals(
+            actions=len(entries), moves_per_s=1.0, think_ms=[], think_median_ms=1000,
+            think_spread=0.2, decision_think_ms=None, forced_think_ms=None, over_par=0,
+            solver_agreement=1.0, checked_moves=1000, won=True, net_over_par=0,
+        )  # fmt: skip
+
+
+async def test_a_flagged_heat_leaves_the_standing_under_review_and_comes_back_cleared() -> None:
+    """Fair play in an arena: a heat result the review flags scores nothing in the
+    standing (nor the podium, nor the places kept at the end) while it is under
+    review; cleared, its points come back and the places kept are written again;
+    confirmed, they stay out."""
+    deals = Deals()
+    world = Rooms(Settings(**ARENA), processes=2, solver=deals, signals=Solved())
+    try:
+        ann, bob = await racer(world, 0, "Ann"), await racer(world, 1, "Bob")
+        made = await ann.request(
+            "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
+        )
+        code = made["arena"]["code"]
+        await bob.request("arena", type="arena_join", arena=code, name="Bob")
+        room = await heat([ann, bob])
+        await race_in_order(world, [ann, bob], deals.given[0])  # Ann 1st (5), Bob 2nd (3)
+        for client in (ann, bob):
+            await client.expect("left")
+        for hub in world.hubs:  # the assessments, off the move path
+            await asyncio.gather(*hub.rooms.tasks)
+        cases = {c.name: c for c in await world.integrity.open_cases(10)}
+        assert set(cases) == {"Ann", "Bob"} and cases["Ann"].arena == code
+        await ann.request("arena", type="arena_end")
+        over = await ann.expect("arena", lambda m: m["arena"]["status"] == "over", timeout=30)
+        # under review: both results off the standing, and off the places kept
+        standing = sorted((r["name"], r["points"], r["heats"]) for r in over["standing"])
+        assert standing == [("Ann", 0, 1), ("Bob", 0, 1)]
+
+        async def kept(client: HubClient) -> tuple[int, int]:
+            found = (await client.request("arena_history", type="arena_history"))["arenas"]
+            assert [a["code"] for a in found] == [code], found
+            return found[0]["place"], found[0]["points"]
+
+        assert await kept(ann) == (1, 0) and await kept(bob) == (1, 0)
+        # the operator clears Ann's and confirms Bob's: Ann's 5 come back, Bob's 3 stay out
+        reviews = world.hubs[0].reviews
+        assert await reviews.decide(cases["Ann"].result, False, "op") is not None
+        assert await reviews.decide(cases["Bob"].result, True, "op") is not None
+        assert cases["Ann"].room == room
+        store = world.hubs[0].arenas.store if world.hubs[0].arenas else None
+        assert store is not None
+        top, _ = await store.standing(code, 5)
+        assert [(e.name, e.points) for e in top] == [("Ann", 5), ("Bob", 0)]
+        assert await kept(ann) == (1, 5) and await kept(bob) == (2, 0)
+    finally:
+        await world.close()

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
+from canfield_protocol import ArenaResult
 from canfield_server.ops.clock import ManualClock
 from canfield_server.room.ports import ArenaRecord, ArenaStore, HeatPlace, HeatRecord
 from canfield_server.storage.arena_store import RedisArenaStore
@@ -235,3 +236,44 @@ async def test_two_formations_at_once_never_share_a_racer_nor_leave_one_alone(
     assert sorted(put) == sorted(set(put)), taken  # nobody in two heats
     assert all(len(heat) != 1 for heat in taken), taken
     assert set(put) | set(await store.waiting(CODE)) == set(racers)
+
+
+async def test_a_result_under_review_is_held_off_the_standing_and_released_back(
+    store: ArenaStore,
+) -> None:
+    await store.create(record(), 3600)
+    for racer in "ab":
+        await store.enter(CODE, racer, racer.upper())
+    # b's result in HEAT02 is flagged before that heat is scored: it scores off the standing
+    assert await store.hold(CODE, "HEAT02", "b")
+    assert not await store.hold(CODE, "HEAT02", "b")  # once
+    await store.heat_over(CODE, "HEAT01", [win("a", 5, "1"), off("b", "2")])
+    assert await store.hold(CODE, "HEAT01", "a")  # scored already: its 5 leave
+    await store.heat_over(CODE, "HEAT02", [win("b", 5, "1"), off("a", "2")])
+    lines = await store.entries(CODE, ["a", "b"])
+    assert [(r, lines[r][0].points, lines[r][0].heats) for r in "ab"] == [("a", 1, 2), ("b", 1, 2)]
+    assert await store.release(CODE, "HEAT01", "a")
+    assert not await store.release(CODE, "HEAT01", "a")
+    assert not await store.release(CODE, "HEAT09", "a")  # never held
+    top, _ = await store.standing(CODE, 5)
+    assert [(e.racer, e.points) for e in top] == [("a", 6), ("b", 1)]
+    assert await store.release(CODE, "HEAT02", "b")
+    top, _ = await store.standing(CODE, 5)
+    assert [(e.racer, e.points) for e in top] == [("a", 6), ("b", 6)]
+
+
+async def test_an_arena_result_is_rewritten_in_place_in_a_history(store: ArenaStore) -> None:
+    def result(code: str, place: int) -> bytes:
+        return msgspec.json.encode(
+            ArenaResult(
+                code=code, name="F", draw=3, place=place, racers=2, points=1, heats=1,
+                ended_at=0, public=False, every=0, trophy=0,
+            )
+        )  # fmt: skip
+
+    await store.keep_results({"o1": result("OLDER234", 1)}, 10, 3600)
+    await store.keep_results({"o1": result(CODE, 2), "o2": result(CODE, 1)}, 10, 3600)
+    await store.rewrite_results(CODE, {"o1": result(CODE, 1), "o3": result(CODE, 2)})
+    kept = [msgspec.json.decode(r, type=ArenaResult) for r in await store.results("o1", 10)]
+    assert [(r.code, r.place) for r in kept] == [(CODE, 1), ("OLDER234", 1)]
+    assert await store.results("o3", 10) == []  # none kept: none written

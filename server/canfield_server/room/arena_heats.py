@@ -31,8 +31,8 @@ from collections.abc import Sequence
 
 import msgspec
 from canfield.dealcode import DealCode
+from canfield_protocol import ErrorCode as E
 from canfield_protocol import (
-    ArenaResult,
     Leave,
     MemberStatus,
     Phase,
@@ -41,11 +41,11 @@ from canfield_protocol import (
     RoomState,
     Row,
 )
-from canfield_protocol import ErrorCode as E
 
 from canfield_server.ops import metrics
 from canfield_server.ops.logs import event
 from canfield_server.room import arena_rules, identifiers, public, rules
+from canfield_server.room.arena_results import ArenaResults
 from canfield_server.room.ports import (
     ArenaRecord,
     ArenaStore,
@@ -64,8 +64,6 @@ log = logging.getLogger(__name__)
 
 #: the store's calls that score a heat: its seats, its berserks, the scoring script
 SCORE_CALLS = 3
-#: places of a public arena that win a trophy (in the racer's history, on ``/me``)
-TROPHIES = 3
 #: proven deals drawn for a heat before one none of its racers has raced is found
 DEAL_TRIES = 4
 
@@ -104,8 +102,8 @@ class HeatRunner:
         self.heat_limit_s = settings.arena_heat_limit_s
         self.countdown_s = settings.countdown_s
         self.proven_wait_s = settings.proven_deal_wait_s
-        self.history_max = settings.history_max_races
-        self.keep_s = settings.history_retention_days * 86400
+        #: each racer's place kept in their history at the arena's end
+        self.results = ArenaResults(store, self.clock, settings)
         #: arenas whose heats this process is forming now (one formation at a time)
         self.forming_now: set[str] = set()
         #: a heat still forming this long after it formed is rescued (``_rescue``):
@@ -413,35 +411,5 @@ class HeatRunner:
             latest, ver = found
             if await self.store.save(msgspec.structs.replace(latest, over=True), ver) is not None:
                 event(log, "arena.over", arena=record.code)
-                await self._keep_results(latest)
+                await self.results.keep(latest)
                 return
-
-    async def _keep_results(self, record: ArenaRecord) -> None:
-        """Each racer's place goes into their identity's arena history (once: the
-        arena's end is claimed by one caller)."""
-        code = record.code
-        owners = await self.store.owners(code)
-        top, count = await self.store.standing(code, max(1, len(owners)))
-        ranks = await self.store.entries(code, [line.racer for line in top])
-        results = {}
-        for line in top:
-            owner = owners.get(line.racer)
-            if owner is None or line.heats == 0 or line.racer not in ranks:
-                continue
-            place = ranks[line.racer][1]
-            result = ArenaResult(
-                code=code,
-                name=record.name,
-                draw=record.draw,
-                place=place,
-                racers=count,
-                points=line.points,
-                heats=line.heats,
-                ended_at=self.clock.now_ms(),
-                public=record.public,
-                every=record.every,
-                trophy=place if record.public and place <= TROPHIES else 0,
-            )
-            results[owner] = msgspec.json.encode(result)
-        if results:
-            await self.store.keep_results(results, self.history_max, self.keep_s)

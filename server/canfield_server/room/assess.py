@@ -89,6 +89,9 @@ class Assessments:
         self.signals = signals
         self.limits = thresholds(settings)
         self.clock = clock
+        #: told of each result flagged (once): an arena heat's points held off its
+        #: standing while under review (``room.arena_results``)
+        self.on_flagged: Callable[[ReviewCase], Awaitable[None]] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -197,6 +200,7 @@ class Assessments:
             draw=_draw(finished.deal),
             room=state.room,
             race_no=state.race,
+            arena=state.arena,
             identity=me.token_hash if me else None,
             public_id=me.public_id if me else None,
             member_id=row.id,
@@ -218,11 +222,12 @@ class Assessments:
                 return
             reasons = flag(found, self.limits)
             at = self.clock.now_ms()
-            await self.integrity.record(
-                msgspec.structs.replace(case, at=at, signals=found, reasons=reasons)
-            )
+            judged = msgspec.structs.replace(case, at=at, signals=found, reasons=reasons)
+            recorded = await self.integrity.record(judged)
             if reasons:
                 log.info("result %s flagged for review: %s", case.result, "; ".join(reasons))
+            if recorded and reasons and self.on_flagged is not None:
+                await self.on_flagged(judged)
         except Exception:  # noqa: BLE001 - an assessment is never worth the server
             log.exception("signals of result %s not recorded", case.result)
 

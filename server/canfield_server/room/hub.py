@@ -198,6 +198,9 @@ class Hub:
             if arenas is not None
             else None
         )
+        if self.arenas is not None:  # fair play: a flagged heat's points held off the standing
+            self.assessments.on_flagged = self.arenas.heats.results.flagged
+            self.reviews.on_decided = self.arenas.heats.results.decided
         #: the heartbeat and the timer sweep (``start``: by the app, not by tests of rooms)
         self.presence = Presence(self.rooms, self.seating, self.results)
         #: each racer's round trip, probed on the process's beat (``tick``: by the app)

@@ -26,7 +26,7 @@ The operator decides (``Reviews.decide``, the console):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 import msgspec
 from canfield_protocol import RatedRow, RoomReplay, Row
@@ -78,6 +78,9 @@ class Reviews:
         self.ratings = ratings
         self.min_races = min_races
         self.clock = clock
+        #: told of each decision: a cleared arena heat's points come back
+        #: (``room.arena_results``)
+        self.on_decided: Callable[[ReviewCase], Awaitable[None]] | None = None
 
     # ------------------------------------------------------------ what others see
 
@@ -152,6 +155,8 @@ class Reviews:
         decided = await self.store.decide(result, confirm, by, self.clock.now_ms())
         if decided is not None and confirm and decided.kind == "public":
             await self._give_back(decided)
+        if decided is not None and self.on_decided is not None:
+            await self.on_decided(decided)
         return decided
 
     async def _give_back(self, case: ReviewCase) -> None:

@@ -64,8 +64,9 @@ if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 return redis.call('HDEL', KEYS[1], ARGV[1])
 """
 
-#: KEYS scored, running, standing, streak, heats, last, removed, record
+#: KEYS scored, running, standing, streak, heats, last, removed, record, given, held
 #: ARGV heat, keep (places kept), then per racer: racer, points, podium, bonus, mark
+#: (a result held under review is kept in ``held``, off the standing)
 #: -> {racer, points, ...}, or false when scored already
 HEAT_OVER = """
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return false end
@@ -79,7 +80,13 @@ for i = 3, #ARGV, 5 do
     if podium then points = points + tonumber(ARGV[i + 3]) end
     if podium and streak >= 2 then points = points * 2 end
     redis.call('HSET', KEYS[4], racer, podium and streak + 1 or 0)
-    redis.call('ZINCRBY', KEYS[3], -points, racer)
+    local result = ARGV[1] .. ' ' .. racer
+    redis.call('HSET', KEYS[9], result, points)
+    if redis.call('HEXISTS', KEYS[10], result) == 1 then
+      redis.call('HSET', KEYS[10], result, points)
+    else
+      redis.call('ZINCRBY', KEYS[3], -points, racer)
+    end
     redis.call('HINCRBY', KEYS[5], racer, 1)
     local last = (redis.call('HGET', KEYS[6], racer) or '') .. ARGV[i + 4]
     redis.call('HSET', KEYS[6], racer, string.sub(last, -keep))
@@ -100,6 +107,32 @@ if redis.call('SISMEMBER', KEYS[5], ARGV[1]) == 0 then
 end
 for i = 4, #ARGV do redis.call('SADD', KEYS[3], ARGV[i]) end
 redis.call('HINCRBY', KEYS[4], 'moves', 1)
+return 1
+"""
+
+#: KEYS given, held, standing, record; ARGV "heat racer", racer -> 1 when held now:
+#: the points the heat gave the racer leave the standing (kept in ``held``)
+HOLD_RESULT = """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+local given = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], given or 0)
+if given and redis.call('ZSCORE', KEYS[3], ARGV[2]) then
+  redis.call('ZINCRBY', KEYS[3], tonumber(given), ARGV[2])
+end
+redis.call('HINCRBY', KEYS[4], 'moves', 1)
+return 1
+"""
+
+#: KEYS held, standing, record; ARGV "heat racer", racer -> 1 when released now:
+#: the points held come back into the standing
+RELEASE_RESULT = """
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if not held then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+if redis.call('ZSCORE', KEYS[2], ARGV[2]) then
+  redis.call('ZINCRBY', KEYS[2], -tonumber(held), ARGV[2])
+end
+redis.call('HINCRBY', KEYS[3], 'moves', 1)
 return 1
 """
 
@@ -128,8 +161,14 @@ return 1
 #: the arena's keys (``keys.arena`` parts); all expire with the record
 PARTS = (
     "record names owners standing streak heats last removed waiting assign heatinfo running "
-    "raced scored lock done forming"
+    "raced scored lock done forming given held"
 ).split()
+
+
+class _Coded(msgspec.Struct):
+    """An arena result's code (the rest of it left unread)."""
+
+    code: str
 
 
 def _text(value: Any) -> str:
@@ -143,6 +182,8 @@ class RedisArenaStore:
         self._take = redis.register_script(TAKE)
         self._settle = redis.register_script(SETTLE)
         self._open = redis.register_script(OPEN)
+        self._hold_result = redis.register_script(HOLD_RESULT)
+        self._release_result = redis.register_script(RELEASE_RESULT)
         self._claim = redis.register_script(CLAIM)
         self._heat_over = redis.register_script(HEAT_OVER)
         self._lock = redis.register_script(LOCK)
@@ -306,7 +347,7 @@ class RedisArenaStore:
     async def heat_over(
         self, code: str, heat: str, places: Sequence[HeatPlace]
     ) -> dict[str, int] | None:
-        parts = "scored running standing streak heats last removed record".split()
+        parts = "scored running standing streak heats last removed record given held".split()
         args: list[Any] = [heat, LAST_PLACES]
         for p in places:
             args += [p.racer, p.points, int(p.podium), p.bonus, p.mark]
@@ -314,6 +355,27 @@ class RedisArenaStore:
         if out is None:
             return None
         return {_text(out[i]): int(out[i + 1]) for i in range(0, len(out), 2)}
+
+    async def hold(self, code: str, heat: str, racer: str) -> bool:
+        parts = [keys.arena(code, p) for p in ("given", "held", "standing", "record")]
+        return bool(await self._hold_result(keys=parts, args=[f"{heat} {racer}", racer]))
+
+    async def release(self, code: str, heat: str, racer: str) -> bool:
+        parts = [keys.arena(code, p) for p in ("held", "standing", "record")]
+        return bool(await self._release_result(keys=parts, args=[f"{heat} {racer}", racer]))
+
+    async def rewrite_results(self, code: str, results: dict[str, bytes]) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for owner in results:
+                pipe.lrange(keys.arena_results(owner), 0, -1)
+            kept = await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for (owner, result), found in zip(results.items(), kept, strict=True):
+                for n, old in enumerate(found):
+                    if msgspec.json.decode(old, type=_Coded).code == code:
+                        pipe.lset(keys.arena_results(owner), n, result.decode())
+                        break
+            await pipe.execute()
 
     async def running(self, code: str) -> list[HeatRecord]:
         heats = [_text(h) for h in await self.redis.zrange(keys.arena(code, "running"), 0, -1)]

@@ -45,7 +45,9 @@ key                               type    holds
                                           ``assign`` (racer -> heat), ``heatinfo``, ``running``,
                                           ``seats:HEAT``, ``berserk:HEAT``, ``raced``, ``scored``,
                                           ``removed``, ``lock``, ``done``, ``owners`` (racer ->
-                                          token hash)
+                                          token hash), ``forming`` (zset: heat -> ms it is
+                                          stale), ``given``, ``held`` (``HEAT RACER`` -> points
+                                          the heat gave; those under review)
 ``cf:arenas:{HASH}``              list    an identity's arena results (``ArenaResult`` JSON), newest
                                           first
 ``cf:arena-public``                zset    public arena code -> ms it starts: the arenas the server

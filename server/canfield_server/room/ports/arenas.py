@@ -198,6 +198,21 @@ class ArenaStore(Protocol):
         None when it was scored already."""
         ...
 
+    async def hold(self, code: str, heat: str, racer: str) -> bool:
+        """The racer's result in ``heat`` is under review: the points it gave (or
+        will give, once scored) leave the standing until ``release``. True when
+        held now (False: held already)."""
+        ...
+
+    async def release(self, code: str, heat: str, racer: str) -> bool:
+        """The review cleared it: the points held come back. True when released now."""
+        ...
+
+    async def rewrite_results(self, code: str, results: dict[str, bytes]) -> None:
+        """Each identity's (token hash ->) result of arena ``code`` in its history is
+        replaced by the new one (its place changed); one it no longer keeps stays out."""
+        ...
+
     async def running(self, code: str) -> list[HeatRecord]:
         """The heats running now, oldest first."""
         ...

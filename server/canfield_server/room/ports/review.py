@@ -60,6 +60,9 @@ class ReviewCase(msgspec.Struct, frozen=True, kw_only=True):
     draw: int
     #: a room race: its room code and race number; a daily: its date
     room: str | None = None
+    #: the arena a room race is a heat of (None: no arena's): a flagged heat
+    #: result's points leave its standing while under review (``room.arena_results``)
+    arena: str | None = None
     race_no: int | None = None
     date: str | None = None
     #: the racer: identity token hash and public id (None: an unidentified guest),

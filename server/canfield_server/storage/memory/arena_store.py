@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
+from canfield_protocol import ArenaResult
 
 from canfield_server.room.ports import (
     LAST_PLACES,
@@ -35,6 +36,9 @@ class MemoryArena:
     waiting: dict[str, int] = field(default_factory=dict)
     assign: dict[str, str] = field(default_factory=dict)
     forming: dict[str, int] = field(default_factory=dict)
+    #: "heat racer" -> the points the heat gave; those held under review
+    given: dict[str, int] = field(default_factory=dict)
+    held: dict[str, int] = field(default_factory=dict)
     heats: dict[str, bytes] = field(default_factory=dict)
     running: dict[str, int] = field(default_factory=dict)
     seats: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -205,12 +209,46 @@ class MemoryArenaStore:
             if place.podium and streak >= 2:
                 points *= 2
             a.streak[place.racer] = streak + 1 if place.podium else 0
-            a.points[place.racer] = a.points.get(place.racer, 0) + points
+            result = f"{heat} {place.racer}"
+            a.given[result] = points
+            if result in a.held:
+                a.held[result] = points
+            else:
+                a.points[place.racer] = a.points.get(place.racer, 0) + points
             a.heats_run[place.racer] = a.heats_run.get(place.racer, 0) + 1
             a.last[place.racer] = (a.last.get(place.racer, "") + place.mark)[-LAST_PLACES:]
             given[place.racer] = points
         a.moves += 1
         return given
+
+    async def hold(self, code: str, heat: str, racer: str) -> bool:
+        a, result = self._a(code), f"{heat} {racer}"
+        if result in a.held:
+            return False
+        a.held[result] = a.given.get(result, 0)
+        if racer in a.points:
+            a.points[racer] -= a.held[result]
+        a.moves += 1
+        return True
+
+    async def release(self, code: str, heat: str, racer: str) -> bool:
+        a, result = self._a(code), f"{heat} {racer}"
+        if result not in a.held:
+            return False
+        points = a.held.pop(result)
+        if racer in a.points:
+            a.points[racer] += points
+        a.moves += 1
+        return True
+
+    async def rewrite_results(self, code: str, results: dict[str, bytes]) -> None:
+        kept = self.backend.arena_results
+        for owner, result in results.items():
+            found = kept.get(owner, [])
+            for n, old in enumerate(found):
+                if msgspec.json.decode(old, type=ArenaResult).code == code:
+                    found[n] = result
+                    break
 
     async def running(self, code: str) -> list[HeatRecord]:
         a = self._a(code)

@@ -674,7 +674,7 @@ export default {
   arena_weekly: "Weekly arena",
   arena_every: "Arena every {n} min",
   arena_public_rated: "public, heats rated",
-  arena_how_public: "Public arenas are made by the server on a timetable (an hourly Draw 3 arena, a daily Draw 1 arena) and announced on the home page. Their heats are rated like public races, with the same fair-play rules: racers from one network are not rated against each other. You race one heat at a time. The top three win a trophy, kept on My races.",
+  arena_how_public: "Public arenas are made by the server on a timetable (an hourly Draw 3 arena, a daily Draw 1 arena) and announced on the home page. Their heats are rated like public races, with the same fair-play rules: racers from one network are not rated against each other. You race one heat at a time. A result under fair-play review counts for nothing in the standing until it is cleared. The top three win a trophy, kept on My races.",
   arena_trophy: "Trophy: place {n} in a public arena",
   me_trophies: "Trophies:",
   promo_on_now: "Public arena on now",

@@ -689,7 +689,7 @@ export default {
   arena_weekly: "Tjedna arena",
   arena_every: "Arena svakih {n} min",
   arena_public_rated: "javna, utrke se ocjenjuju",
-  arena_how_public: "Javne arene otvara poslužitelj prema rasporedu (svakog sata arena s izvlačenjem 3 karte, svaki dan arena s izvlačenjem 1 karte) i najavljuju se na početnoj stranici. Utrke u njima ocjenjuju se kao javne utrke, po istim pravilima poštene igre: natjecatelji iz iste mreže ne ocjenjuju se jedni protiv drugih. Istodobno možeš biti samo u jednoj utrci. Prva tri mjesta osvajaju trofej, koji ostaje u Mojim utrkama.",
+  arena_how_public: "Javne arene otvara poslužitelj prema rasporedu (svakog sata arena s izvlačenjem 3 karte, svaki dan arena s izvlačenjem 1 karte) i najavljuju se na početnoj stranici. Utrke u njima ocjenjuju se kao javne utrke, po istim pravilima poštene igre: natjecatelji iz iste mreže ne ocjenjuju se jedni protiv drugih. Istodobno možeš biti samo u jednoj utrci. Rezultat koji se provjerava zbog poštene igre ne donosi bodove u poretku dok provjera ne završi. Prva tri mjesta osvajaju trofej, koji ostaje u Mojim utrkama.",
   arena_trophy: "Trofej: {n}. mjesto u javnoj areni",
   me_trophies: "Trofeji:",
   promo_on_now: "Javna arena u tijeku",
