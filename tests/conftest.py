@@ -74,6 +74,29 @@ HEAVY = {
 }
 
 
+#: about how long one test of a file takes, by where it is (seconds, measured on a
+#: loaded two-core box): only to hand the longest files out first
+SECONDS_A_TEST = {
+    "tests/web": 12.0,  # a browser test (the web files that are not: below)
+    "tests/bench": 10.0,
+    "tests/reliability": 3.0,
+    "tests/deploy": 2.0,
+    "tests/client": 0.7,
+    "tests/server": 0.5,
+}
+
+
+def guessed_seconds(scope: str, tests: int) -> float:
+    """A scheduling unit's time, roughly: the heavy group's is the longest of all."""
+    if scope == "heavy":
+        return float("inf")
+    folder = scope.rsplit("/", 1)[0]
+    each = SECONDS_A_TEST.get(folder, 0.1)
+    if folder == "tests/web" and not scope.endswith("_in_browser.py"):
+        each = 1.0
+    return each * tests
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Test workers (``-n``, pytest-xdist) take a file's tests together (they share
@@ -81,13 +104,22 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     one group, so no two of them load the machine at once. A scheduler by scope,
     not ``xdist_group`` marks: pytest 9.2's structured node ids drop the group
     suffix those marks add, and tests went one by one to any worker
-    (pytest-dev/pytest-xdist#1386)."""
+    (pytest-dev/pytest-xdist#1386).
+
+    The longest units go first (``guessed_seconds``), not the ones with the most
+    tests as xdist orders them: a browser file of one minute-long test came last
+    and one worker ran it alone at the end while the other was done."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByFile(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             return "heavy" if path in HEAVY else path
+
+        def _assign_work_unit(self, node: Any) -> None:
+            longest = max(self.workqueue, key=lambda s: guessed_seconds(s, len(self.workqueue[s])))
+            self.workqueue.move_to_end(longest, last=False)
+            super()._assign_work_unit(node)
 
     return ByFile(config, log)
 
