@@ -155,3 +155,54 @@ async def test_a_private_arena_every_page_of_which_closed_ends_and_keeps_its_pla
         if "arena.over" in line and code in line
     ]
     assert len(said) == 1, said
+
+
+def on_joined(event: asyncio.Event) -> Any:
+    """A listener that sets ``event`` at the connection's next ``joined``."""
+
+    def heard(msg: Any) -> None:
+        if isinstance(msg, Joined):
+            event.set()
+
+    return heard
+
+
+async def test_a_racer_back_on_the_arena_page_from_the_race_page_is_in_the_next_heat(
+    server_factory: ServerFactory, identified: Identified
+) -> None:
+    """As the web page races a heat: the arena page's connection is seated, the
+    heat's race page (another connection) takes the seat over and races, and once
+    that race is over the arena page, opened again, is in the next heat within
+    the bound (not held out by the heat the racer raced)."""
+    server = server_factory(env=ENV)
+    page, bob = await identified(server, "127.0.0.2"), await identified(server, "127.0.0.3")
+    made = await page.arena_create("Web", "Ann", minutes=15)
+    code = made.arena.code
+    seated = asyncio.Event()
+    page.on_message.append(on_joined(seated))
+    await bob.arena_join(code, "Bob")
+    async with asyncio.timeout(60):
+        await seated.wait()
+    heat, seat, token = page.room, page.token, page.identity_token
+    await page.close()  # the arena page opens the race page
+    race = await RaceClient(server.ws_url, local_addr=("127.0.0.2", 0)).connect()
+    try:
+        await race.identify(token)
+        await race.resume(heat, seat)
+        await race.wait_started(60)
+        await bob.wait_started(60)
+        await race.give_up()
+        await bob.give_up()
+    finally:
+        await race.close()  # the race page goes back to the arena page
+    again = await RaceClient(server.ws_url, local_addr=("127.0.0.2", 0)).connect()
+    try:
+        await again.identify(token)
+        next_heat = asyncio.Event()
+        again.on_message.append(on_joined(next_heat))
+        await again.arena_join(code, "Ann")
+        async with asyncio.timeout(BOUND_S):
+            await next_heat.wait()
+        assert again.room not in (None, heat)
+    finally:
+        await again.close()

@@ -192,7 +192,8 @@ class Arenas:
         if not await self.store.enter(record.code, identity.id, name, identity.token_hash):
             raise ProtocolError(E.NOT_ALLOWED, "the host removed you from this arena")
         racer = Racer(record.code, identity.id, name)
-        held = await self.store.racer_heat(identity.id)
+        released = await self.heats.released(identity.id)
+        held = None if released else await self.store.racer_heat(identity.id)
         if held is not None and not held.startswith(f"{record.code}/"):
             raise ProtocolError(
                 E.ALREADY_IN_ROOM, "you are racing a heat of another arena: finish it first"

@@ -195,8 +195,32 @@ class HeatRunner:
         their place in a heat was given up (``ArenaStore.settle``) or its seat
         refused. Not one who holds a heat (another page of theirs races it)."""
         for racer in await self.store.unplaced(code, racers):
-            if await self.store.racer_heat(racer) is None:
+            if await self.released(racer):
                 await self.store.wait(code, racer, since)
+
+    async def released(self, racer: str) -> bool:
+        """The racer holds no arena heat now: none held, or the race they held one
+        for is over (raced on a page that follows no arena, as the web's race page:
+        nobody took them out of it, so their hold ends here)."""
+        held = await self.store.racer_heat(racer)
+        if held is None:
+            return True
+        code, _, heat = held.partition("/")
+        member = next(
+            (m for m, r in (await self.store.seats(code, heat)).items() if r == racer), ""
+        )
+        found = await self.rooms.store.load_room(heat)
+        if found is not None and found.state.phase != Phase.FINISHED:
+            seat = rules.member(found.state, member) if member else None
+            if seat is None and found.state.phase == Phase.LOBBY:
+                return False  # being seated in it now
+            row = (await self.rooms.store.rows(heat)).get(member) if seat else None
+            if seat and (
+                row is None or row.status in (MemberStatus.PLAYING, MemberStatus.DISCONNECTED)
+            ):
+                return False
+        await self.store.free_racer(racer, held)
+        return True
 
     async def _seat(self, peer: Peer, racer: Racer, heat: str, record: HeatRecord | None) -> None:
         """The racer takes their seat in the heat they were put in (``joined``);
