@@ -1,4 +1,5 @@
-"""Slow and silent clients cannot hold the server's sockets (transport/guard.py, ws.py).
+"""Slow and silent clients cannot hold the server's sockets (transport/guard.py,
+admission.py, ws_protocol.py, ws.py).
 
 Real server processes on loopback, raw TCP sockets for the attackers and
 real websockets clients for the people. The server listens on 127.0.0.1;
@@ -28,7 +29,8 @@ import uvicorn
 import websockets
 from canfield_bench.processes import free_port
 from canfield_server.ops.config import Settings
-from canfield_server.transport.guard import ConnectionGuard, uvicorn_protocols
+from canfield_server.transport.admission import ConnectionGuard
+from canfield_server.transport.guard import uvicorn_protocols
 from starlette.types import Receive, Scope, Send
 from websockets.exceptions import InvalidStatus
 
@@ -326,7 +328,7 @@ DEAF = (
 
 
 async def test_keepalive_pings_close_a_deaf_client_and_keep_one_that_answers() -> None:
-    """The process's one keepalive wheel (transport/guard.py) pings every
+    """The process's one keepalive wheel (transport/ws_protocol.py) pings every
     connection: one that never answers is closed with 1011, one whose client
     answers (websockets does, by itself) stays open through many intervals."""
     ping_s = 0.4

@@ -1,5 +1,6 @@
 """A connection's frames written at once by the server's own WebSocket protocol
-(``GuardedWebSocket.write_texts``), else queued (transport/ws.py ``WsPeer``).
+(transport/ws_protocol.py ``GuardedWebSocket.write_texts``), else queued
+(transport/ws.py ``WsPeer``).
 
 uvicorn runs in this process with the guarded protocols ``serve`` uses and a
 small ASGI app that keeps each connection's ``WsPeer``; real websockets clients
@@ -16,8 +17,9 @@ import uvicorn
 import websockets
 from canfield_bench.processes import free_port
 from canfield_server.ops.config import Settings
-from canfield_server.transport.guard import text_frame_head, uvicorn_protocols
+from canfield_server.transport.guard import uvicorn_protocols
 from canfield_server.transport.ws import WsPeer
+from canfield_server.transport.ws_protocol import text_frame_head
 from starlette.types import Receive, Scope, Send
 from websockets.frames import Frame, Opcode
 

@@ -264,7 +264,7 @@ class Settings:
     #: move after this many seconds from the start, is not rated (their leaving
     #: is nobody's win); 0: only before the first move
     fair_play_left_early_s: float = 15.0
-    #: slow clients (transport/guard.py, transport/ws.py). A request's line and
+    #: slow clients (transport/guard.py, admission.py, ws_protocol.py, ws.py). A request's line and
     #: headers - a WebSocket's upgrade request included - must arrive within this
     #: many seconds of the connection (or of the next request's first byte on a
     #: kept-alive one), else 408 and closed; 0: no limit

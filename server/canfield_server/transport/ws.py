@@ -6,7 +6,7 @@ schema, and hand the typed message to the hub. A connection that sends
 nothing for the idle limit (``ws_idle_s`` outside a room,
 ``ws_idle_member_s`` in one) is closed with 1008 by the process's one idle
 sweep. Outgoing frames are written at once when nothing waits before them
-(the server's own protocol, ``GuardedWebSocket.write_texts``), else queued
+(the server's own protocol, ws_protocol.py ``GuardedWebSocket.write_texts``), else queued
 and drained by one writer task (or the reader, for its replies, all in one
 write), so a broadcast never waits on a slow socket and frames never
 interleave. It speaks raw ASGI (no
