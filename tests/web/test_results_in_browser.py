@@ -69,6 +69,13 @@ def test_a_stopped_race_with_a_tie_broken_by_who_got_there_first(
     ]
     expect(cy.locator("#winner-call .your-place")).to_have_text("You finished 3rd of 3")
     expect(ana.locator("#winner-call .trophy")).to_have_count(0)  # no trophy for nobody
+    # the host's buttons after the race stand in one line, none lower than the others
+    expect(ana.locator("#rematch")).to_be_visible()
+    tops = ana.eval_on_selector_all(
+        ".again-row button",
+        "bs => bs.filter(b => !b.hidden).map(b => b.getBoundingClientRect().top)",
+    )
+    assert len(tops) >= 2 and max(tops) - min(tops) < 0.5, tops
 
 
 def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
