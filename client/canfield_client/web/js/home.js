@@ -22,6 +22,13 @@ export function linkedCode(pathname) {
   return code.trim().toUpperCase().slice(0, 24) || null;
 }
 
+/** A link off the home page (a live race to watch, a public arena to race in)
+ * keeps the name typed so far: the page it opens takes its seat with it. */
+export function keepTypedName() {
+  const who = $("#name").value.trim();
+  if (who) setName(who);
+}
+
 export class Home {
   /** request(msg): ask the server (sent as soon as the link is up); watchUnnamed(room):
    * watch a room under a name the page picks (watching needs no name typed). */

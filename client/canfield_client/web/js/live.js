@@ -2,14 +2,9 @@
 // watch it, asked again while the home page shows.
 
 import { $, h } from "./dom.js";
+import { keepTypedName } from "./home.js";
 import { t } from "./i18n.js";
-import { setName } from "./store.js";
-
-/** A live race's link keeps the name typed so far: the watch page takes its seat with it. */
-function keepName() {
-  const who = $("#name").value.trim();
-  if (who) setName(who);
-}
+import { Poll } from "./poll.js";
 
 const EVERY_MS = 10000;
 
@@ -22,24 +17,16 @@ function clock(ms) {
 export class LiveRaces {
   constructor() {
     this.races = [];
-    this.timer = null;
+    this.poll = new Poll("/api/live", EVERY_MS);
   }
 
   /** Ask now and every EVERY_MS while ``showing()`` holds. */
   start(showing) {
-    const tick = async () => {
-      this.timer = null;
-      if (!showing()) return;
-      try {
-        const reply = await fetch("/api/live", { cache: "no-store" });
-        if (reply.ok) this.races = (await reply.json()).races || [];
-      } catch {
-        // offline: keep the last list
-      }
-      this.render();
-      this.timer = setTimeout(tick, EVERY_MS);
-    };
-    if (this.timer === null) tick();
+    this.poll.start(
+      showing,
+      (body) => (this.races = body.races || []),
+      () => this.render(),
+    );
   }
 
   render() {
@@ -49,7 +36,7 @@ export class LiveRaces {
         h(
           "li",
           {},
-          h("a", { href: `/r/${race.room}?watch=1`, class: "live-race", onclick: keepName },
+          h("a", { href: `/r/${race.room}?watch=1`, class: "live-race", onclick: keepTypedName },
             h("strong", { text: race.draw === 1 ? t("daily_tab1") : t("daily_tab3") }),
             " ",
             h("span", { text: t("live_racers", { n: race.racers }) }),

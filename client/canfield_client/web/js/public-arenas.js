@@ -6,7 +6,8 @@
 import { $, clock, h } from "./dom.js";
 import { getLang, t } from "./i18n.js";
 import { arenaName } from "./arena-words.js";
-import { setName } from "./store.js";
+import { keepTypedName } from "./home.js";
+import { Poll } from "./poll.js";
 
 const EVERY_MS = 60000;
 
@@ -14,29 +15,17 @@ export class ArenaAnnouncement {
   constructor() {
     this.arenas = [];
     this.offset = 0; // server time - this clock
-    this.timer = null;
+    this.poll = new Poll("/api/arenas", EVERY_MS);
     this.ticker = null;
   }
 
   /** Ask now and every EVERY_MS while ``showing()`` holds; the clock each second. */
   start(showing) {
-    const ask = async () => {
-      this.timer = null;
-      if (!showing()) return;
-      try {
-        const reply = await fetch("/api/arenas", { cache: "no-store" });
-        if (reply.ok) {
-          const body = await reply.json();
-          this.arenas = body.arenas || [];
-          this.offset = body.server_time - Date.now();
-        }
-      } catch {
-        // offline: keep the last list
-      }
-      this.render();
-      this.timer = setTimeout(ask, EVERY_MS);
+    const take = (body) => {
+      this.arenas = body.arenas || [];
+      this.offset = body.server_time - Date.now();
     };
-    if (this.timer === null) ask();
+    this.poll.start(showing, take, () => this.render());
     if (this.ticker === null) {
       this.ticker = setInterval(() => (showing() ? this.render() : null), 1000);
     }
@@ -64,10 +53,7 @@ export class ArenaAnnouncement {
     const go = $("#arena-promo-go");
     go.href = `/a/${first.code}?join=1`;
     go.textContent = t(running ? "promo_join" : "promo_join_early");
-    go.onclick = () => {
-      const who = $("#name").value.trim();
-      if (who) setName(who);
-    };
+    go.onclick = keepTypedName;
     const after = $("#arena-promo-after");
     after.hidden = !next;
     if (next) {
