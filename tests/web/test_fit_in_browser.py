@@ -7,7 +7,8 @@ page receives (a real deal needs a long solver line to build one), so what is
 measured is the page's layout alone: no page scroll either way, every card
 and every racer's lane inside the window, each card's corner (rank and suit)
 whole and readable, the column squeezing evenly and, past the smallest
-readable strip, scrolling inside itself.
+readable strip, scrolling inside itself, its top saying how many cards lie
+above ("▲ 5").
 """
 
 from __future__ import annotations
@@ -45,9 +46,14 @@ MEASURE = """() => {
     const outside = [...document.querySelectorAll('#board .card, #race-lb .lane')]
         .filter((el) => el.getClientRects().length && !column.contains(el) && !inside(box(el)))
         .map((el) => el.dataset.card || el.textContent);
+    const cue = column.querySelector('.more-above');
     return {
         cards: cards.length,
         scrolls: column.classList.contains('scrolls'),
+        above: cards.filter((c) => box(c.querySelector('.corner')).top < clip.top - 0.5).length,
+        cue: cue && cue.getClientRects().length ? cue.textContent : null,
+        cueInside: cue
+            ? inside(box(cue.firstChild)) && box(cue.firstChild).top >= clip.top - 0.5 : null,
         columnInside: inside(clip),
         scrollHeight: document.scrollingElement.scrollHeight,
         scrollWidth: document.scrollingElement.scrollWidth,
@@ -94,6 +100,11 @@ def check(got: dict[str, Any], where: str) -> None:
     assert got["outside"] == [], where  # every other card inside the window
     assert got["columnInside"] and got["last"], where  # the column and its playable end
     assert got["lanes"] == [True, True, True], where  # every racer in view
+    if got["scrolls"]:  # cards out of sight above: the column's top says how many
+        assert got["above"] > 0 and got["cue"] == f"\u25b2 {got['above']}", where
+        assert got["cueInside"], where
+    else:
+        assert got["above"] == 0 and got["cue"] is None, where
     gaps = [s["gap"] for s in got["strips"]]
     assert max(gaps) - min(gaps) < 1.5, where  # squeezed evenly
     for strip in got["strips"]:
@@ -128,3 +139,8 @@ def test_a_33_card_column_never_spills_and_every_rival_stays_in_view(
             check(got, f"{lang} {width}x{height}: {got}")
             squeezed.add(got["scrolls"])
     assert False in squeezed  # on a big screen all 33 cards fit, squeezed
+    assert True in squeezed
+    # scrolled to its top, the column hides nothing above and its cue goes
+    ana.eval_on_selector('#board .column[data-drop="T0"]', "c => c.scrollTo(0, 0)")
+    expect(ana.locator('#board .column[data-drop="T0"] .more-above')).to_be_hidden()
+    assert ana.evaluate(MEASURE)["above"] == 0

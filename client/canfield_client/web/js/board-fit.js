@@ -3,6 +3,8 @@
 // window's bottom, then scrolling inside itself. Methods of BoardView
 // (js/board.js): they read its root, board and `fits`.
 
+import { h } from "./dom.js";
+
 const MAX_CARD = 240;
 const MIN_CARD = 36;
 /** the widest fan of a column, in card heights (a whole corner shows) */
@@ -49,6 +51,7 @@ export const fitting = {
       col.classList.toggle("scrolls", scrolls);
       col.style.maxHeight = scrolls ? `${Math.floor(room)}px` : "";
       if (scrolls) col.scrollTop = col.scrollHeight; // the end of the column, where play is
+      markHidden(col, scrolls, ch * CORNER_TOP);
     }
   },
 
@@ -94,3 +97,30 @@ export const fitting = {
     return (main ? parseFloat(getComputedStyle(main).paddingBottom) || 0 : 0) + this.spaceBelow() + 4;
   },
 };
+
+/**
+ * A scrolled column's cue, pinned to the top of its view: "▲ 5", the cards
+ * above it whose corners are out of sight (else a player sees no sign of them),
+ * kept as the column scrolls; gone when every corner shows.
+ */
+function markHidden(col, scrolls, lead) {
+  let cue = col.querySelector(":scope > .more-above");
+  if (!scrolls) {
+    cue?.remove();
+    return;
+  }
+  if (!cue) {
+    cue = h("div", { class: "more-above", "aria-hidden": "true" }, h("span"));
+    col.prepend(cue);
+    col.addEventListener("scroll", () => countHidden(col, cue, lead), { passive: true });
+  }
+  countHidden(col, cue, lead);
+}
+
+function countHidden(col, cue, lead) {
+  const fan = parseFloat(col.style.getPropertyValue("--fan")) || 1;
+  // card i's corner starts at i * fan + lead: out of sight above the view's top
+  const n = Math.max(0, Math.ceil((col.scrollTop - lead - 0.5) / fan));
+  cue.hidden = n === 0;
+  cue.firstChild.textContent = `\u25b2 ${n}`;
+}
