@@ -7,7 +7,9 @@
   queues a future; the connection's protocol parses replies (hiredis) as
   they arrive and resolves the futures in order, so any number of moves are in flight on one
   socket with no pool checkout, no per-call client machinery and no
-  waiting for one another. Each call is still its own atomic EVALSHA. On
+  waiting for one another. The commands of one turn of the event loop go
+  out in one write (one system call, and one read for Redis, instead of
+  one each), still each its own atomic EVALSHA with its own reply. On
   any connection error every pending call fails (the caller answers
   ``unavailable``) and the next call reconnects.
 * a Redis Cluster: redis-py's cluster client, which sends each call to
@@ -111,7 +113,8 @@ class _Replies(asyncio.Protocol):
 class PipelinedScript:
     """Calls one Lua script over a dedicated, pipelined connection.
 
-    A call costs one write and one future: no timer of its own. One watchdog
+    A call costs a future and its command in the connection's outgoing batch,
+    written once per turn of the event loop (``_write``): no timer of its own. One watchdog
     timer per connection, armed while calls are in flight, fails them all when
     the oldest has waited ``timeout_s`` (as a per-call timeout would, since a
     reply that late means the connection is stuck for every call behind it).
@@ -125,6 +128,8 @@ class PipelinedScript:
         self._conn: _Replies | None = None
         #: calls in flight, in the order sent: (future, loop time sent)
         self._pending: deque[tuple[asyncio.Future[Any], float]] = deque()
+        #: commands not yet written, in the order sent (written together by ``_write``)
+        self._out: list[bytes] = []
         self._connecting: asyncio.Lock | None = None
         self._watchdog: asyncio.TimerHandle | None = None
 
@@ -144,11 +149,23 @@ class PipelinedScript:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._pending.append((future, loop.time()))
-        assert conn.transport is not None
-        conn.transport.write(command)
+        if not self._out:  # the first of this turn: the batch goes once the turn's calls are in
+            loop.call_soon(self._write, conn)
+        self._out.append(command)
         if self._watchdog is None:
             self._watchdog = loop.call_later(self.timeout_s, self._check)
         return future
+
+    def _write(self, conn: _Replies) -> None:
+        """The batch of commands to Redis in one write, on the connection they
+        were sent on. That one failed since: their calls failed with it, and
+        the batch now waiting is a newer connection's, written by its own turn."""
+        if conn is not self._conn:
+            return
+        out, self._out = self._out, []
+        transport = conn.transport
+        if out and transport is not None and not transport.is_closing():
+            transport.write(out[0] if len(out) == 1 else b"".join(out))
 
     def _check(self) -> None:
         """The watchdog: the oldest call in flight answered in time, or all fail."""
@@ -197,6 +214,7 @@ class PipelinedScript:
             if db and db != "0":
                 setup.append(_pack(b"SELECT", db))
             self._pending.clear()
+            self._out = []
             self._conn = conn
             for command in setup:
                 reply = await self._send(conn, command)
@@ -216,6 +234,7 @@ class PipelinedScript:
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
+        self._out = []
         while self._pending:
             future = self._pending.popleft()[0]
             if not future.done():
