@@ -2,11 +2,16 @@
 
 A worker owns whole rooms, so a move and the leaderboard that shows it at
 another player of the same room are timed on one clock. Every player
-plays legal moves from its own engine copy of the room's fixed deal (a
-foundation play, else a reserve or waste card onto a column, else a
-draw), closed-loop (next move when the last is acknowledged) or paced at
-a target rate. The baseline mode sends the same move frames to the bare
-echo endpoint. Results go back to the parent over a queue as plain data.
+plays the same legal moves of the room's fixed deal (a foundation play,
+else a reserve or waste card onto a column, else a draw: one line, worked
+out once per worker by the engine, ``_Line``), closed-loop (next move when
+the last is acknowledged) or paced at a target rate. The baseline mode
+sends the same move frames, from the same player code, to the bare echo
+endpoint, so both sides cost the load generator the same per move but for
+what only ours sends (the board in each ack, leaderboards): on two cores
+the load generator is the server's rival for a CPU, and a dearer client
+would lower our side's figures, not the server's. Results go back to the
+parent over a queue as plain data.
 
 Protocol between parent and worker (``multiprocessing`` queue messages):
 ``("ready", wid)`` after setup; the parent then sets the shared ``go``
@@ -30,8 +35,8 @@ import msgspec
 from canfield import DRAW, Game, Move
 from canfield.moves import FOUNDATION, RESERVE, TABLEAU, WASTE
 from canfield_client.client import RaceClient
-from canfield_protocol import Error, Leaderboard, MoveMsg, RoomSettings
-from websockets.asyncio.client import connect
+from canfield_protocol import Error, MoveMsg, RoomSettings
+from websockets.asyncio.client import ClientConnection
 
 __all__ = ["Job", "WorkerResult", "run_worker", "next_move"]
 
@@ -94,6 +99,80 @@ def next_move(game: Game) -> Move | None:
     return DRAW if (game.stock or game.waste) else None
 
 
+class _Line:
+    """The moves every player of a deal plays (``next_move`` from the deal), worked
+    out once per worker as far as the players get, not by each player's engine."""
+
+    def __init__(self, deal: str) -> None:
+        self.game = Game.deal(deal)
+        self.texts: list[str] = []
+        self.ended = False
+
+    def at(self, k: int) -> str | None:
+        """Move ``k`` (0 first) of the line; None past its end (stuck or won)."""
+        texts = self.texts
+        while len(texts) <= k and not self.ended:
+            move = next_move(self.game)
+            if move is None or self.game.is_won:
+                self.ended = True
+                break
+            self.game.push(move)
+            texts.append(move.text())
+        return texts[k] if k < len(texts) else None
+
+
+class _Reply(msgspec.Struct):
+    """What the load generator reads of an ack (or the baseline's echo): its number
+    (-1: an echo of a frame with none, the client's keep-alive ``ping``)."""
+
+    seq: int = -1
+
+
+class _RowSeen(msgspec.Struct):
+    id: str
+    moves: int
+
+
+class _BoardSeen(msgspec.Struct):
+    """What it reads of a leaderboard: each racer's move count."""
+
+    rows: list[_RowSeen]
+
+
+_reply = msgspec.json.Decoder(_Reply).decode
+_board = msgspec.json.Decoder(_BoardSeen).decode
+
+
+class _BenchClient(RaceClient):
+    """A ``RaceClient`` that reads the frames the bench times (acks, leaderboards)
+    for what it times only: their number, each row's id and move count. Every
+    other frame (the setup's replies, errors, ``rtt_ping``) goes the client's
+    way. ``echo``: the baseline's endpoint, whose every reply is the frame sent."""
+
+    def __init__(self, url: str, *, echo: bool = False, **options: Any) -> None:
+        super().__init__(url, **options)
+        self.echo = echo
+        self.on_rows: list[Callable[[list[_RowSeen]], None]] = []
+
+    async def _receive(self, ws: ClientConnection, frame: str | bytes) -> None:
+        head = frame[:22] if isinstance(frame, str) else ""
+        if self.echo or head.startswith(_ACK):
+            future = self._pending.pop(_reply(frame).seq, None)
+            if future is not None and not future.done():
+                future.set_result(None)
+        elif head == _LEADERBOARD:
+            rows = _board(frame).rows
+            for callback in self.on_rows:
+                callback(rows)
+        else:
+            await super()._receive(ws, frame)
+
+
+#: how the frames the bench reads begin (msgspec writes the tag first)
+_ACK = '{"type":"ack",'
+_LEADERBOARD = '{"type":"leaderboard",'
+
+
 class _Pacer:
     """When each move goes: at once (closed loop) or on a per-player schedule."""
 
@@ -141,12 +220,13 @@ class _Stats:
 
 
 class _Player:
-    """One racing player: its connection, engine copy and send times."""
+    """One player, racing or against the baseline: its connection, its place on
+    the deal's line of moves and its send times."""
 
-    def __init__(self, client: RaceClient, server: int, deal: str) -> None:
+    def __init__(self, client: _BenchClient, server: int, line: _Line) -> None:
         self.client = client
         self.server = server
-        self.game = Game.deal(deal)
+        self.line = line
         #: sent[k] = wall time move k was sent (k = leaderboard ``moves``)
         self.sent: list[float] = [0.0]
         self.observed = 0
@@ -156,12 +236,10 @@ class _Player:
         pacer = _Pacer(job, rng)
         result = stats.result
         while (now := await pacer.next(stats.window_end)) is not None:
-            move = next_move(self.game)
-            if move is None or self.game.is_won:
+            text = self.line.at(len(self.sent) - 1)
+            if text is None:
                 result.stopped_players += 1
                 return
-            self.game.push(move)
-            text = move.text()
             self.sent.append(now)
             counted = stats.in_window(now)
             result.sent += counted
@@ -183,9 +261,9 @@ class _Player:
         """Time ``other``'s moves as they appear in this player's leaderboards."""
         other_id = other.client.player_id
 
-        def on_leaderboard(board: Leaderboard) -> None:
+        def on_leaderboard(rows: list[_RowSeen]) -> None:
             now = time.time()
-            for row in board.rows:
+            for row in rows:
                 if row.id != other_id:
                     continue
                 sent = other.sent
@@ -194,22 +272,23 @@ class _Player:
                         stats.result.leaderboard_ms.append((now - sent[k]) * 1000)
                 other.observed = max(other.observed, row.moves)
 
-        self.client.on_leaderboard.append(on_leaderboard)
+        self.client.on_rows.append(on_leaderboard)
 
 
-async def _room(job: Job, index: int, idle: bool) -> list[_Player]:
+async def _room(job: Job, index: int, idle: bool, line: _Line) -> list[_Player]:
     """Create one room, fill it, and (unless idle) start the race."""
     players: list[_Player] = []
     for seat in range(job.players_per_room):
         server = (index + seat) % len(job.urls)
-        client = await RaceClient(job.urls[server], reply_timeout=30).connect()
+        client = _BenchClient(job.urls[server], reply_timeout=30)
+        await client.connect()
         if seat == 0:
             await client.create(
                 f"host{job.wid}-{index}", RoomSettings(draw=3, deal=job.deal, time_limit_s=None)
             )
         else:
             await client.join(players[0].client.room or "", f"p{job.wid}-{index}-{seat}")
-        players.append(_Player(client, server, job.deal))
+        players.append(_Player(client, server, line))
     if not idle:
         await players[0].client.start(force=True)
         for player in players:
@@ -224,10 +303,11 @@ SETUP_ROOMS_AT_ONCE = 50
 
 async def _race(job: Job, stats: _Stats, ready: Any, go: Any, idle: bool) -> None:
     gate = asyncio.Semaphore(SETUP_ROOMS_AT_ONCE)
+    line = _Line(job.deal)
 
     async def set_up(index: int) -> list[_Player]:
         async with gate:
-            return await _room(job, index, idle)
+            return await _room(job, index, idle, line)
 
     rooms = await asyncio.gather(*(set_up(i) for i in range(job.rooms)))
     everyone = [p for room in rooms for p in room]
@@ -257,59 +337,27 @@ async def _report(queue: Any, stats: _Stats) -> None:
 # ------------------------------------------------------------------ baseline
 
 
-class _Seq(msgspec.Struct):
-    seq: int = 0
-
-
-async def _baseline_player(url: str, server: int, stats: _Stats, rng: random.Random) -> None:
-    """The same move frames and timing, against the bare echo endpoint."""
-    job = stats.job
-    decode = msgspec.json.Decoder(_Seq).decode
-    encode = msgspec.json.Encoder().encode
-    result = stats.result
-    async with connect(url, compression=None) as ws:
-        await stats_ready(stats)
-        pacer = _Pacer(job, rng)
-        seq = 0
-        while (now := await pacer.next(stats.window_end)) is not None:
-            seq += 1
-            counted = stats.in_window(now)
-            result.sent += counted
-            t0 = time.perf_counter()
-            await ws.send(encode(MoveMsg(seq=seq, move="S")).decode())
-            reply = decode(await ws.recv())
-            latency = (time.perf_counter() - t0) * 1000
-            if reply.seq != seq:
-                stats.error(f"baseline echoed seq {reply.seq}, expected {seq}")
-                return
-            stats.acked(server, counted, latency)
-
-
-_gate: dict[str, Any] = {}
-
-
-async def stats_ready(stats: _Stats) -> None:
-    """Baseline players: count in, and wait together for ``go``."""
-    gate = _gate
-    gate["connected"] += 1
-    if gate["connected"] == gate["expected"]:
-        gate["queue"].put(("ready", stats.job.wid))
-        await asyncio.get_running_loop().run_in_executor(None, gate["go"].wait)
-        gate["event"].set()
-    await gate["event"].wait()
-
-
 async def _baseline(job: Job, stats: _Stats, ready: Any, go: Any) -> None:
+    """The same players, moves and pacing against the bare echo endpoint (which
+    answers no hello: the players ask for no round-trip probes there)."""
     count = job.rooms * job.players_per_room
     stats.result.players = count
-    _gate.update(connected=0, expected=count, queue=ready, go=go, event=asyncio.Event())
+    urls, line = job.urls, _Line(job.deal)
+
+    async def player(i: int) -> _Player:
+        server = i % len(urls)
+        client = _BenchClient(urls[server], echo=True, reply_timeout=30, answer_rtt=False)
+        await client.connect()
+        return _Player(client, server, line)
+
+    everyone = await asyncio.gather(*(player(i) for i in range(count)))
+    ready.put(("ready", job.wid))
+    await asyncio.get_running_loop().run_in_executor(None, go.wait)
     rng = random.Random(job.wid)
     reporter = asyncio.create_task(_report(ready, stats))
-    urls = job.urls
-    await asyncio.gather(
-        *(_baseline_player(urls[i % len(urls)], i % len(urls), stats, rng) for i in range(count))
-    )
+    await asyncio.gather(*(p.run(stats, rng) for p in everyone))
     reporter.cancel()
+    await asyncio.gather(*(p.client.close() for p in everyone), return_exceptions=True)
 
 
 # ------------------------------------------------------------------ daily
