@@ -301,11 +301,13 @@ class Game:
 
     # ------------------------------------------------------------------ moves
 
-    def legal_moves(self, takebacks: bool = True) -> Iterator[Move]:
+    def legal_moves(self, takebacks: bool = True, runs: bool = True) -> Iterator[Move]:
         """Every legal move, foundation plays first, the stock tap last.
 
         ``takebacks=False`` leaves out cards taken back from a foundation,
-        for a search that never plays them.
+        for a search that never plays them; ``runs=False`` the moves from one
+        column to another, for a question only the reserve, the waste and the
+        foundations answer (most of the work on a full board).
         """
         tableau = self.tableau
         reserve = self.reserve
@@ -332,7 +334,7 @@ class Game:
                     if (top < 0 and may_fill) or (top >= 0 and builds[base + top]):
                         yield onto[j]
         # runs between columns
-        for i in range(4):
+        for i in range(4 if runs else 0):
             col = tableau[i]
             height = len(col)
             if not height:
@@ -343,19 +345,19 @@ class Game:
             # a run climbs one rank per card, so only one depth (and every
             # 13th below it) holds the rank a target takes
             last_rank = col[-1] >> 2
-            runs = RUN[i]
+            from_col = RUN[i]
             for j in range(4):
                 if j == i:
                     continue
                 top = tops[j]
                 if top < 0:
                     if may_fill:
-                        yield from runs[j][1 : run + 1]
+                        yield from from_col[j][1 : run + 1]
                     continue
                 count = ((top >> 2) - 1 - last_rank) % 13 + 1
                 while count <= run:
                     if builds[col[-count] * 52 + top]:
-                        yield runs[j][count]
+                        yield from_col[j][count]
                     count += 13
         # a foundation's top back onto a column
         for slot, pile in enumerate(self.foundations if takebacks else ()):

@@ -291,3 +291,27 @@ def test_the_useful_move_flag_is_not_fooled_by_a_card_taken_back() -> None:
     back = next(m for m in race.game.legal_moves() if m.src == "F")
     race.apply(MoveMsg(seq=race.seq + 1, move=back.text()), 60_000)
     assert race.board()["useful_move"] is False
+
+
+def test_the_useful_move_flag_is_the_search_s_answer_on_every_board_of_random_play() -> None:
+    """The flag's shortcuts (a card home, a reserve card to play, a position seen
+    before) answer as the engine's search does, wherever the stock is all seen."""
+    import random
+
+    from canfield.analysis import has_useful_move_seen
+    from canfield_server.room.race import useful
+
+    rng = random.Random(38)
+    checked = 0
+    for deal in ("CF1-D3-AAAAAAN", "CF1-D1-AAAAAAN", "CF1-D3-BENCHAA", "CF1-D1-BENCHAA"):
+        game, best = Game.deal(deal), 0
+        for _ in range(300):
+            best = max(best, game.on_foundations)
+            if not game.unseen_stock:
+                assert useful(game, best) == bool(has_useful_move_seen(game, best=best))
+                checked += 1
+            moves = list(game.legal_moves())
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+    assert checked > 100

@@ -159,6 +159,8 @@ def test_generated_moves_are_exactly_the_legal_ones(code: DealCode, picks: list[
         assert len(generated) == len(set(generated))
         kept = list(game.legal_moves(takebacks=False))
         assert kept == [m for m in generated if m.src != "F"]
+        no_runs = list(game.legal_moves(runs=False))
+        assert no_runs == [m for m in generated if not (m.src == "T" and m.dst == "T")]
         legal = [m for m in EVERY_MOVE if game.is_legal(m)]
         assert set(legal) <= set(generated)
         assert all(game.is_legal(m) for m in generated)

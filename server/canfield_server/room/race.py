@@ -148,18 +148,19 @@ class PlayerRace:
         return _encoder.encode(self.game.view())
 
     def row(self, member_id: str, name: str, rtt_ms: int | None = None) -> StoredRow:
-        won = self.status == MemberStatus.WON
+        game, won = self.game, self.status == MemberStatus.WON
+        home = game.on_foundations
         return StoredRow(
             id=member_id,
             name=name,
-            score=self.game.score,
-            on_foundations=self.game.on_foundations,
+            score=game.score,
+            on_foundations=home,
             moves=self.moves,
             status=self.status,
             time_ms=self.time_ms,
-            at=self.time_ms if won else self.reached[self.game.on_foundations],
-            reserve=len(self.game.reserve),
-            tableau=sum(len(col) for col in self.game.tableau),
+            at=self.time_ms if won else self.reached[home],
+            reserve=len(game.reserve),
+            tableau=sum(map(len, game.tableau)),
             rtt_ms=rtt_ms,
         )
 
@@ -218,7 +219,8 @@ def useful(game: Game, best: int = 0) -> bool:
     if game.unseen_stock:
         return True  # drawing may bring anything: the flag says nothing of it
     past_best = game.on_foundations >= best
-    for move in game.legal_moves():
+    # a card home or off the reserve: never a run between columns, nor a take-back
+    for move in game.legal_moves(takebacks=False, runs=False):
         if (move.dst == "F" and past_best) or move.src == "R":
             return True
     # the whole position as bytes (cards 0..51, 254 an empty foundation, 255 between piles)
