@@ -100,6 +100,8 @@ class PhaseResult(WorkerResult):
     redis_cpu_s: float | None = None
     #: CPU seconds of the load generator processes inside the window
     loadgen_cpu_s: float | None = None
+    #: CPU seconds the whole box was busy inside the window (every core, /proc/stat)
+    box_cpu_s: float | None = None
 
     def merge(self, part: WorkerResult) -> None:
         for server, count in part.acked.items():
@@ -222,6 +224,7 @@ def _measure_cpu(
     """CPU seconds of each server (and Redis) inside the window: figures the noise
     of a shared machine moves much less than throughput (moves per CPU-second)."""
     time.sleep(max(0.0, begin - time.time()))
+    box0 = box_busy_seconds()
     redis0 = cpu_seconds(redis_pid) if redis_pid else None
     load0 = [cpu_seconds(pid) for pid in workers if pid]
     before = [(cpu_seconds(pid), run_queue_seconds(pid)) for pid in pids]
@@ -239,6 +242,22 @@ def _measure_cpu(
     redis1 = cpu_seconds(redis_pid) if redis_pid else None
     if redis0 is not None and redis1 is not None:
         result.redis_cpu_s = redis1 - redis0
+    box1 = box_busy_seconds()
+    if box0 is not None and box1 is not None:
+        result.box_cpu_s = box1 - box0
+
+
+def box_busy_seconds() -> float | None:
+    """CPU seconds the whole machine has been busy so far, every core summed
+    (/proc/stat: all but idle and I/O wait; steal too: the VM's host had the
+    CPU), or None."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(x) for x in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def run_queue_seconds(pid: int) -> float | None:
@@ -258,6 +277,16 @@ def cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _others_pct(result: PhaseResult) -> float | None:
+    """The box's CPU work inside the window that was neither the server, Redis
+    nor the load generator (other jobs, the bench itself, a ``--contend`` hog),
+    in % of one CPU: what makes one run of the same command slower than another."""
+    if result.box_cpu_s is None or not result.cpu_s:
+        return None
+    ours = sum(result.cpu_s.values()) + (result.redis_cpu_s or 0) + (result.loadgen_cpu_s or 0)
+    return _round(100 * max(result.box_cpu_s - ours, 0.0) / result.seconds)
 
 
 def _await_ready(messages: Any, count: int, result: PhaseResult, progress: Any) -> None:
@@ -334,6 +363,7 @@ def _summary(result: PhaseResult) -> dict[str, Any]:
         "server_cpu_wait_pct": _round(100 * sum(result.wait_s.values()) / result.seconds)
         if result.wait_s
         else None,
+        "others_cpu_pct": _others_pct(result),
         "moves_per_cpu_s": round(sum(result.acked.values()) / sum(result.cpu_s.values()), 1)
         if sum(result.cpu_s.values()) > 0
         else None,
@@ -474,6 +504,7 @@ def _race_and_baseline(
         out["baseline_cpu_wait_pct"] = summary["server_cpu_wait_pct"]
         out["baseline_redis_cpu_pct"] = summary["redis_cpu_pct"]
         out["baseline_loadgen_cpu_pct"] = summary["loadgen_cpu_pct"]
+        out["baseline_others_cpu_pct"] = summary["others_cpu_pct"]
         out["baseline_moves_per_cpu_s"] = summary["moves_per_cpu_s"]
         if out["moves_per_cpu_s"] and summary["moves_per_cpu_s"]:
             out["cpu_ratio"] = round(out["moves_per_cpu_s"] / summary["moves_per_cpu_s"], 3)
@@ -626,6 +657,8 @@ def format_table(out: dict[str, Any]) -> str:
         f"{_fmt(out.get('baseline_loadgen_cpu_pct')):>12}",
         f"{'server waiting for CPU %':24}{_fmt(out['server_cpu_wait_pct']):>12}"
         f"{_fmt(out.get('baseline_cpu_wait_pct')):>12}",
+        f"{'other work on the box %':24}{_fmt(out.get('others_cpu_pct')):>12}"
+        f"{_fmt(out.get('baseline_others_cpu_pct')):>12}",
         f"{'moves per CPU-second':24}{_fmt(out['moves_per_cpu_s']):>12}"
         f"{_fmt(out.get('baseline_moves_per_cpu_s')):>12}",
         f"{'errors':24}{out['errors']:>12}{_fmt(out.get('baseline_errors')):>12}",
