@@ -8,7 +8,8 @@ measured is the page's layout alone: no page scroll either way, every card
 and every racer's lane inside the window, each card's corner (rank and suit)
 whole and readable, the column squeezing evenly and, past the smallest
 readable strip, scrolling inside itself, its top saying how many cards lie
-above ("▲ 5").
+above ("▲ 5"). A watcher's boards of the racers keep such a column inside
+its racer's board, never drawn over the next racer's.
 """
 
 from __future__ import annotations
@@ -18,8 +19,17 @@ from typing import Any
 
 from canfield_bench.processes import ServerProcess
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from websockets.sync.client import connect
 
-from tests.web.pages import create_room, join_by_link, new_page, pick_language, set_deal, wait_board
+from tests.web.pages import (
+    WireRacer,
+    create_room,
+    join_by_link,
+    new_page,
+    pick_language,
+    set_deal,
+    wait_board,
+)
 
 DEAL = "CF1-D3-AAAAACL"
 SIZES = [(1920, 1080), (1366, 768), (390, 844), (360, 740)]
@@ -144,3 +154,88 @@ def test_a_33_card_column_never_spills_and_every_rival_stays_in_view(
     ana.eval_on_selector('#board .column[data-drop="T0"]', "c => c.scrollTo(0, 0)")
     expect(ana.locator('#board .column[data-drop="T0"] .more-above')).to_be_hidden()
     assert ana.evaluate(MEASURE)["above"] == 0
+
+
+#: each watcher's board: its cards and columns inside its cell, the cells apart
+CELLS = """() => {
+    const box = (el) => el.getBoundingClientRect();
+    const within = (r, o) => r.top >= o.top - 0.5 && r.left >= o.left - 0.5
+        && r.bottom <= o.bottom + 0.5 && r.right <= o.right + 0.5;
+    const cells = [...document.querySelectorAll('#watch-boards .wb-cell')];
+    const spills = [];
+    for (const cell of cells) {
+        const frame = box(cell);
+        for (const col of cell.querySelectorAll('.column')) {
+            if (!within(box(col), frame)) spills.push(`column of ${cell.dataset.id}`);
+            const clip = col.classList.contains('scrolls') ? box(col) : frame;
+            for (const card of col.querySelectorAll('.card[data-card]')) {
+                const r = box(card);
+                const seen = r.bottom > clip.top && r.top < clip.bottom;
+                if (seen && !within(r, frame)) spills.push(card.dataset.card);
+            }
+        }
+    }
+    const overlaps = [];
+    cells.forEach((a, i) => cells.slice(i + 1).forEach((b) => {
+        const p = box(a), q = box(b);
+        if (p.left < q.right - 0.5 && q.left < p.right - 0.5
+            && p.top < q.bottom - 0.5 && q.top < p.bottom - 0.5) overlaps.push([i, i + 1]);
+    }));
+    const tall = [...document.querySelectorAll('#watch-boards .column')]
+        .find((col) => col.querySelectorAll('.card[data-card]').length > 30);
+    const cue = tall?.querySelector('.more-above');
+    return {
+        cells: cells.length, spills, overlaps,
+        tall: tall ? box(tall).height : null,
+        scrolls: tall?.classList.contains('scrolls'),
+        cue: cue && cue.getClientRects().length ? cue.textContent : null,
+        scrollWidth: document.scrollingElement.scrollWidth, innerWidth,
+    };
+}"""
+
+
+def test_a_watchers_boards_keep_a_33_card_column_inside_its_racers_board(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    base = shared_server.http_url
+
+    def taller(text: str) -> str:
+        """Every racer's board with a 33-card column: the leader's large one and the others'."""
+        msg = json.loads(text)
+        if msg.get("type") != "boards":
+            return text
+        for racer in msg["boards"]:
+            racer["board"]["tableau"][0] = RUN + racer["board"]["tableau"][0]
+        return json.dumps(msg)
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(lambda m: server.send(m))
+        server.on_message(lambda m: ws.send(taller(m) if isinstance(m, str) else m))
+
+    with connect(shared_server.ws_url) as a, connect(shared_server.ws_url) as b:
+        ana, bob = WireRacer(a), WireRacer(b)
+        room = ana.enter("Ana")
+        bob.enter("Bob", room)
+        cy = new_page(browser)
+        join_by_link(cy, base, room, "Cyrus the Great")
+        ana.send(type="settings", deal=DEAL, spectator_boards=True)
+        tv = new_page(browser)
+        tv.route_web_socket("**/ws", route)
+        join_by_link(tv, base, room, "Big screen", watch=True)
+        ana.send(type="start", force=True)
+        ana.next_of("started")
+        ana.act(type="move", move="S")
+        expect(tv.locator("#watch-boards .wb-cell")).to_have_count(3)
+        for lang in ("en", "hr"):
+            pick_language(tv, lang)
+            for width, height in SIZES:
+                tv.set_viewport_size({"width": width, "height": height})
+                tv.evaluate(SETTLE)
+                got = tv.evaluate(CELLS)
+                where = f"{lang} {width}x{height}: {got}"
+                assert got["cells"] == 3 and got["tall"], where
+                assert got["spills"] == [] and got["overlaps"] == [], where
+                assert got["scrollWidth"] <= got["innerWidth"], where
+                if got["scrolls"]:  # its cards out of sight above, counted
+                    assert got["cue"] and got["cue"].startswith("\u25b2 "), where

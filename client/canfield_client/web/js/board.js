@@ -70,7 +70,7 @@ export class BoardView {
       document.body.append(this.live);
       root.setAttribute("role", "application"); // arrows and Enter reach the board, not the reader
     }
-    if (this.fits) new ResizeObserver(() => this.layout()).observe(root);
+    new ResizeObserver(() => this.layout()).observe(root); // a read-only board's columns too, once shown
     window.addEventListener("resize", () => this.layout());
   }
 
