@@ -76,8 +76,11 @@ class MemoryPeer:
         self,
         kind: str,
         where: Callable[[dict[str, Any]], bool] = lambda m: True,
-        timeout: float = 5.0,
+        timeout: float = TIMEOUT,
     ) -> dict[str, Any]:
+        """The next message of ``kind`` (``where`` it holds), up to the tests' own
+        generous wait: a hub on a real redis-server is as slow as a loaded
+        machine makes it (5 s ran out at a load of 28 waiting for "started")."""
         async with asyncio.timeout(timeout):
             while True:
                 msg = await self.inbox.get()
