@@ -2,11 +2,10 @@
 // race's waiting screen, race, results) and the server's messages. Each view
 // lives in its own module.
 
-import { dismissable, fold, offlineBanner } from "./chrome.js";
-import { $, CONFIRM_MS, clock, confirmTwice, h } from "./dom.js";
+import { dismissable, offlineBanner } from "./chrome.js";
+import { $, CONFIRM_MS, h } from "./dom.js";
 import { t } from "./i18n.js";
-import { raceKeys } from "./board.js";
-import { ask, dismiss } from "./confirm.js";
+import { dismiss } from "./confirm.js";
 import { errorText as wordError } from "./errors.js";
 import { attachIdentity } from "./identity.js";
 import { Home, linkedCode } from "./home.js";
@@ -17,8 +16,9 @@ import { WaitingScreen } from "./quick.js";
 import { Lanes } from "./lanes.js";
 import { Lobby, secondsLeft } from "./lobby.js";
 import { Connection } from "./net.js";
-import { DONE_STATUSES, ERR, MAX_GHOSTS, TRANSIENT_ERRORS } from "./protocol.js";
+import { ERR, MAX_GHOSTS, TRANSIENT_ERRORS } from "./protocol.js";
 import { RaceBoard } from "./race-board.js";
+import { RaceScreen } from "./race-screen.js";
 import { RaceWatch } from "./racewatch.js";
 import { Results } from "./results.js";
 import { flash, initShell, showBanner, showNotices } from "./shell.js";
@@ -28,9 +28,6 @@ import { clearSeat, getName, getPref, getSeat, scopeSeats, setPref, setSeat } fr
 import { TvMode, tvAsked } from "./tv.js";
 import { WatchBoards } from "./watchboards.js";
 import { WatchScreen } from "./watchscreen.js";
-
-// what refuses a hint (it has no seq); "rate-limited" may answer a move too, so it is not here
-const HINT_ERRORS = new Set([ERR.NOT_ALLOWED, ERR.WRONG_PHASE, ERR.NOT_PLAYER, ERR.UNAVAILABLE]);
 
 const conn = new Connection();
 showNotices(conn);
@@ -180,7 +177,7 @@ const leaderboard = new Leaderboard(
   (row) => Boolean(state.roomState?.members?.find((m) => m.id === row.id)?.ghost), // a ghost's row marked
 );
 const race = new RaceBoard($("#board"), conn, {
-  playing: () => isPlaying(),
+  playing: () => raceScreen.playing(),
   position: () => state.board,
   onIllegal: () => sounds.play("illegal"),
   changed: () => update(), // a guessed board (or a refused guess) renders now
@@ -188,27 +185,10 @@ const race = new RaceBoard($("#board"), conn, {
 });
 const board = race.view;
 const { actions } = race;
-const act = (type, fields) => race.act(type, fields);
-
-function isPlaying() {
-  return state.view === "race" && state.me?.role === "player" && state.board && !isDone();
-}
-
-/** Our status on the leaderboard (the server's word, whichever tab played). */
-const myStatus = () => state.leaderboard?.rows.find((r) => r.id === state.me?.id)?.status;
-
-function isDone() {
-  return Boolean(state.board?.won) || DONE_STATUSES.has(myStatus());
-}
-
-const isPractice = () => Boolean(state.roomState?.settings?.practice);
-
-// one hint at a time (the server refuses a second while the first is solved)
-let hintAsked = 0;
-function askHint() {
-  if (!isPlaying() || !isPractice() || Date.now() - hintAsked < 5000) return;
-  if (conn.send({ type: "hint" })) hintAsked = Date.now();
-}
+const isHost = () => Boolean(state.me && state.roomState?.host_id === state.me.id);
+// the score, the note, the clocks and the controls around the board
+const raceScreen = new RaceScreen({ read: () => state, conn, race, isHost, errorText });
+const isDone = () => raceScreen.done();
 
 /** The header's room tag: the code, and whether this page watches. */
 function tagRoom(code, role) {
@@ -217,8 +197,6 @@ function tagRoom(code, role) {
   if (role !== "player") tag.append(" ", h("span", { class: "tag-role" }, t("spectating")));
   tag.hidden = false;
 }
-
-const isHost = () => Boolean(state.me && state.roomState?.host_id === state.me.id);
 
 function goHome(linkedRoom = null, error = "") {
   if (state.room || state.me) update({ room: null, me: null });
@@ -230,30 +208,7 @@ function goHome(linkedRoom = null, error = "") {
   arenaPromo.start(() => state.view === "home");
 }
 
-// ------------------------------------------------------------------ race view
-
-function renderRace() {
-  document.body.classList.toggle("spectator", state.me?.role !== "player");
-  // our own actions show at once where the page can guess them (js/state.js)
-  const shown = state.me?.role === "player" && state.board ? race.shown() : null;
-  if (board.board !== shown) board.render(shown);
-  const b = shown;
-  $("#score").textContent = b ? b.score : "0";
-  $("#undo").disabled = !b?.can_undo || isDone();
-  $("#hint").hidden = !isPractice() || state.me?.role !== "player";
-  $("#hint").disabled = isDone();
-  $("#give-up").disabled = isDone();
-  if (isDone()) foldRaceActions(false);
-  $("#end-race").hidden = !isHost() || state.roomState?.public || state.roomState?.phase !== "racing";
-  const note = $("#race-note");
-  let text = "";
-  if (state.me?.waiting) text = t("waiting_note");
-  else if (state.board?.won || myStatus() === "won") text = t("you_won"); // the server's word; from another tab too
-  else if (isDone()) text = t("you_gave_up");
-  else if (state.board?.useful_move === false && b === state.board) text = t("no_useful");
-  note.textContent = text;
-  note.hidden = !text || (state.me?.role !== "player" && !state.me?.waiting);
-}
+// ------------------------------------------------------------------ title
 
 /** The tab's title: the room and where we are in it ("Racing - 12 cards - ABC234 - Canfield Race"). */
 function pageTitle() {
@@ -289,7 +244,7 @@ function showTitle() {
 
 // what is on screen follows the state: every change through update() renders
 subscribe(() => {
-  if (state.view === "race") renderRace();
+  if (state.view === "race") raceScreen.render();
   if (state.view === "search") waiting.render();
   tv.show(state.view, state.room);
   const watching = state.view === "race" && state.me?.role !== "player";
@@ -309,26 +264,13 @@ subscribe(() => {
   }
 });
 
-/** A player's own clock stops at their finish: the time the leaderboard has
- * for their last action once their race is done (null while it runs on). */
-function myFinishMs() {
-  if (state.me?.role !== "player") return null;
-  const row = state.leaderboard?.rows.find((r) => r.id === state.me?.id);
-  return row && DONE_STATUSES.has(row.status) && typeof row.time_ms === "number" ? row.time_ms : null;
-}
-
 /** A room's own path, TV mode kept (a reload of a TV's page is a TV again). */
 const roomPath = (code) => `/r/${code}${tv.on ? "?tv=1" : ""}`;
 
 /** The clocks: the race's time, the time left, the countdown (time passes without messages). */
 function tickClock() {
   if (state.view === "search") waiting.tick();
-  if (state.view === "race" && state.startedAt) {
-    const now = conn.serverNow();
-    $("#race-clock").textContent = clock(myFinishMs() ?? now - state.startedAt);
-    $("#left-stat").hidden = !state.endsAt;
-    if (state.endsAt) $("#race-left").textContent = clock(state.endsAt - now);
-  }
+  raceScreen.tick();
   // the countdown shows until the start (and "Go!" briefly after), whatever the phase is called
   const room = state.roomState;
   const starts = room && ["countdown", "racing"].includes(room.phase) ? room.starts_at : null;
@@ -342,16 +284,6 @@ function tickClock() {
   }
 }
 setInterval(tickClock, 200);
-
-// on a phone, give up / end the race / leave wait behind one button (the row stays one row)
-const foldRaceActions = fold($("#race-more"), $("#race-more-panel"));
-confirmTwice($("#give-up"), () => t("give_up"), () => t("sure_give_up"), () => act("give_up"));
-$("#undo").addEventListener("click", () => act("undo"));
-$("#end-race").addEventListener("click", async () => {
-  if (!(await ask(t("sure_end_race"), t("end_race")))) return;
-  if (isHost() && state.roomState?.phase === "racing") conn.send({ type: "end_race" });
-});
-$("#hint").addEventListener("click", askHint);
 
 // Leave for good: at once from the lobby and the results; a racer still playing clicks twice
 let leaveArmed = null;
@@ -384,8 +316,6 @@ function leaveNow() {
   }
 }
 for (const button of document.querySelectorAll("button.leave")) button.addEventListener("click", leave);
-
-raceKeys(() => state.view === "race", act, { h: askHint });
 
 // ------------------------------------------------------------------ messages
 
@@ -480,24 +410,14 @@ conn.on("board", (msg) => {
 
 conn.on("ack", (msg) => dispatch(msg)); // its sound played when it showed (RaceBoard's onShown)
 
-conn.on("hint", (msg) => {
-  hintAsked = 0;
-  if (state.view !== "race") return;
-  if (msg.busy) flash(t("hint_busy")); // the solver had no time for it now: ask again
-  else if (!msg.move || !board.showHint(msg.move)) flash(t("no_hint"));
-});
+conn.on("hint", (msg) => raceScreen.hint(msg));
 
 conn.on("leaderboard", (msg) => {
   leaderboard.update(msg, state.me?.id);
   dispatch(msg);
 });
 
-// our place, said by the board's live region when it changes
-conn.on("leaderboard", (msg) => {
-  if (state.view === "race" && state.me?.role === "player") {
-    board.setRank(msg.rows.find((r) => r.id === state.me?.id)?.rank, msg.rows.length);
-  }
-});
+conn.on("leaderboard", (msg) => raceScreen.rank(msg)); // our place, said when it changes
 
 conn.on("boards", (msg) => dispatch(msg));
 
@@ -574,12 +494,7 @@ conn.on("bot_failed", (msg) => flash(t("bot_failed", { name: msg.name })));
 conn.on("challenge", (msg) => results.challengeMade(msg));
 
 conn.on("error", (msg) => {
-  if (hintAsked && !msg.seq && HINT_ERRORS.has(msg.code)) {
-    hintAsked = 0; // the hint was refused: say why, never fail a move for it
-    flash(errorText(msg));
-    return;
-  }
-  if (!msg.seq) hintAsked = 0;
+  if (raceScreen.hintRefused(msg)) return;
   if (pending) {
     const req = pending;
     pending = null;
