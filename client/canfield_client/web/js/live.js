@@ -1,18 +1,12 @@
 // The home page's public races in progress (GET /api/live), each a link to
 // watch it, asked again while the home page shows.
 
-import { $, h } from "./dom.js";
+import { $, clock, h } from "./dom.js";
 import { keepTypedName } from "./home.js";
 import { t } from "./i18n.js";
 import { Poll } from "./poll.js";
 
 const EVERY_MS = 10000;
-
-/** "m:ss" of a race's elapsed time. */
-function clock(ms) {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
 
 export class LiveRaces {
   constructor() {
