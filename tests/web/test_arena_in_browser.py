@@ -88,6 +88,43 @@ def rival(url: str, code: str) -> threading.Thread:
     return thread
 
 
+def drawn_not_emoji(page: Page) -> None:
+    """Every mark of the page is drawn (a streak's flame an SVG icon with its words), none
+    an emoji: a system without a colour-emoji font shows an emoji as an empty box."""
+    text = page.evaluate("document.body.innerText")
+    assert not re.search("[\U0001f000-\U0001faff]", text), text
+    flames = page.eval_on_selector_all(
+        "#arena-table .flame",
+        """els => els.map(el => [el.getAttribute('aria-label'),
+            el.querySelector('svg').getBoundingClientRect().width, el.outerHTML])""",
+    )
+    for label, width, html in flames:
+        assert width >= 10, html
+        assert re.match(r"^(\d+ podiums in a row|Postolja zaredom: \d+)", label), label
+
+
+def test_a_trophys_medal_is_drawn_and_worded_in_both_languages(module_page: Page) -> None:
+    said = module_page.evaluate(
+        """async () => {
+            await import('/js/chrome.js');
+            const { setLang } = await import('/js/i18n.js');
+            const { medal } = await import('/js/arena-words.js');
+            const out = {};
+            for (const lang of ['en', 'hr']) {
+                setLang(lang);
+                out[lang] = [1, 2, 3].map((place) => {
+                    const el = medal(place);
+                    return [el.className, el.getAttribute('aria-label'), el.textContent,
+                            el.querySelector('use').getAttribute('href')];
+                });
+            }
+            return out;
+        }"""
+    )
+    assert said["en"][0] == ["medal medal-1", "Trophy: place 1 in a public arena", "", "#i-medal"]
+    assert said["hr"][2] == ["medal medal-3", "Trofej: 3. mjesto u javnoj areni", "", "#i-medal"]
+
+
 def test_an_arena_is_made_raced_and_back_on_its_page(
     browser: Browser, server_factory: ServerFactory
 ) -> None:
@@ -161,6 +198,7 @@ def test_the_arena_page_during_and_after_an_arena(
                 expect(page.locator("#arena-podium")).to_be_visible(timeout=60_000)
                 expect(page.locator("#podium li")).to_have_count(3)
                 expect(page.locator("#arena-join")).to_be_hidden()
+                drawn_not_emoji(page)
                 shoot(page, f"over-{width}x{height}-{lang}")
                 page.close()
     finally:

@@ -7,7 +7,7 @@
 // once the racer's race is over (main.js, ?arena=). Protocol: docs/protocol.md
 // "Arenas".
 
-import { $, clock, confirmTwice, copyText, h } from "./dom.js";
+import { $, clock, confirmTwice, copyText, h, icon } from "./dom.js";
 import { getLang, t } from "./i18n.js";
 import { errorText } from "./errors.js";
 import { attachIdentity } from "./identity.js";
@@ -90,7 +90,9 @@ function lastPlaces(last) {
 }
 
 function flame(row) {
-  return row.streak >= 2 ? h("span", { class: "flame", title: t("arena_streak", { n: row.streak }), text: "🔥" }) : "";
+  if (row.streak < 2) return "";
+  const words = t("arena_streak", { n: row.streak });
+  return h("span", { class: "flame", role: "img", title: words, "aria-label": words }, icon("#i-flame"));
 }
 
 function rowOf(row, mine) {

@@ -20,6 +20,10 @@ const SYMBOLS = {
   "i-pause": ["0 0 20 20", '<path d="M4 3h4v14H4zM12 3h4v14h-4z"/>'],
   "i-fwd": ["0 0 20 20", '<path d="M14 3h2v14h-2zM4 3v14l9-7z"/>'],
   "i-last": ["0 0 20 20", '<path d="M16 3h2v14h-2zM9 3v14l7-7zM2 3v14l7-7z"/>'],
+  // an arena's streak and trophies: drawn, not emoji (a system without a colour-emoji font
+  // shows an emoji as an empty box)
+  "i-flame": ["0 0 20 20", '<path d="M10 1c1 4 6 6 6 11a6 6 0 0 1-12 0c0-3 2-5 3-7 1 2 1 4 2 5 1-3 2-6 1-9Z"/>'],
+  "i-medal": ["0 0 20 20", '<path d="M5 1h3l2 6 2-6h3l-3 8H8Z" opacity=".6"/><circle cx="10" cy="13" r="6"/>'],
 };
 
 export const SITE_LINKS = [

@@ -4,7 +4,7 @@
 
 import { $, h } from "./dom.js";
 import { getLang, onLangChange, t } from "./i18n.js";
-import { arenaName, trophy } from "./arena-words.js";
+import { arenaName, medal, trophyWords } from "./arena-words.js";
 
 export function showArenas(conn, identity, panel) {
   let arenas = [];
@@ -15,14 +15,15 @@ export function showArenas(conn, identity, panel) {
     cabinet.hidden = won.length === 0;
     cabinet.replaceChildren(
       h("span", { class: "hint", text: t("me_trophies") }),
-      ...won.map((a) => h("span", { class: "medal", title: `${trophy(a.trophy).words} · ${arenaName(a)}`, text: trophy(a.trophy).medal })),
+      ...won.map((a) => medal(a.trophy, `${trophyWords(a.trophy)} · ${arenaName(a)}`)),
     );
     $("#me-arenas", panel).replaceChildren(
       ...arenas.map((a) =>
         h(
           "li",
           {},
-          a.trophy ? h("span", { class: "medal", "aria-label": trophy(a.trophy).words, text: `${trophy(a.trophy).medal} ` }) : "",
+          a.trophy ? medal(a.trophy) : "",
+          a.trophy ? " " : "",
           h("a", { href: `/a/${a.code}`, text: arenaName(a) }),
           " ",
           h("span", { text: t("me_arena_place", { place: a.place, n: a.racers }) }),
