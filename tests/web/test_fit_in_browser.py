@@ -190,6 +190,8 @@ CELLS = """() => {
         scrolls: tall?.classList.contains('scrolls'),
         cue: cue && cue.getClientRects().length ? cue.textContent : null,
         scrollWidth: document.scrollingElement.scrollWidth, innerWidth,
+        cutNames: [...document.querySelectorAll('#race-lb .lane .name')]
+            .filter((el) => el.scrollWidth > el.clientWidth + 0.5).map((el) => el.textContent),
     };
 }"""
 
@@ -237,5 +239,7 @@ def test_a_watchers_boards_keep_a_33_card_column_inside_its_racers_board(
                 assert got["cells"] == 3 and got["tall"], where
                 assert got["spills"] == [] and got["overlaps"] == [], where
                 assert got["scrollWidth"] <= got["innerWidth"], where
+                if width >= 1366:  # a wide screen has room for every racer's whole name
+                    assert got["cutNames"] == [], where
                 if got["scrolls"]:  # its cards out of sight above, counted
                     assert got["cue"] and got["cue"].startswith("\u25b2 "), where
