@@ -19,8 +19,8 @@ const SHRINK_MIN = 0.6;
 const SHRINK_MIN_NARROW = 0.75;
 /** column fans a board is sized for before the fans squeeze: a column of this many cards fits */
 const FAN_BUDGET = 5;
-/** a read-only board's column holds this many cards below its first (a whole run, king
- * to ace) at the thinnest readable strip; a longer one scrolls */
+/** a capped board's column holds this many cards below its first (a whole run, king to
+ * ace) at the thinnest readable strip; a longer one scrolls */
 const RUN_CARDS = 12;
 /** room under the stock, waste and reserve for their counts, in px */
 const COUNT_LINE = 28;
@@ -30,9 +30,10 @@ export const fitting = {
    * Size the cards to the window and fit every column above the window's
    * bottom: a long column's fan squeezes evenly, its cards' corners shrinking
    * with it down to a readable size; past that the column scrolls inside
-   * itself (showing its end, where play is), never the page. A read-only
-   * board (a spectator's, a replay's) keeps each column within the height of
-   * a 13-card run at that size, so it never spills over what lies below it.
+   * itself (showing its end, where play is), never the page. A board among
+   * others (a spectator's grid of the racers' boards: `capped`) keeps each
+   * column within the height of a 13-card run at that size, so it never
+   * spills over the board below it.
    */
   layout() {
     const grid = this.root.firstElementChild;
@@ -46,14 +47,14 @@ export const fitting = {
     const bottom = window.innerHeight - this.bottomSpace();
     for (const col of grid.querySelectorAll(".column")) {
       const n = Number(col.style.getPropertyValue("--n")) || 1;
-      const room = this.fits ? Math.max(bottom - col.getBoundingClientRect().top, ch) : ch + RUN_CARDS * smallest;
+      const room = this.capped ? ch + RUN_CARDS * smallest : Math.max(bottom - col.getBoundingClientRect().top, ch);
       const even = n > 1 ? (room - ch) / (n - 1) : 0;
       const fan = n > 1 ? Math.min(ch * FAN_MAX, Math.max(smallest, even)) : 0;
       col.style.setProperty("--fan", `${fan}px`);
       const corner = Math.min(cw * 0.3, fan - 1 - ch * CORNER_TOP);
       if (n > 1 && corner < cw * 0.3) col.style.setProperty("--corner", `${Math.floor(corner)}px`);
       else col.style.removeProperty("--corner");
-      const scrolls = n > 1 && even < smallest;
+      const scrolls = (this.fits || this.capped) && n > 1 && even < smallest;
       col.classList.toggle("scrolls", scrolls);
       col.style.maxHeight = scrolls ? `${Math.floor(room)}px` : "";
       if (scrolls) col.scrollTop = col.scrollHeight; // the end of the column, where play is

@@ -32,9 +32,10 @@ const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 export class BoardView {
   /**
    * handlers: {onMove(text), onTap(card), onDraw()}; all optional for a read-only board.
-   * sizing: {fit, spaceBelow()}: whether the cards are sized to the window as the race
-   * board's are (the race board always is), and the px to keep free under the board
-   * (a read-only board's controls below it).
+   * sizing: {fit, spaceBelow(), capped}: whether the cards are sized to the window as the
+   * race board's are (the race board always is), the px to keep free under the board
+   * (a read-only board's controls below it), and whether each column stays within a
+   * 13-card run's height (a board in a grid of boards, which must not spill onto the next).
    */
   constructor(root, handlers = {}, sizing = {}) {
     this.root = root;
@@ -43,6 +44,7 @@ export class BoardView {
     this.interactive = Boolean(handlers.onMove);
     this.fits = this.interactive || Boolean(sizing.fit);
     this.spaceBelow = sizing.spaceBelow || (() => 0);
+    this.capped = Boolean(sizing.capped);
     this.press = null; // pointer down, not yet a drag
     this.drag = null; // cards being dragged
     this.pending = null; // dropped, waiting for the server

@@ -45,7 +45,7 @@ export class WatchBoards {
     cell.count = h("span", { class: "count" });
     const root = h("div", { class: "board-wrap wb-board" });
     cell.append(h("header", { class: "wb-head" }, cell.place, cell.name, cell.count), root);
-    cell.view = new BoardView(root);
+    cell.view = new BoardView(root, {}, { capped: true }); // beside and above other boards
     return cell;
   }
 }
