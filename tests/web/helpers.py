@@ -26,8 +26,18 @@ def daily_env(date: str) -> dict[str, str]:
 
 
 def race_now(page: Page, base: str, name: str, draw: int = 3) -> None:
+    ready_to_race(page, base, name)
+    press_race_now(page, draw)
+
+
+def ready_to_race(page: Page, base: str, name: str) -> None:
+    """The home page open with a name typed: one press from asking for a race."""
     page.goto(base + "/")
     page.fill("#name", name)
+
+
+def press_race_now(page: Page, draw: int = 3) -> None:
+    """Race now (a page ``ready_to_race``), and on to the race's page."""
     page.click(f"#quick-{draw}")
     page.wait_for_url("**/r/*")
 
