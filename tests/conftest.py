@@ -38,6 +38,13 @@ os.environ.setdefault("CANFIELD_DAILY_AHEAD_EVERY_S", "0")
 # and every other race on a deal the solver does not decide (tests/server/helpers.py's
 # DEAL) spent 2 s of a shared core on a par nobody reads, once per server.
 os.environ.setdefault("CANFIELD_PAR_TIMEOUT_S", "0.2")
+# A slip's lesson (the results page's review) gets 0.2 s of processor time, not the
+# shipped 2: it searches for a shorter line until its time is up, so 2 s of a core
+# the whole suite shares took 40 s and more of wall time at a load of 20, past the
+# job's guard (3 s a second of its own and 5 s): no lesson, no "why" on the page
+# (tests/web/test_review_in_browser.py). What the tests read of a lesson (a line no
+# longer than the solver's first, why the slip lost) is the same after 0.1 s as 2 s.
+os.environ.setdefault("CANFIELD_REVIEW_LINE_S", "0.2")
 # Solver workers run niced in production (the server's own work comes first);
 # on a busy test machine a niced worker can starve past its wall-clock guard,
 # so tests run them at the tests' own priority.

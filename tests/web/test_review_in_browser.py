@@ -114,7 +114,8 @@ def test_verdicts_on_the_results_and_the_winning_line_in_both_replays(
     expect(verdict_row(page, "Ana")).to_contain_text("Won")
     expect(verdict_row(page, "Pia")).to_contain_text("Still winnable when you stopped")
     bo_row = verdict_row(page, "Bo")
-    # the review, then its lesson (one more job of up to 2 s): generous on a loaded machine
+    # the review, then its lesson (one more job, of 0.2 s here: tests/conftest.py):
+    # generous on a loaded machine
     expect(bo_row).to_contain_text(f"Move {SLIP_MOVE} lost the win", timeout=120_000)
     assert list(store.scan_iter(match="cf:rv:*:claim")) == []  # all kept, none under way
 
