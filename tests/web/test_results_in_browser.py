@@ -90,6 +90,8 @@ def test_a_true_tie_shares_first_place_and_every_finish_is_told_in_croatian(
     start_race(ana, [bob])
 
     give_up(ana)
+    # while Bob plays on, Ana's place so far is shared: said so, as the lanes show it
+    expect(ana.locator(".finish-card .place-text")).to_have_text("1. od 2 (dijeljeno)")
     expect(watcher.locator("#race-news .news")).to_have_text(["Ana odustaje, 1 karta na temeljima"])
     expect(bob.locator("#race-news .news")).to_have_text(["Ana odustaje, 1 karta na temeljima"])
     give_up(bob)

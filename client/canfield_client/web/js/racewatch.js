@@ -189,12 +189,14 @@ export class RaceWatch {
       ? t("finish_won")
       : t({ left: "finish_left", timed_out: "finish_timed_out", stopped: "finish_stopped" }[row.status] || "finish_gave_up");
     const detail = won ? `${clock(row.time_ms)}` : t("finish_cards", { n: row.on_foundations });
+    const tied = rows.filter((r) => r.rank === row.rank).length > 1; // the lanes show the same place twice
+    const place = placeText(row.rank, rows.length, tied);
     this.finish.hidden = false;
     this.finish.classList.toggle("won", won);
     const confetti = this.finish.querySelector(".confetti");
     this.finish.replaceChildren(
       h("div", { class: "place" },
-        h("b", { class: "place-text", text: placeText(row.rank, rows.length) }),
+        h("b", { class: "place-text", text: place }),
         h("span", { class: "hint", text: t(final ? "place_final" : "place_so_far") })),
       h("div", { class: "what" }, h("b", { text: what }), h("span", { text: detail })),
       h("p", { class: "hint", text: t("finish_watch") }),
@@ -202,7 +204,7 @@ export class RaceWatch {
     if (confetti) this.finish.append(confetti);
     if (won && this.celebrated !== this.raceKey) {
       this.celebrated = this.raceKey;
-      this.showMoment(what, `${placeText(row.rank, rows.length)} \u00b7 ${clock(row.time_ms)}`);
+      this.showMoment(what, `${place} \u00b7 ${clock(row.time_ms)}`);
     }
   }
 
