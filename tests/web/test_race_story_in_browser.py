@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.solver import solve
@@ -486,3 +487,28 @@ def test_a_52_card_win_gets_its_place_and_confetti(
     expect(bob.locator("#race-news .news")).to_have_text(
         re.compile(r"^Ana finished 1st in \d+:\d\d$")
     )
+
+
+def test_a_line_still_racing_runs_to_now_not_to_the_axis_end(module_page: Page) -> None:
+    """Two seconds into a race the axis spans 10 s: a racer still playing has a line
+    to 0:02, where the time is, and one who gave up at 0:00.5 stops there."""
+    got = module_page.evaluate(
+        """async () => {
+            const { RaceChart } = await import('/js/chart.js');
+            const root = document.createElement('div');
+            root.style.width = '600px';
+            document.body.append(root);
+            const chart = new RaceChart(root, 'time');
+            chart.render([
+                { id: 'a', name: 'Ana', points: [[0, 1]], end: 500 },
+                { id: 'b', name: 'Bob', points: [[0, 1]] },
+            ], { xEnd: 2000 });
+            const axis = root.querySelector('.chart-grid line.axis');
+            const x = (el, name) => Number(el.getAttribute(name));
+            const ends = [...root.querySelectorAll('circle.end')].map((c) => x(c, 'cx'));
+            return { left: x(axis, 'x1'), right: x(axis, 'x2'), ends };
+        }"""
+    )
+    left, right = got["left"], got["right"]
+    at = {ms: left + ms / 10_000 * (right - left) for ms in (500, 2000)}
+    assert sorted(got["ends"]) == pytest.approx([at[500], at[2000]], abs=1), got

@@ -177,7 +177,9 @@ export class RaceChart {
       const dy = nudge(line.id);
       const colour = PALETTE[index % PALETTE.length];
       const dash = DASHES[Math.floor(index / PALETTE.length) % DASHES.length];
-      const stop = line.end ?? xMax;
+      // a line still racing runs to now, not to the axis's end (which a short race's
+      // first seconds leave ahead of now: the axis spans at least 10 s)
+      const stop = line.end ?? (this.xEnd || xMax);
       let d = "";
       line.points.forEach(([x, y], i) => {
         const py = (sy(y) + dy).toFixed(1);
