@@ -70,6 +70,10 @@ MEASURE = """() => {
         innerHeight, innerWidth,
         strips, outside,
         lanes: [...document.querySelectorAll('#race-lb .lane')].map((l) => inside(box(l))),
+        // the live standings beside the board (on a phone, only once the race is over)
+        table: [...document.querySelectorAll('#race-lb table')]
+            .filter((t) => t.getClientRects().length)
+            .map((t) => t.closest('.lb-wrap').clientWidth - t.scrollWidth),
         last: inside(box(cards[cards.length - 1])),
     };
 }"""
@@ -85,11 +89,17 @@ SETTLE = """async () => {
 
 
 def tall(text: str) -> str:
-    """A board frame with 32 more cards in column 1."""
+    """A board frame with 32 more cards in column 1; the standings' rows as wide as a
+    race's middle makes them (13 cards home, a score of 130, 123 moves, a racer away)."""
     msg = json.loads(text)
     board = msg.get("board")
     if isinstance(board, dict) and board.get("tableau"):
         board["tableau"][0] = RUN + board["tableau"][0]
+        return json.dumps(msg)
+    if msg.get("type") == "leaderboard":
+        for row in msg["rows"]:
+            row.update(on_foundations=13, score=130, moves=123)
+        msg["rows"][-1]["status"] = "disconnected"  # its widest word: "prekid veze"
         return json.dumps(msg)
     return text
 
@@ -110,6 +120,7 @@ def check(got: dict[str, Any], where: str) -> None:
     assert got["outside"] == [], where  # every other card inside the window
     assert got["columnInside"] and got["last"], where  # the column and its playable end
     assert got["lanes"] == [True, True, True], where  # every racer in view
+    assert all(room >= 0 for room in got["table"]), where  # the standings' words whole
     if got["scrolls"]:  # cards out of sight above: the column's top says how many
         assert got["above"] > 0 and got["cue"] == f"\u25b2 {got['above']}", where
         assert got["cueInside"], where
@@ -130,7 +141,7 @@ def test_a_33_card_column_never_spills_and_every_rival_stays_in_view(
     with_tall_column(ana)
     room = create_room(ana, base, "Ana")
     others = [new_page(browser), new_page(browser)]
-    for page, name in zip(others, ("Bob", "Cy"), strict=True):
+    for page, name in zip(others, ("Bob", "Cyrus the Great"), strict=True):
         join_by_link(page, base, room, name)
         page.click("#ready")
     set_deal(ana, DEAL)
