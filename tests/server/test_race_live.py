@@ -125,6 +125,25 @@ async def test_illegal_moves_duplicates_and_gaps_change_nothing(
     assert list(final["replays"].values()) == [["S", tap["move"], "U", "G"]]
 
 
+async def test_a_race_adopted_at_or_past_its_start_is_dealt_at_once(rooms: MakeRooms) -> None:
+    """A start whose write, or the bus bringing it to another process, takes longer
+    than the countdown (a busy machine) is dealt on adoption: every racer gets the
+    board, on both processes. A countdown of 0 makes every start so (the board
+    never came: seen as a browser's race that never showed, a bench's start unanswered)."""
+    world = await rooms(processes=2, countdown_s=0)
+    host = await world.open(0)
+    room = (await host.create("Ann", deal=DEAL))["room"]
+    far = await world.open(1)
+    assert (await far.join(room, "Bob"))["type"] == "joined"
+    started = await start([host, far])
+    game = Game.deal(DEAL)
+    (far_started,) = [m for m in far.log if m["type"] == "started"]
+    assert far_started["board"] == started["board"]
+    assert {k: v for k, v in started["board"].items() if k != "useful_move"} == game.view()
+    for client in (host, far):
+        assert (await client.request("ack", type="move", seq=1, move="S"))["type"] == "ack"
+
+
 async def test_bad_frames_get_errors_and_the_connection_lives_on(
     shared_server: ServerProcess, connect: Connect
 ) -> None:

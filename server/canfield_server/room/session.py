@@ -273,6 +273,11 @@ class RoomSession:
         if now < starts_at:
             self.broadcast(frames.text(Countdown(starts_at=starts_at, server_time=now)))
             self.timers.append(self.clock.call_later((starts_at - now) / 1000, self._deal))
+        elif fresh:
+            # a new race adopted at or past its start (its write, or the bus bringing
+            # it from another process, took longer than the countdown on a busy
+            # machine): dealt now, or the players here would never get their boards
+            self._deal()
         if state.ends_at:
             delay = max(0.0, (state.ends_at - now) / 1000)
             race_no = state.race
