@@ -201,6 +201,10 @@ CELLS = """() => {
         scrolls: tall?.classList.contains('scrolls'),
         cue: cue && cue.getClientRects().length ? cue.textContent : null,
         scrollWidth: document.scrollingElement.scrollWidth, innerWidth,
+        whole: (() => {  // every board in the grid's view, none below its fold
+            const grid = document.querySelector('#watch-boards');
+            return grid.scrollHeight <= grid.clientHeight + 1;
+        })(),
         cutNames: [...document.querySelectorAll('#race-lb .lane .name')]
             .filter((el) => el.scrollWidth > el.clientWidth + 0.5).map((el) => el.textContent),
     };
@@ -252,5 +256,13 @@ def test_a_watchers_boards_keep_a_33_card_column_inside_its_racers_board(
                 assert got["scrollWidth"] <= got["innerWidth"], where
                 if width >= 1366:  # a wide screen has room for every racer's whole name
                     assert got["cutNames"] == [], where
+                    assert got["whole"], where  # ... and shows every board whole
                 if got["scrolls"]:  # its cards out of sight above, counted
                     assert got["cue"] and got["cue"].startswith("\u25b2 "), where
+        # a TV: the big-screen mode's larger lanes leave the boards less room, all still whole
+        tv.set_viewport_size({"width": 1920, "height": 1080})
+        tv.click("#big-screen")
+        expect(tv.locator("body.big-screen")).to_have_count(1)
+        tv.evaluate(SETTLE)
+        got = tv.evaluate(CELLS)
+        assert got["whole"] and got["spills"] == [] and got["overlaps"] == [], got

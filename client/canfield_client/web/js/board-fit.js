@@ -19,8 +19,8 @@ const SHRINK_MIN = 0.6;
 const SHRINK_MIN_NARROW = 0.75;
 /** column fans a board is sized for before the fans squeeze: a column of this many cards fits */
 const FAN_BUDGET = 5;
-/** a capped board's column holds this many cards below its first (a whole run, king to
- * ace) at the thinnest readable strip; a longer one scrolls */
+/** a capped board's column holds at most this many cards below its first (a whole run,
+ * king to ace) at the thinnest readable strip; a longer one scrolls */
 const RUN_CARDS = 12;
 /** room under the stock, waste and reserve for their counts, in px */
 const COUNT_LINE = 28;
@@ -47,7 +47,10 @@ export const fitting = {
     const bottom = window.innerHeight - this.bottomSpace();
     for (const col of grid.querySelectorAll(".column")) {
       const n = Number(col.style.getPropertyValue("--n")) || 1;
-      const room = this.capped ? ch + RUN_CARDS * smallest : Math.max(bottom - col.getBoundingClientRect().top, ch);
+      // a capped board's column: a run at the thinnest readable strips, or no taller than
+      // the race board's usual fans (a board among others is small: it shows fewer)
+      const capped = ch + Math.min(RUN_CARDS * smallest, FAN_BUDGET * FAN_MAX * ch);
+      const room = this.capped ? capped : Math.max(bottom - col.getBoundingClientRect().top, ch);
       const even = n > 1 ? (room - ch) / (n - 1) : 0;
       const fan = n > 1 ? Math.min(ch * FAN_MAX, Math.max(smallest, even)) : 0;
       col.style.setProperty("--fan", `${fan}px`);
