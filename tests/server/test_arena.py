@@ -205,6 +205,37 @@ async def test_six_racers_on_two_processes_score_places_a_streak_and_berserk(
         ] == [(code, place, 6, points, 3)]
 
 
+async def test_a_finisher_is_in_the_next_heat_without_waiting_for_a_tick(
+    rooms: MakeRooms,
+) -> None:
+    """Two racers on two processes, whose ticks come a minute apart: once the
+    first heat formed (at a tick), each racer's give-up takes them out of the heat
+    at once, the lock's holder forms the next heat once the gather ends (told by
+    the waiting's signal), and each racer's process seats them as soon as it hears
+    it formed: the next heat starts after the gather and the countdown, no tick."""
+    tick_s = 60.0
+    settings = {**ARENA, "arena_tick_s": tick_s, "arena_gather_s": 2.0}
+    world = await rooms(processes=2, solver=Deals(), **settings)
+    ann, bob = await racer(world, 0, "Ann"), await racer(world, 1, "Bob")
+    made = await ann.request(
+        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
+    )
+    code = made["arena"]["code"]
+    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    first = await heat([ann, bob])  # formed at the first tick
+    finished_at = world.clock.now_ms()
+    for client in (ann, bob):
+        await client.request("ack", type="give_up", seq=1)
+    for client in (ann, bob):
+        assert (await client.expect("left"))["room"] == first
+    assert world.clock.now_ms() == finished_at  # out at once, not at a tick
+    second = await heat([ann, bob])
+    assert second != first
+    took_s = (world.clock.now_ms() - finished_at) / 1000
+    # the gather (2 s) and the countdown (1 s), with the timers' slack: no tick
+    assert took_s < 2.0 + 1.0 + 0.1 < tick_s, took_s
+
+
 async def test_only_the_host_changes_an_arena_and_only_before_its_start(
     rooms: MakeRooms,
 ) -> None:
@@ -260,7 +291,7 @@ async def test_a_heat_whose_forming_failed_part_way_still_starts(
     failed: list[str] = []
     for hub in world.hubs:
         assert hub.arenas is not None
-        runner = hub.arenas.heats
+        runner = hub.arenas.heats.former
 
         async def broken(record: Any, racers: Any, real: Any = runner._deal) -> str:
             if not failed:
@@ -299,7 +330,7 @@ async def test_two_processes_forming_at_once_put_each_racer_in_one_heat_of_two_o
     code = made["arena"]["code"]
     for n, client in enumerate(clients[1:], start=1):
         await client.request("arena", type="arena_join", arena=code, name=f"R{n}")
-    runners = [hub.arenas.heats for hub in world.hubs if hub.arenas is not None]
+    runners = [hub.arenas.heats.former for hub in world.hubs if hub.arenas is not None]
     found = await runners[0].store.load(code)
     assert found is not None
     past_the_gather = world.clock.now_ms() + 60_000

@@ -108,8 +108,10 @@ async def test_heats_are_scored_once_with_the_streak_and_the_standing_is_ranked(
     for racer in "abc":
         await store.enter(CODE, racer, racer.upper())
     heat = HeatRecord(room="HEAT01", racers=["a", "b", "c"], deal="CF1-D3-AAAAACL", opened_ms=5)
+    assert await store.heat(CODE, "HEAT01") is None  # not opened yet
     await store.open_heat(CODE, heat)
     assert [h.room for h in await store.running(CODE)] == ["HEAT01"]
+    assert await store.heat(CODE, "HEAT01") == heat
     assert await store.raced(CODE, ["z", "b"], "CF1-D3-AAAAACL")
     assert not await store.raced(CODE, ["z"], "CF1-D3-AAAAACL")
     assert not await store.raced(CODE, ["a"], "CF1-D3-AAAAACM")
@@ -122,6 +124,7 @@ async def test_heats_are_scored_once_with_the_streak_and_the_standing_is_ranked(
     assert given == {"a": 5, "b": 1}
     assert await store.heat_over(CODE, "HEAT01", [win("a", 5, "1")]) is None  # once
     assert await store.running(CODE) == []
+    assert await store.heat(CODE, "HEAT01") == heat  # over, and still read by its seats
     assert await store.heat_over(CODE, "H2", [win("a", 3, "2", bonus=1), off("b", "-")]) == {
         "a": 4,
         "b": 1,

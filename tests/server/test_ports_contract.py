@@ -7,7 +7,7 @@ logic in memory test what a server does.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -119,13 +119,13 @@ class World:
     def bus(self) -> MemoryBus | RedisBus:
         return MemoryBus(self.backend) if self.kind == "memory" else RedisBus(self.backend)
 
-    async def listening(self, code: str) -> None:
-        """Until a subscription to ``code`` is live (Redis confirms a SUBSCRIBE
-        on its own time; an event published before that is not heard)."""
+    async def listening(self, code: str, subscribers: int = 1) -> None:
+        """Until ``subscribers`` subscriptions to ``code`` are live (Redis confirms
+        a SUBSCRIBE on its own time; an event published before that is not heard)."""
         if self.kind == "memory":
             return
         async with asyncio.timeout(TIMEOUT):
-            while not (await self.backend.pubsub_numsub(keys.channel(code)))[0][1]:
+            while (await self.backend.pubsub_numsub(keys.channel(code)))[0][1] < subscribers:
                 await asyncio.sleep(0.01)
 
     def identities(self) -> IdentityStore:
@@ -510,6 +510,40 @@ async def test_a_room_unsubscribed_is_heard_no_more(world: World) -> None:
     finally:
         await bus.stop()
         await close(store)
+
+
+def into(queue: asyncio.Queue[tuple[str, bytes]]) -> Callable[[str, bytes], None]:
+    """A bus's event handler that queues what it hears."""
+
+    def heard(code: str, payload: bytes) -> None:
+        queue.put_nowait((code, payload))
+
+    return heard
+
+
+async def test_a_signal_published_reaches_every_process_subscribed_to_its_code(
+    world: World,
+) -> None:
+    """What changes no room (an arena's heat formed) is published on the bus itself,
+    and heard by every subscriber of its code, the publisher's own bus too."""
+    heard: list[asyncio.Queue[tuple[str, bytes]]] = [asyncio.Queue(), asyncio.Queue()]
+    buses = [world.bus(), world.bus()]
+    for bus, queue in zip(buses, heard, strict=True):
+        bus.start(into(queue), nothing)
+    try:
+        for bus in buses:
+            await bus.subscribe("a:ARENA234")
+        await world.listening("a:ARENA234", subscribers=2)
+        await buses[0].publish("a:ARENA234", b"formed")
+        for queue in heard:
+            assert await asyncio.wait_for(queue.get(), TIMEOUT) == ("a:ARENA234", b"formed")
+        await buses[1].publish("a:OTHER234", b"nobody listens")
+        await buses[1].publish("a:ARENA234", b"again")
+        for queue in heard:
+            assert await asyncio.wait_for(queue.get(), TIMEOUT) == ("a:ARENA234", b"again")
+    finally:
+        for bus in buses:
+            await bus.stop()
 
 
 # ---------------------------------------------------------------- identities

@@ -12,7 +12,8 @@ by every process).
 Pages follow an arena (``arena_join``: racing; ``arena_watch``: the standing
 only) and get an ``arena`` message when they come and then at most once a
 tick while anything in it changed: one read of the arena's version per
-tick, never a message per racer per move.
+tick, never a message per racer per move. A process with pages of an arena
+hears its signals (``room.arena_signals``): a heat formed, racers waiting.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from canfield_server.room.arena_drive import DRIVEN_MS, ArenaDriver
 from canfield_server.room.arena_heats import HeatRunner, Racer
 from canfield_server.room.arena_page import ArenaPage
 from canfield_server.room.arena_schedule import PublicArenas, parse_timetable
+from canfield_server.room.arena_signals import ArenaBus, Formed
 from canfield_server.room.identifiers import CODE_ALPHABET
 from canfield_server.room.identity import Identities
 from canfield_server.room.names import clean_name
@@ -124,7 +126,10 @@ class Arenas:
         settings = rooms.settings
         self.tick_s = settings.arena_tick_s
         self.keep_s = settings.arena_keep_s
-        self.heats = HeatRunner(rooms, seating, store, solver, secrets.token_hex(8))
+        #: the signals to and from the other processes following an arena
+        self.signals = ArenaBus(rooms.bus, self._formed)
+        self.heats = HeatRunner(rooms, seating, store, solver, secrets.token_hex(8), self.signals)
+        self.signals.on_waited = self.heats.former.soon
         #: the ``arena`` message each page is sent
         self.page = ArenaPage(store, self.heats, self.clock, settings.arena_standing_rows)
         #: the timetable's public arenas (a part of the process's beat)
@@ -144,6 +149,8 @@ class Arenas:
         self.followers: dict[str, dict[Peer, Racer | None]] = {}
         #: arena code -> what its pages were last sent (version, status)
         self.sent: dict[str, tuple[int, str]] = {}
+        #: arena code -> its record as the last tick read it
+        self.records: dict[str, ArenaRecord] = {}
         #: (heat, member) of the racers here who went berserk: no undo
         self.no_undo: set[tuple[str, str]] = set()
         self.ticking = False
@@ -206,6 +213,7 @@ class Arenas:
         now = self.clock.now_ms()
         if not racing and self.heats.forming(record, max(now, record.starts_at)):
             await self.store.wait(record.code, identity.id, max(now, record.starts_at))
+            await self.heats.waited(record.code)
         await self.page.send(record, {peer: racer}, self._removed)
 
     async def history(self, peer: Peer, msg: ArenaHistoryQuery) -> None:
@@ -307,6 +315,8 @@ class Arenas:
 
     def _follow(self, peer: Peer, code: str, racer: Racer | None) -> None:
         self._unfollow(peer, quiet=True)
+        if code not in self.followers:
+            self.rooms.spawn(self.signals.listen(code))
         self.followers.setdefault(code, {})[peer] = racer
         if not self.ticking:
             self.ticking = True
@@ -320,9 +330,13 @@ class Arenas:
         for code, peers in list(self.followers.items()):
             if peer in peers:
                 racer = peers.pop(peer)
+                if racer is not None:
+                    racer.gone = True
                 if not peers:
                     del self.followers[code]
                     self.sent.pop(code, None)
+                    self.records.pop(code, None)
+                    self.rooms.spawn(self.signals.stop_listening(code))
                 others = [
                     r
                     for r in peers.values()
@@ -360,6 +374,7 @@ class Arenas:
                 peer.send(frames.text(ArenaLeft(arena=code, by="gone")))
             return
         record, _ = found
+        self.records[code] = record
         racers = {p: r for p, r in peers.items() if r is not None}
         await self.heats.tick(record, racers)
         version = await self.store.version(code)
@@ -367,6 +382,29 @@ class Arenas:
         if self.sent.get(code) != key:
             await self.page.send(record, dict(self.followers.get(code, {})), self._removed)
             self.sent[code] = key
+
+    # ------------------------------------------------------------ without a tick
+
+    def on_event(self, channel: str, payload: bytes) -> None:
+        """A signal on an arena's channel of the room bus (``a:CODE``)."""
+        self.signals.on_event(channel, payload)
+
+    def acted(self, peer: Peer) -> None:
+        """After a board action in a heat: the racer waits again now if it ended
+        their race (``HeatRunner.acted``)."""
+        session = self.rooms.get(peer.room or "")
+        code = session.state.arena if session is not None else None
+        racer = self.followers.get(code or "", {}).get(peer)
+        if code in self.records and racer is not None:
+            self.heats.acted(peer, racer, self.records[code])
+
+    def _formed(self, code: str, formed: Formed) -> None:
+        """A heat formed: its racers here sit down now (one page each)."""
+        wanted = set(formed.racers)
+        for peer, racer in self.followers.get(code, {}).items():
+            if racer is not None and racer.racer in wanted:
+                wanted.discard(racer.racer)
+                self.heats.seat_now(peer, racer, formed.heat)
 
     # ------------------------------------------------------------ public arenas
 

@@ -73,6 +73,7 @@ from canfield_server.ops.logs import event
 from canfield_server.room import frames
 from canfield_server.room.actions import BoardActions
 from canfield_server.room.arena import ARENA_MESSAGES, Arenas, no_arenas
+from canfield_server.room.arena_signals import CHANNEL_PREFIX as ARENA_CHANNEL
 from canfield_server.room.assess import Assessments
 from canfield_server.room.challenges import Challenges
 from canfield_server.room.closing import close_room, remove_member
@@ -256,6 +257,10 @@ class Hub:
     # ------------------------------------------------------------ the room bus
 
     def on_event(self, code: str, payload: bytes) -> None:
+        if code.startswith(ARENA_CHANNEL):
+            if self.arenas is not None:
+                self.arenas.on_event(code, payload)
+            return
         self.rooms.on_event(code, payload)
 
     async def resync(self) -> None:
@@ -351,6 +356,8 @@ class Hub:
             if self.arenas is not None:
                 await self.arenas.check_action(peer, msg)
             await self.actions.act(peer, msg)
+            if self.arenas is not None:
+                self.arenas.acted(peer)
 
     async def replay(self, replay_id: str) -> tuple[int, bytes | dict[str, str]]:
         """``/replay/<id>``: (HTTP status, the replay's JSON, or an error body)."""

@@ -255,6 +255,10 @@ class RedisArenaStore:
                         break
             await pipe.execute()
 
+    async def heat(self, code: str, heat: str) -> HeatRecord | None:
+        found = await self.redis.hget(keys.arena(code, "heatinfo"), heat)
+        return None if found is None else msgspec.json.decode(found, type=HeatRecord)
+
     async def running(self, code: str) -> list[HeatRecord]:
         heats = [_text(h) for h in await self.redis.zrange(keys.arena(code, "running"), 0, -1)]
         if not heats:

@@ -78,6 +78,9 @@ class RedisBus:
         except (RedisError, OSError):
             pass
 
+    async def publish(self, code: str, payload: bytes) -> None:
+        await self.redis.publish(keys.channel(code), payload)
+
     async def _run(self) -> None:
         delay = 0.05
         if self.loop.restarts:  # back after a failure: a fresh link, and events missed

@@ -213,6 +213,10 @@ class ArenaStore(Protocol):
         replaced by the new one (its place changed); one it no longer keeps stays out."""
         ...
 
+    async def heat(self, code: str, heat: str) -> HeatRecord | None:
+        """The heat as ``open_heat`` listed it (running or over), or None: not yet."""
+        ...
+
     async def running(self, code: str) -> list[HeatRecord]:
         """The heats running now, oldest first."""
         ...

@@ -238,3 +238,9 @@ class RoomBus(Protocol):
     async def subscribe(self, code: str) -> None: ...
 
     async def unsubscribe(self, code: str) -> None: ...
+
+    async def publish(self, code: str, payload: bytes) -> None:
+        """Send ``payload`` to every process subscribed to ``code``, this one too
+        (the room events are published by the store's scripts; this is for the
+        signals that change no room, as an arena's heat formed)."""
+        ...

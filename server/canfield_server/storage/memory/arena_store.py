@@ -250,6 +250,10 @@ class MemoryArenaStore:
                     found[n] = result
                     break
 
+    async def heat(self, code: str, heat: str) -> HeatRecord | None:
+        found = self._a(code).heats.get(heat)
+        return None if found is None else msgspec.json.decode(found, type=HeatRecord)
+
     async def running(self, code: str) -> list[HeatRecord]:
         a = self._a(code)
         order = sorted(a.running, key=lambda h: (a.running[h], h))

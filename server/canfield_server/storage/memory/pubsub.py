@@ -39,6 +39,9 @@ class MemoryBus:
         self.rooms.discard(code)
         self.backend.subscribers.get(code, set()).discard(self)
 
+    async def publish(self, code: str, payload: bytes) -> None:
+        self.backend.publish(code, payload)
+
     def deliver(self, code: str, payload: bytes) -> None:
         if code in self.rooms:
             self.on_event(code, payload)
