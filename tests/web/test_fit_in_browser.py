@@ -70,6 +70,8 @@ MEASURE = """() => {
         innerHeight, innerWidth,
         strips, outside,
         lanes: [...document.querySelectorAll('#race-lb .lane')].map((l) => inside(box(l))),
+        cutNames: [...document.querySelectorAll('#race-lb .lane .name')]
+            .filter((el) => el.scrollWidth > el.clientWidth + 0.5).map((el) => el.textContent),
         // the live standings beside the board (on a phone, only once the race is over)
         table: [...document.querySelectorAll('#race-lb table')]
             .filter((t) => t.getClientRects().length)
@@ -120,6 +122,8 @@ def check(got: dict[str, Any], where: str) -> None:
     assert got["outside"] == [], where  # every other card inside the window
     assert got["columnInside"] and got["last"], where  # the column and its playable end
     assert got["lanes"] == [True, True, True], where  # every racer in view
+    if got["innerWidth"] < 500:  # a phone's three lanes, one to a row: "Cyrus the Great" whole
+        assert got["cutNames"] == [], where
     assert all(room >= 0 for room in got["table"]), where  # the standings' words whole
     if got["scrolls"]:  # cards out of sight above: the column's top says how many
         assert got["above"] > 0 and got["cue"] == f"\u25b2 {got['above']}", where
