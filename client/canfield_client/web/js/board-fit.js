@@ -22,6 +22,9 @@ const FAN_BUDGET = 5;
 /** a capped board's column holds at most this many cards below its first (a whole run,
  * king to ace) at the thinnest readable strip; a longer one scrolls */
 const RUN_CARDS = 12;
+/** ... and on cards too small for that, its fan at most this many card heights (so that a
+ * grid of boards shrinking its cards to show them all shrinks their columns too) */
+const CAPPED_CARDS = 2.5;
 /** room under the stock, waste and reserve for their counts, in px */
 const COUNT_LINE = 28;
 
@@ -47,9 +50,9 @@ export const fitting = {
     const bottom = window.innerHeight - this.bottomSpace();
     for (const col of grid.querySelectorAll(".column")) {
       const n = Number(col.style.getPropertyValue("--n")) || 1;
-      // a capped board's column: a run at the thinnest readable strips, or no taller than
-      // the race board's usual fans (a board among others is small: it shows fewer)
-      const capped = ch + Math.min(RUN_CARDS * smallest, FAN_BUDGET * FAN_MAX * ch);
+      // a capped board's column: a run at the thinnest readable strips, on small cards
+      // no taller than CAPPED_CARDS card heights (their strips are small too)
+      const capped = ch + Math.min(RUN_CARDS * smallest, CAPPED_CARDS * ch);
       const room = this.capped ? capped : Math.max(bottom - col.getBoundingClientRect().top, ch);
       const even = n > 1 ? (room - ch) / (n - 1) : 0;
       const fan = n > 1 ? Math.min(ch * FAN_MAX, Math.max(smallest, even)) : 0;
