@@ -86,7 +86,14 @@ async def connect() -> AsyncIterator[Connect]:
         local: dict[str, Any] = {"local_addr": (address, 0)} if address else {}
         if forwarded_for:
             local["additional_headers"] = [("X-Forwarded-For", forwarded_for)]
-        client = Client(await websockets.connect(url, open_timeout=TIMEOUT, **local))
+        # max_queue=None: every frame is read off the socket as it comes, kept until the
+        # test asks. With the library's 16, a client the test does not read for a while
+        # (a racer waiting while another plays a long line) stopped reading at the 17th
+        # leaderboard, so the server's pong behind them went unread and the keepalive
+        # closed it (1011) once the wait passed 20 s on a loaded machine
+        client = Client(
+            await websockets.connect(url, open_timeout=TIMEOUT, max_queue=None, **local)
+        )
         opened.append(client)
         return client
 
