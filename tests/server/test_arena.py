@@ -13,7 +13,7 @@ import pytest
 from canfield.solver import WINNABLE, solve
 from canfield_protocol import MemberStatus, Row
 from canfield_server.ops.config import Settings
-from canfield_server.room.arena_rules import form_heats, heat_places, podium_size
+from canfield_server.room.arena_rules import form_heats, heat_places, heats_due, podium_size
 from canfield_server.room.integrity import Signals
 from canfield_server.room.ports import HeatPlace, Proven
 
@@ -101,6 +101,11 @@ def test_heats_group_neighbours_in_the_standing_and_are_never_of_one() -> None:
     assert form_heats(alone, points, 3_600_000, gather_ms=3000) == []
     pair = {"r1": 0, "r2": 3_600_000}
     assert form_heats(pair, points, 3_600_000, gather_ms=3000) == [["r2", "r1"]]
+    # due exactly when heats form (the former reads no standing before)
+    cases = [(seven, 3999), (seven, 4000), (full, 1000), (alone, 3_600_000), (pair, 3_600_000)]
+    for waiting_now, now in cases:
+        formed = form_heats(waiting_now, points, now, gather_ms=3000)
+        assert heats_due(waiting_now, now, gather_ms=3000) == bool(formed)
 
 
 # ---------------------------------------------------------------- in process

@@ -157,14 +157,13 @@ class HeatFormer:
         code = record.code
         try:
             waiting = await self.store.waiting(code)
-            if len(waiting) < arena_rules.HEAT_LEAST:
-                return  # alone: the next racer to wait makes a pair
+            if not arena_rules.heats_due(waiting, now, self.gather_ms):
+                if len(waiting) >= arena_rules.HEAT_LEAST:  # alone: the next makes a pair
+                    self._gather_ends(code, min(waiting.values()) + self.gather_ms)
+                return  # read no standing for nothing (a formation per waiting racer)
             lines = await self.store.entries(code, list(waiting))
             points = {r: line.points for r, (line, _) in lines.items()}
             groups = arena_rules.form_heats(waiting, points, now, self.gather_ms)
-            if not groups:
-                self._gather_ends(code, min(waiting.values()) + self.gather_ms)
-                return
             taken = await asyncio.gather(
                 *(self._take(record, group) for group in groups), return_exceptions=True
             )

@@ -39,6 +39,7 @@ __all__ = [
     "BERSERK_BONUS",
     "heat_places",
     "form_heats",
+    "heats_due",
     "podium_size",
 ]
 
@@ -87,6 +88,14 @@ def heat_places(
     return out
 
 
+def heats_due(waiting: Mapping[str, int], now_ms: int, gather_ms: int) -> bool:
+    """Heats form now from the racers ``waiting`` (racer -> ms they began): two or
+    more, and eight of them or the longest waiter's gather over."""
+    if len(waiting) < HEAT_LEAST:
+        return False
+    return len(waiting) >= HEAT_MOST or now_ms - min(waiting.values()) >= gather_ms
+
+
 def form_heats(
     waiting: Mapping[str, int],
     points: Mapping[str, int],
@@ -96,10 +105,7 @@ def form_heats(
     """The heats to start now from the racers ``waiting`` (racer -> ms they began),
     close in ``points``; none yet while they gather, nor for a racer alone (see
     the module's words)."""
-    if len(waiting) < HEAT_LEAST:
-        return []
-    longest = now_ms - min(waiting.values())
-    if len(waiting) < HEAT_MOST and longest < gather_ms:
+    if not heats_due(waiting, now_ms, gather_ms):
         return []
     order = sorted(waiting, key=lambda r: (-points.get(r, 0), waiting[r], r))
     count = -(-len(order) // HEAT_MOST)
