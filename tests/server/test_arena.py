@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -239,6 +240,45 @@ async def test_a_finisher_is_in_the_next_heat_without_waiting_for_a_tick(
     took_s = (world.clock.now_ms() - finished_at) / 1000
     # the gather (2 s) and the countdown (1 s), with the timers' slack: no tick
     assert took_s < 2.0 + 1.0 + 0.1 < tick_s, took_s
+
+
+async def test_a_racer_seated_late_waits_again_and_clears_no_board_of_the_heat(
+    rooms: MakeRooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A racer put in a heat that started without them (their seat came after the
+    seat wait), whose seat reads the time before the heat's countdown ended (a
+    busy process), is not seated: a seat then would be a new race's, clearing the
+    boards of those racing (their next move: ``seq-gap``). They wait again."""
+    deals = Deals()
+    world = await rooms(processes=1, solver=deals, **ARENA)
+    ann, bob, cat = [await racer(world, 0, name) for name in ("Ann", "Bob", "Cat")]
+    made = await ann.request(
+        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
+    )
+    code = made["arena"]["code"]
+    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    room = await heat([ann, bob])
+    moves = line(deals.given[0])
+    assert (await ann.request("ack", type="move", seq=1, move=moves[0]))["type"] == "ack"
+    arenas = world.hubs[0].arenas
+    assert arenas is not None
+    await cat.request("arena", type="arena_join", arena=code, name="Cat")
+    peer, cat_racer = next(
+        (p, r) for p, r in arenas.followers[code].items() if r is not None and r.name == "Cat"
+    )
+    assert await arenas.store.take(code, [cat_racer.racer], room, 1, 10**15) == [cat_racer.racer]
+    session = world.hubs[0].rooms.get(room)
+    assert session is not None and session.state.starts_at is not None
+    stale = SimpleNamespace(
+        now_ms=lambda: session.state.starts_at - 1, call_later=world.clock.call_later
+    )
+    monkeypatch.setattr(arenas.heats, "clock", stale)
+    await arenas.heats._seat(peer, cat_racer, room, None)
+    monkeypatch.undo()
+    assert cat_racer.heat == "" and peer.room is None
+    assert cat_racer.racer in await arenas.store.waiting(code)
+    # Ann's board is as she left it: her next move follows her first
+    assert (await ann.request("ack", type="move", seq=2, move=moves[1]))["type"] == "ack"
 
 
 async def test_only_the_host_changes_an_arena_and_only_before_its_start(

@@ -293,6 +293,11 @@ class HeatRunner:
         def seat(state: RoomState) -> RoomState:
             if state.arena != racer.arena:
                 raise ProtocolError(E.NOT_ALLOWED, "not a heat of this arena")
+            if state.phase != Phase.LOBBY:
+                # started without them (the seat wait): a seat now, in its countdown
+                # by a time read before the save, would be a new race's seat, which
+                # clears the boards of those racing already; they wait again
+                raise ProtocolError(E.WRONG_PHASE, "this heat has started")
             return public.seat_public(state, member_id, racer.name, now, arena_rules.HEAT_MOST)
 
         try:
