@@ -242,6 +242,47 @@ async def test_a_finisher_is_in_the_next_heat_without_waiting_for_a_tick(
     assert took_s < 2.0 + 1.0 + 0.1 < tick_s, took_s
 
 
+async def test_a_heat_formed_while_its_racer_is_taken_out_of_the_last_seats_them_after(
+    rooms: MakeRooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A racer put in the waiting on their way out of a heat can be put in the
+    next heat before that way ends (its ``formed`` heard meanwhile): they are
+    seated as soon as they are out, not at their process's next tick."""
+    tick_s = 60.0
+    settings = {**ARENA, "arena_tick_s": tick_s, "arena_gather_s": 2.0}
+    world = await rooms(processes=1, solver=Deals(), **settings)
+    ann, bob = await racer(world, 0, "Ann"), await racer(world, 0, "Bob")
+    made = await ann.request(
+        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
+    )
+    code = made["arena"]["code"]
+    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    await heat([ann, bob])
+    arenas = world.hubs[0].arenas
+    assert arenas is not None
+    runner = arenas.heats
+    real = runner._done
+
+    async def out_then_formed(peer: Any, racer: Any, forming: bool) -> bool:
+        waits = await real(peer, racer, forming)
+        if racer.name == "Bob":  # both wait now: the next heat forms, Bob still busy
+            found = await runner.store.load(code)
+            assert found is not None and racer.racer in runner.busy
+            await runner.former._form(found[0], world.clock.now_ms() + 60_000)
+            for _ in range(5):
+                await asyncio.sleep(0)  # its ``formed`` heard here
+            assert racer.racer in runner.seat_after
+        return waits
+
+    monkeypatch.setattr(runner, "_done", out_then_formed)
+    finished_at = world.clock.now_ms()
+    await ann.request("ack", type="give_up", seq=1)
+    await ann.expect("left")
+    await bob.request("ack", type="give_up", seq=1)
+    await heat([ann, bob])
+    assert (world.clock.now_ms() - finished_at) / 1000 < tick_s
+
+
 async def test_a_racer_seated_late_waits_again_and_clears_no_board_of_the_heat(
     rooms: MakeRooms, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -108,8 +108,10 @@ class HeatRunner:
         self.results = ArenaResults(store, self.clock, settings)
         #: the heats formed, when this process holds an arena's lock
         self.former = HeatFormer(rooms, store, solver, signals, self.start)
-        #: racers (ids) being taken out of a heat or seated in one now
+        #: racers (ids) being taken out of a heat or seated in one now, and the seat
+        #: each of them was told of meanwhile (taken once they are done)
         self.busy: set[str] = set()
+        self.seat_after: dict[str, tuple[Peer, Racer, str]] = {}
 
     def forming(self, record: ArenaRecord, now: int) -> bool:
         """Heats form now: it has started, is not over, and its last minute is not here."""
@@ -187,6 +189,9 @@ class HeatRunner:
             return await self._done(peer, racer, forming)
         finally:
             self.busy.discard(racer.racer)
+            told = self.seat_after.pop(racer.racer, None)
+            if told is not None:  # their next heat formed while they were taken out
+                self.seat_now(*told)
 
     async def _done(self, peer: Peer, racer: Racer, forming: bool) -> bool:
         if not racer.heat:  # taken out already (by ``finish``, or the tick before)
@@ -263,8 +268,12 @@ class HeatRunner:
         return True
 
     def seat_now(self, peer: Peer, racer: Racer, heat: str) -> None:
-        """The racer was put in ``heat`` (its forming heard): seated now."""
-        if not racer.heat and peer.room is None:
+        """The racer was put in ``heat`` (its forming heard): seated now, or as soon
+        as they are out of the heat they finished (put in the waiting on the way
+        out, they can be put in the next heat before that way ends)."""
+        if racer.racer in self.busy:
+            self.seat_after[racer.racer] = (peer, racer, heat)
+        elif not racer.heat and peer.room is None:
             self.rooms.spawn(self._seat(peer, racer, heat, None))
 
     async def _seat(self, peer: Peer, racer: Racer, heat: str, record: HeatRecord | None) -> None:
