@@ -16,17 +16,29 @@ itself, in order.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
+import logging
 import os
 import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import BrokenExecutor, Executor
 from functools import partial
 
-__all__ = ["stop", "kill", "die_with_parent", "dies_with_this_process", "deaf_to_ctrl_c"]
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "stop",
+    "kill",
+    "die_with_parent",
+    "dies_with_this_process",
+    "deaf_to_ctrl_c",
+    "start_pool",
+]
 
 #: prctl(2) option: the signal the kernel sends this process when its parent dies
 PR_SET_PDEATHSIG = 1
@@ -86,6 +98,22 @@ def deaf_to_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+async def start_pool(executor: Executor, workers: int) -> None:
+    """Start a process pool's ``workers`` now (a job each), from a server's
+    start-up, before it listens. A worker starts inside ``deaf_to_ctrl_c``,
+    which ignores SIGINT here until the child has read its start-up data
+    (seconds on a busy machine): a Ctrl-C at a running server in that window
+    was lost, and the server ran on. Only a worker restarted later reopens it."""
+    loop = asyncio.get_running_loop()
+    with deaf_to_ctrl_c():
+        started = [loop.run_in_executor(executor, os.getpid) for _ in range(workers)]
+    try:
+        async with asyncio.timeout(60):
+            await asyncio.gather(*started)
+    except (BrokenExecutor, TimeoutError, OSError) as exc:
+        log.warning("workers not started ahead (%s); they start with the first job", exc)
 
 
 def stop(process: subprocess.Popen | None, grace_s: float = 10.0) -> None:

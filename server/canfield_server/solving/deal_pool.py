@@ -73,7 +73,7 @@ T = TypeVar("T")
 def solver_executor(workers: int, niceness: int) -> ProcessPoolExecutor:
     """Worker processes started fresh (``spawn``): no copy of the server's
     event loop, sockets or threads ends up in a child. They start with the
-    first job, so a server that never solves never starts one.
+    first job, or at start-up where the server keeps a pool (``start_workers``).
 
     Each worker dies with the server, even one killed by SIGKILL (Linux:
     ``children.die_with_parent``; a worker holds its own end of the job
@@ -418,6 +418,10 @@ class DealPool:
     def start(self) -> None:
         """Start refilling in the background (from the app's lifespan)."""
         self.refiller.start()
+
+    async def start_workers(self) -> None:
+        """Every worker started before the server listens (``children.start_pool``)."""
+        await children.start_pool(self.executor, self.workers)
 
     async def close(self) -> None:
         await self.refiller.stop()

@@ -264,6 +264,7 @@ def create_app(
         bus.start(hub.on_event, hub.resync)
         hub.start()
         if settings.pool_target > 0:
+            await pool.start_workers()  # before listening: a Ctrl-C is never lost (deal_pool)
             pool.start()
         dealer.start()
         beat.start()
