@@ -211,6 +211,22 @@ async def test_six_racers_on_two_processes_score_places_a_streak_and_berserk(
         ] == [(code, place, 6, points, 3)]
 
 
+async def two_in_a_slow_ticking_arena(
+    rooms: MakeRooms, tick_s: float, processes: int
+) -> tuple[Any, HubClient, HubClient, str]:
+    """Ann makes an arena (a 2 s gather, a tick every ``tick_s``) and Bob joins,
+    on the last of ``processes``: the world, Ann, Bob and the arena's code."""
+    settings = {**ARENA, "arena_tick_s": tick_s, "arena_gather_s": 2.0}
+    world = await rooms(processes=processes, solver=Deals(), **settings)
+    ann, bob = await racer(world, 0, "Ann"), await racer(world, processes - 1, "Bob")
+    made = await ann.request(
+        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
+    )
+    code = made["arena"]["code"]
+    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    return world, ann, bob, code
+
+
 async def test_a_finisher_is_in_the_next_heat_without_waiting_for_a_tick(
     rooms: MakeRooms,
 ) -> None:
@@ -220,14 +236,7 @@ async def test_a_finisher_is_in_the_next_heat_without_waiting_for_a_tick(
     the waiting's signal), and each racer's process seats them as soon as it hears
     it formed: the next heat starts after the gather and the countdown, no tick."""
     tick_s = 60.0
-    settings = {**ARENA, "arena_tick_s": tick_s, "arena_gather_s": 2.0}
-    world = await rooms(processes=2, solver=Deals(), **settings)
-    ann, bob = await racer(world, 0, "Ann"), await racer(world, 1, "Bob")
-    made = await ann.request(
-        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
-    )
-    code = made["arena"]["code"]
-    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    world, ann, bob, _ = await two_in_a_slow_ticking_arena(rooms, tick_s, processes=2)
     first = await heat([ann, bob])  # formed at the first tick
     finished_at = world.clock.now_ms()
     for client in (ann, bob):
@@ -249,14 +258,7 @@ async def test_a_heat_formed_while_its_racer_is_taken_out_of_the_last_seats_them
     next heat before that way ends (its ``formed`` heard meanwhile): they are
     seated as soon as they are out, not at their process's next tick."""
     tick_s = 60.0
-    settings = {**ARENA, "arena_tick_s": tick_s, "arena_gather_s": 2.0}
-    world = await rooms(processes=1, solver=Deals(), **settings)
-    ann, bob = await racer(world, 0, "Ann"), await racer(world, 0, "Bob")
-    made = await ann.request(
-        "arena", type="arena_create", name="Friday", player_name="Ann", minutes=15
-    )
-    code = made["arena"]["code"]
-    await bob.request("arena", type="arena_join", arena=code, name="Bob")
+    world, ann, bob, code = await two_in_a_slow_ticking_arena(rooms, tick_s, processes=1)
     await heat([ann, bob])
     arenas = world.hubs[0].arenas
     assert arenas is not None

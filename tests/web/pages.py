@@ -357,3 +357,13 @@ def screenshot_command(doc: str, shoot: Callable[[Path], list[Path]], out: Path)
     for path in shoot(args.out):
         print(path)
     return 0
+
+
+#: two frames, then until no card slides (a resize re-lays the columns)
+SETTLE = """async () => {
+    const frame = () => new Promise((done) => requestAnimationFrame(done));
+    await frame(); await frame();
+    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
+    await frame();
+    return true;
+}"""

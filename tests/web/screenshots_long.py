@@ -20,6 +20,7 @@ from pathlib import Path
 from canfield import Game
 from canfield_bench.distance import PLAY, line_of
 from pages import (
+    SETTLE,
     create_room,
     give_up,
     join_by_link,
@@ -48,14 +49,6 @@ SIZES = {
     "390x844": (390, 844),
     "360x740": (360, 740),
 }
-#: two frames, then until no card slides (a resize re-lays the columns)
-SETTLE = """async () => {
-    const frame = () => new Promise((done) => requestAnimationFrame(done));
-    await frame(); await frame();
-    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
-    await frame();
-    return true;
-}"""
 
 
 def shoot_all(pages: dict[str, Page], scene: str, out: Path) -> list[Path]:

@@ -22,6 +22,7 @@ from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 from websockets.sync.client import connect
 
 from tests.web.pages import (
+    SETTLE,
     WireRacer,
     create_room,
     join_by_link,
@@ -78,15 +79,6 @@ MEASURE = """() => {
             .map((t) => t.closest('.lb-wrap').clientWidth - t.scrollWidth),
         last: inside(box(cards[cards.length - 1])),
     };
-}"""
-
-#: two frames, then until no card slides (a resize re-lays the columns)
-SETTLE = """async () => {
-    const frame = () => new Promise((done) => requestAnimationFrame(done));
-    await frame(); await frame();
-    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
-    await frame();
-    return true;
 }"""
 
 
