@@ -1,6 +1,7 @@
 """What several browser test files share: the daily's date and settings, "Race
-now" from the home page, and a room race's story (two cards home,
-start once everyone is ready; give up is in ``pages.py``).
+now" from the home page, a room race's story (two cards home,
+start once everyone is ready; give up is in ``pages.py``), and the page's
+WebSocket through the test, the server's frames of some kinds held back.
 
 Test files import from here (or from ``conftest.py`` and ``pages.py``), never
 from another test file (``tests/test_architecture.py`` checks that).
@@ -11,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from canfield import Game, Move
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from tests.server.helpers import rate_far
 from tests.web.pages import picked_card, wait_board
@@ -78,3 +80,47 @@ def start_race(host: Page, guests: list[Page]) -> None:
     wait_board(host)
     for guest in guests:
         wait_board(guest)
+
+
+class HeldSocket:
+    """The page's WebSocket through the test: what the page sends is noted, and
+    the server's frames of the kinds ``held`` wait while ``holding`` (by default
+    its word on the board: answers to board actions, and the board another tab
+    of the seat played to), to reach the page in order on ``release``. Made
+    before the page opens its WebSocket (a route serves the sockets opened after it)."""
+
+    def __init__(self, page: Page, held: tuple[str, ...] = ("ack", "error", "board")) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.kinds = held
+        self.held: list[str] = []
+        self.holding = False
+        self.route: WebSocketRoute | None = None
+        page.route_web_socket("**/ws", self.relay)
+
+    def relay(self, route: WebSocketRoute) -> None:
+        self.route = route
+        server = route.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            self.sent.append(json.loads(message))
+            server.send(message)
+
+        def down(message: str | bytes) -> None:
+            kind = json.loads(message)["type"]
+            if self.holding and kind in self.kinds:
+                self.held.append(str(message))
+            else:
+                route.send(message)
+
+        route.on_message(up)
+        server.on_message(down)
+
+    def release(self) -> None:
+        self.holding = False
+        assert self.route is not None
+        for message in self.held:
+            self.route.send(message)
+        self.held = []
+
+    def actions(self) -> list[dict[str, Any]]:
+        return [m for m in self.sent if "seq" in m]

@@ -22,9 +22,10 @@ from canfield import Game, Move
 from canfield.solver import solve
 from canfield_bench.distance import PLAY, line_of, reveals, solo_race
 from canfield_bench.processes import DelayProxy, ServerProcess
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, Page, expect
 from websockets.sync.client import connect
 
+from tests.web.helpers import HeldSocket
 from tests.web.pages import leaderboard_row, new_page
 
 DEAL = "CF1-D3-AAADKOH"
@@ -80,47 +81,6 @@ def guessable(game: Game) -> Iterator[Move]:
         after.push(move)
         if move.src != "S" and not reveals(game.view(), after.view()):
             yield move
-
-
-class HeldSocket:
-    """The page's WebSocket through the test: what the page sends is noted, and
-    the server's word on the board (answers to board actions, and the board
-    another tab of the seat played to) waits while ``holding``."""
-
-    def __init__(self, page: Page) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.held: list[str] = []
-        self.holding = False
-        self.route: WebSocketRoute | None = None
-        page.route_web_socket("**/ws", self.relay)
-
-    def relay(self, route: WebSocketRoute) -> None:
-        self.route = route
-        server = route.connect_to_server()
-
-        def up(message: str | bytes) -> None:
-            self.sent.append(json.loads(message))
-            server.send(message)
-
-        def down(message: str | bytes) -> None:
-            kind = json.loads(message)["type"]
-            if self.holding and kind in ("ack", "error", "board"):
-                self.held.append(str(message))
-            else:
-                route.send(message)
-
-        route.on_message(up)
-        server.on_message(down)
-
-    def release(self) -> None:
-        self.holding = False
-        assert self.route is not None
-        for message in self.held:
-            self.route.send(message)
-        self.held = []
-
-    def actions(self) -> list[dict[str, Any]]:
-        return [m for m in self.sent if "seq" in m]
 
 
 def race_to(page: Page, base: str, moves: list[str]) -> tuple[str, Game]:

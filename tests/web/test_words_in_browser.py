@@ -1,7 +1,9 @@
 """Every moment says the right thing, in real browsers on a real server, in
 English and Croatian: who the next race waits for (the reader as "you", never by
 their own name), a lobby where everyone is ready tells the host to start, a
-win's place is final and its clock stops at the finish, a shared place in "My
+win's place is final and its clock stops at the finish, a win's place and time
+are the leaderboard's row that says won (never the row before it, should the
+board say won first), a shared place in "My
 races" says it is shared, and Croatian that fits every player (no masculine
 past participles for a racer).
 """
@@ -19,10 +21,14 @@ from playwright.sync_api import Browser, Page, expect
 from websockets.sync.client import connect
 
 from tests.conftest import ServerFactory
-from tests.web.helpers import DEAL, start_race
+from tests.web.helpers import DEAL, HeldSocket, start_race
 from tests.web.pages import (
     WireRacer,
+    create_room,
     give_up,
+    join_by_link,
+    leaderboard_row,
+    new_page,
     pick_language,
     room_of,
     set_deal,
@@ -44,11 +50,16 @@ def line_server(server_factory: ServerFactory) -> ServerProcess:
 def win_from_another_tab(page: Page, ws_url: str, deal: str) -> None:
     """The page's racer plays the solver's winning line from a second connection
     to the same seat (its token): the page sees the win as the server tells it."""
-    room = page.url.rsplit("/", 1)[1]
-    seat = json.loads(page.evaluate(f"sessionStorage.getItem('cfr.seat.{room}')"))
     line = solve(deal, 30).moves
     assert line, "the solver wins this deal"
     assert Game.replay(deal, line).on_foundations == 52
+    play_from_another_tab(page, ws_url, line)
+
+
+def play_from_another_tab(page: Page, ws_url: str, line: list[str]) -> None:
+    """The page's racer plays ``line`` from a second connection to the same seat."""
+    room = page.url.rsplit("/", 1)[1]
+    seat = json.loads(page.evaluate(f"sessionStorage.getItem('cfr.seat.{room}')"))
     with connect(ws_url, open_timeout=10) as socket:
         tab = WireRacer(socket)
         tab.send(type="resume", room=room, token=seat["token"])
@@ -145,6 +156,58 @@ def test_a_win_is_a_final_place_and_its_clock_stops_at_the_finish(
     pick_language(ana, "hr")
     expect(finish.locator(".what b")).to_have_text("Pobjeda!")
     expect(finish.locator(".place .hint")).to_have_text("tvoje mjesto")
+
+
+def test_a_win_says_its_place_and_time_once_the_leaderboard_has_it(
+    browser: Browser, line_server: ServerProcess
+) -> None:
+    """The page hears of its racer's win from the board before the leaderboard's
+    row says it (rows are coalesced, and late on a busy server; here the test
+    holds them): the win shows at once, its place and time come with the row
+    that says won, the time the race clock stops at and the leaderboard says,
+    never the place and time of the row before the win."""
+    ana, bo = new_page(browser), new_page(browser)
+    socket = HeldSocket(ana, held=("leaderboard",))
+    room = create_room(ana, line_server.http_url, "Ana")
+    join_by_link(bo, line_server.http_url, room, "Bo")
+    set_deal(ana, WINNABLE_DEAL)
+    start_race(ana, [bo])
+    line = solve(WINNABLE_DEAL, 30).moves or []
+    ahead = next(
+        n for n in range(len(line)) if Game.replay(WINNABLE_DEAL, line[:n]).on_foundations > 2
+    )
+    cards = Game.replay(WINNABLE_DEAL, line[:ahead]).on_foundations
+    play_from_another_tab(bo, line_server.ws_url, line[:ahead])
+    # Ana's page has the rows of a race Bo leads (Ana 2nd, no move made), a second in
+    expect(leaderboard_row(ana, "Bo").locator("td.c-cards")).to_have_text(str(cards))
+    expect(leaderboard_row(ana, "Ana").locator("td.c-cards")).to_have_text("1")
+    ana.wait_for_function(
+        """() => {
+            const [m, s] = document.getElementById("race-clock").textContent.split(":");
+            return Number(m) * 60 + Number(s) >= 1;
+        }""",
+        timeout=20_000,
+    )
+    socket.holding = True
+    win_from_another_tab(ana, line_server.ws_url, WINNABLE_DEAL)
+    expect(ana).to_have_title(re.compile(r"^Won - 52 cards - "))
+    finish = ana.locator(".finish-card")
+    expect(finish.locator(".what b")).to_have_text("You won!")
+    expect(ana.locator("#moment .moment-title")).to_have_text("You won!")
+    # the rows still say Ana races, 2nd: no place or time from them
+    assert leaderboard_row(ana, "Ana").locator("td.c-cards").inner_text() == "1"
+    expect(finish.locator(".place")).to_have_count(0)
+    expect(finish.locator(".what span")).to_have_text("")
+    expect(ana.locator("#moment .moment-detail")).to_have_text("")
+    socket.release()
+    detail = ana.locator("#moment .moment-detail")
+    expect(detail).to_have_text(re.compile(r"^1st of 2 \u00b7 \d+:\d\d$"))
+    won_at = (detail.text_content() or "").rsplit(" ", 1)[1]
+    expect(ana.locator("#race-clock")).to_have_text(won_at)
+    expect(leaderboard_row(ana, "Ana").locator("td.c-time")).to_have_text(won_at)
+    expect(finish.locator(".place-text")).to_have_text("1st of 2")
+    expect(finish.locator(".place .hint")).to_have_text("your place")
+    expect(finish.locator(".what span")).to_have_text(won_at)
 
 
 def test_a_three_way_tie_reads_as_tied_in_my_races(

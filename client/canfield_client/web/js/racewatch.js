@@ -33,7 +33,8 @@ export class RaceWatch {
     this.onFinish = onFinish;
     this.raceKey = null; // started_at of the race being recorded
     this.series = new Map(); // player id -> {id, name, points: [[ms, cards]], end}
-    this.celebrated = null;
+    this.celebrated = null; // the race whose win the moment showed
+    this.placed = null; // the race whose win's place and time the moment has
     this.statuses = new Map(); // player id -> last status seen in this race
     // over the board, never pushing it: a finish shows without moving a card
     this.news = h("div", { id: "race-news", class: "race-news", role: "status", "aria-live": "polite" });
@@ -79,6 +80,7 @@ export class RaceWatch {
     this.statuses.clear();
     this.news.replaceChildren();
     this.celebrated = null;
+    this.placed = null;
     this.chart.reset();
   }
 
@@ -173,48 +175,76 @@ export class RaceWatch {
     });
   }
 
-  /** "2nd of 4", what happened, and confetti the first time we see our win. */
+  /** "2nd of 4", what happened, and confetti the first time we see our win.
+   * Our board says won before the leaderboard's row does (its frames are
+   * coalesced, and late on a busy server): until the row is the win, its place
+   * and time are those of the race before it, so the win shows without them, and
+   * they come with the row that says won (the time the race clock stops at). */
   renderFinish(done) {
     const state = this.read();
     const row = this.myRow();
-    if (!done || !row) {
+    const boardWon = Boolean(state.board?.won);
+    if (!done || (!row && !boardWon)) {
       this.finish.hidden = true;
       return;
     }
-    const rows = state.leaderboard.rows;
-    const won = row.status === "won" || Boolean(state.board?.won);
+    const rows = state.leaderboard?.rows || [];
+    const won = row?.status === "won" || boardWon;
+    const settled = row && (!won || row.status === "won"); // the row has our finish in it
     // a win's place never changes (later wins rank after it); any other waits for the rest
     const final = won || rows.every((r) => DONE.has(r.status));
     const what = won
       ? t("finish_won")
       : t({ left: "finish_left", timed_out: "finish_timed_out", stopped: "finish_stopped" }[row.status] || "finish_gave_up");
-    const detail = won ? `${clock(row.time_ms)}` : t("finish_cards", { n: row.on_foundations });
-    const tied = rows.filter((r) => r.rank === row.rank).length > 1; // the lanes show the same place twice
-    const place = placeText(row.rank, rows.length, tied);
+    const detail = !settled ? "" : won ? `${clock(row.time_ms)}` : t("finish_cards", { n: row.on_foundations });
+    const tied = settled && rows.filter((r) => r.rank === row.rank).length > 1; // the lanes show the same place twice
+    const place = settled ? placeText(row.rank, rows.length, tied) : "";
     this.finish.hidden = false;
     this.finish.classList.toggle("won", won);
     const confetti = this.finish.querySelector(".confetti");
     this.finish.replaceChildren(
-      h("div", { class: "place" },
-        h("b", { class: "place-text", text: place }),
-        h("span", { class: "hint", text: t(final ? "place_final" : "place_so_far") })),
+      ...(settled
+        ? [h("div", { class: "place" },
+            h("b", { class: "place-text", text: place }),
+            h("span", { class: "hint", text: t(final ? "place_final" : "place_so_far") }))]
+        : []),
       h("div", { class: "what" }, h("b", { text: what }), h("span", { text: detail })),
       h("p", { class: "hint", text: t("finish_watch") }),
     );
     if (confetti) this.finish.append(confetti);
-    if (won && this.celebrated !== this.raceKey) {
+    if (!won) return;
+    if (this.celebrated !== this.raceKey) {
       this.celebrated = this.raceKey;
-      this.showMoment(what, `${place} \u00b7 ${clock(row.time_ms)}`);
+      this.placed = null;
+      this.showMoment(what);
+    }
+    if (settled && this.placed !== this.raceKey) {
+      this.placed = this.raceKey;
+      this.placeMoment(`${place} \u00b7 ${clock(row.time_ms)}`);
     }
   }
 
-  /** "You won!" over the whole screen, with confetti, then out of the way (or on a click). */
-  showMoment(title, detail) {
+  /** "You won!" over the whole screen, with confetti, then out of the way (or on
+   * a click); its place and time come with the leaderboard's row (placeMoment). */
+  showMoment(title) {
+    this.momentDetail = h("span", { class: "moment-detail", hidden: true });
     this.moment.replaceChildren(
-      h("div", { class: "moment-card" }, h("b", { class: "moment-title", text: title }), h("span", { class: "moment-detail", text: detail })),
+      h("div", { class: "moment-card" }, h("b", { class: "moment-title", text: title }), this.momentDetail),
       burst(),
     );
     this.moment.hidden = false;
+    this.hideMomentLater();
+  }
+
+  /** The win's place and time in the moment; still on screen, it stays a full
+   * moment more for them to be read (gone, the finish card says them). */
+  placeMoment(detail) {
+    this.momentDetail.textContent = detail;
+    this.momentDetail.hidden = false;
+    if (!this.moment.hidden) this.hideMomentLater();
+  }
+
+  hideMomentLater() {
     clearTimeout(this.momentTimer);
     this.momentTimer = setTimeout(() => (this.moment.hidden = true), MOMENT_MS);
   }
