@@ -10,7 +10,6 @@ reveal, plus a tenth of the near one.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, NamedTuple
 from canfield import Game, Move
 from canfield.cards import card_text
 
+from canfield_bench.browser import chromium_path
 from canfield_bench.processes import DelayProxy, local_servers
 
 __all__ = [
@@ -205,14 +205,15 @@ def run_distance(
     if not moves:
         raise RuntimeError(f"the solver found no win for {deal}")
     line = line_of(deal, moves)
-    chromium = os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium")
     with (
         local_servers(1, SERVER_ENV, prefix="canfield-distance-") as (_, [server]),
         tempfile.TemporaryDirectory(prefix="canfield-proxy-") as logs,
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(
-            executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"]
+            executable_path=str(chromium_path()),
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu"],
         )
         try:
             runs = [play_at(browser, server.port, rtt, deal, line, Path(logs)) for rtt in rtts_ms]

@@ -1,7 +1,8 @@
 """Fixtures for the browser tests: one headless Chromium per test module, the page's files.
 
-Chromium is Debian's (/usr/bin/chromium, driven by Playwright); without
-it the tests skip with the reason locally and fail when ``CI=true``.
+Chromium is Debian's (its headless shell, or the whole browser: see
+canfield_bench.browser), driven by Playwright; without it the tests skip
+with the reason locally and fail when ``CI=true``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def browser() -> Iterator[Browser]:
     """Per module, not per session: Playwright's sync API keeps an event loop
     running while it is started, and an asyncio test run after it in the same
     process (a test worker takes modules in any order) could not start its own."""
-    need(CHROMIUM.exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    need(CHROMIUM.exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)")
     with sync_playwright() as playwright:
         instance = launch(playwright)
         yield instance

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.cards import parse_card
+from canfield_bench.browser import chromium_path
 from canfield_bench.distance import picked_card as picked_card  # the benchmarks' too
 from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
@@ -26,7 +26,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import need
 
-CHROMIUM = Path(os.environ.get("CANFIELD_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = chromium_path()
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

@@ -24,7 +24,7 @@ from typing import Any
 
 import websockets
 from canfield.solver import solve
-from pages import new_page, quick_server, screenshot_command
+from pages import launch, new_page, quick_server, screenshot_command
 from playwright.sync_api import expect, sync_playwright
 
 DEAL = "CF1-D3-AAADKOH"
@@ -110,7 +110,7 @@ def shoot(out: Path) -> list[Path]:
                     )
                 )
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+            browser = launch(p)
             for lang, locale in (("en", "en-US"), ("hr", "hr-HR")):
                 for width, height in SIZES:
                     page = new_page(
