@@ -131,6 +131,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return ByFile(config, log)
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers a core. A test spends most of its time waiting on
+    processes it started (servers, Redis, Chromium), so one worker a core left
+    a core idle a fifth of the run; on 2 cores, 4 workers took the suite from
+    625 s to 524-531 s and ``tests/server`` from 70 s to 45 s.
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still says otherwise."""
+    named = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if named:
+        return int(named)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return 2 * (cores or 1)
+
+
 def need(condition: bool, reason: str) -> None:
     """Skip locally, fail in CI, when a required outside part is missing."""
     if condition:
