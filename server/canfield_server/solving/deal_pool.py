@@ -18,8 +18,7 @@ The solver is CPU-bound, so it runs in worker processes
 * A review question (``decide``): whether a position of a finished race
   can still be won (``solving.reviews`` asks them, one job each).
 
-The ``_`` functions run inside the workers: plain arguments in, plain
-results out, so they pickle.
+What runs inside the workers is ``solving.worker``.
 """
 
 from __future__ import annotations
@@ -29,15 +28,12 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from canfield import DealCode, Game
-from canfield.lesson import teach
-from canfield.review import Question, Verdict, decide
-from canfield.solver import WINNABLE, SolveResult, hint, solve
+from canfield.review import Question, Verdict
+from canfield.solver import SolveResult
 from canfield_protocol import ErrorCode, ProtocolError
 from redis.exceptions import RedisError
 
@@ -45,6 +41,7 @@ from canfield_server.ops import children
 from canfield_server.ops.config import Settings
 from canfield_server.ops.supervise import Supervised
 from canfield_server.room.ports import Proven
+from canfield_server.solving import worker
 from canfield_server.solving.scheduler import POOL, Busy, FairScheduler
 from canfield_server.storage import keys
 
@@ -85,54 +82,9 @@ def solver_executor(workers: int, niceness: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_lower_priority,
+        initializer=worker.lower_priority,
         initargs=(niceness, os.getpid()),
     )
-
-
-# ---------------------------------------------------------------- in the workers
-
-
-def _lower_priority(niceness: int, server_pid: int) -> None:
-    """A worker's start: SIGKILL when the server dies, then below its priority.
-    Ctrl-C in a terminal reaches the whole foreground group: the server stops
-    its workers itself, so a worker ignores it (from birth when the executor
-    was asked from the main thread: ``children.deaf_to_ctrl_c``)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    children.die_with_parent(signal.SIGKILL, server_pid)
-    with contextlib.suppress(OSError):
-        os.nice(niceness)
-
-
-def _prove_random(draw: int, timeout_s: float, attempts: int) -> tuple[str, int] | None:
-    """The first of up to ``attempts`` random codes the solver wins within ``timeout_s``."""
-    for _ in range(attempts):
-        code = DealCode.random(draw)
-        result = solve(code, timeout_s)
-        if result.result == WINNABLE:
-            return str(code), len(result.moves)
-    return None
-
-
-def _par(code: str, timeout_s: float) -> int | None:
-    result = solve(code, timeout_s)
-    return len(result.moves) if result.result == WINNABLE else None
-
-
-def _decide(code: str, moves: Sequence[str], timeout_s: float) -> SolveResult:
-    """One review question: can the position the moves lead to still be won?
-    (A win is looked for without take-backs first; a loss is proven with them.)"""
-    return decide(Game.replay(code, moves), timeout_s)
-
-
-def _teach(verdict: Verdict, before: Question, timeout_s: float) -> Verdict:
-    """A reviewed slip taught: a short winning line, and what the slip gave up."""
-    return teach(verdict, before, timeout_s)
-
-
-def _hint(position: dict[str, Any], timeout_s: float) -> str | None:
-    move = hint(Game.from_dict(position), timeout_s)
-    return move.text() if move is not None else None
 
 
 # ---------------------------------------------------------------- in the server
@@ -238,7 +190,7 @@ class DealPool:
             try:
                 found = await self._work(
                     POOL,
-                    _prove_random,
+                    worker.prove_random,
                     draw,
                     self.solve_timeout_s,
                     1,
@@ -266,7 +218,7 @@ class DealPool:
                 with contextlib.suppress(TimeoutError, Busy):
                     found = await self._work(
                         room,
-                        _prove_random,
+                        worker.prove_random,
                         draw,
                         per_code,
                         1,
@@ -293,7 +245,7 @@ class DealPool:
         ``timeout_s``; ``unavailable`` when no turn comes within ``wait_s``."""
         try:
             return await self._work(
-                owner, _par, code, timeout_s, timeout_s=timeout_s, wait_s=wait_s
+                owner, worker.par, code, timeout_s, timeout_s=timeout_s, wait_s=wait_s
             )
         except TimeoutError:
             return None
@@ -309,7 +261,7 @@ class DealPool:
         searched), one bounded solve in ``owner``'s turn: ``Busy`` if the turn does
         not come within ``wait_s``, ``TimeoutError`` past the job's own limit."""
         return await self._work(
-            owner, _decide, code, tuple(moves), timeout_s, timeout_s=timeout_s, wait_s=wait_s
+            owner, worker.decide, code, tuple(moves), timeout_s, timeout_s=timeout_s, wait_s=wait_s
         )
 
     async def teach(
@@ -318,7 +270,7 @@ class DealPool:
         """``verdict`` taught (``canfield.lesson.teach``), one bounded job in
         ``owner``'s turn: ``Busy`` and ``TimeoutError`` as ``decide``."""
         return await self._work(
-            owner, _teach, verdict, before, timeout_s, timeout_s=timeout_s, wait_s=wait_s
+            owner, worker.teach, verdict, before, timeout_s, timeout_s=timeout_s, wait_s=wait_s
         )
 
     # ------------------------------------------------------------ par
@@ -358,7 +310,7 @@ class DealPool:
                 return int(found) if found else None
             par = await self._work(
                 room,
-                _par,
+                worker.par,
                 code,
                 self.par_timeout_s,
                 timeout_s=self.par_timeout_s,
@@ -400,7 +352,7 @@ class DealPool:
             # waits for a crowd of full-length jobs
             contenders = self.scheduler.contenders()
             limit = max(min(HINT_FLOOR_S, self.hint_timeout_s), self.hint_timeout_s / contenders)
-            return await self._execute(_hint, position, limit, timeout_s=limit)
+            return await self._execute(worker.hint_move, position, limit, timeout_s=limit)
 
         try:
             return await self.scheduler.run(shares[0] if shares else room, job, self.hint_wait_s)
