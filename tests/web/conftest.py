@@ -37,6 +37,18 @@ def browser() -> Iterator[Browser]:
         instance.close()
 
 
+@pytest.fixture(autouse=True)
+def pages_closed_after_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test's pages close when it ends, not with its module's browser: an open
+    page goes on drawing its clocks and animations and holding its websocket, and
+    a file's later tests ran beside every earlier test's pages."""
+    yield
+    if "browser" in request.fixturenames:
+        browser: Browser = request.getfixturevalue("browser")
+        for context in browser.contexts:
+            context.close()
+
+
 @pytest.fixture(scope="session")
 def static_url() -> Iterator[str]:
     """The web client's files over plain HTTP on loopback (ES modules need http://)."""
