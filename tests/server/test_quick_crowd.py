@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from canfield_client.client import RaceClient
@@ -51,13 +51,15 @@ async def crowd(two: tuple[ServerProcess, ServerProcess]) -> AsyncIterator[list[
             await client.close()
 
 
-async def members_become(client: RaceClient, ids: set[str], timeout: float = 30.0) -> set[str]:
-    """The member ids the client's view of its room settles on (``ids``, or the
+async def members_become(
+    client: RaceClient, ids: Callable[[], set[str]], timeout: float = 30.0
+) -> set[str]:
+    """The member ids the client's view of its room settles on (``ids()``, or the
     last seen when they never come)."""
     seen: set[str] = set()
     for _ in range(int(timeout / 0.05)):
         seen = {m.id for m in client.state.members} if client.state else set()
-        if seen == ids:
+        if seen == ids():
             break
         await asyncio.sleep(0.05)
     return seen
@@ -87,6 +89,27 @@ async def test_a_crowd_on_two_processes_keeps_every_seat_it_was_told_of(
         unstarted = [j.player_id for (_, j), s in pairs if isinstance(s, BaseException)]
         assert not unstarted, f"told joined, never started: {unstarted}"
         assert len({s.started_at for s in starts if isinstance(s, Started)}) == 1
-        ids = {joined.player_id for _, joined in seated}
-        views = await asyncio.gather(*(members_become(c, ids) for c in clients))
-        assert all(view == ids for view in views), (ids, views)
+        told = {joined.player_id for _, joined in seated}
+        room = seated[0][1].room
+
+        def now_in_room(room: str = room) -> set[str]:
+            """Who is in the race now: those told ``joined`` to it, and a racer left
+            alone in another race whom this one took in its countdown (a lone
+            racer looks again as the bands widen: ``room.quick_waiting``)."""
+            return {c.player_id for c in crowd if c.room == room and c.player_id}
+
+        views = await asyncio.gather(*(members_become(c, now_in_room) for c in clients))
+        ids = now_in_room()
+        came = {
+            j.player_id: j.room
+            for c, j in zip(crowd, answers, strict=True)
+            if c.player_id in ids - told
+        }
+        assert all(len(by_room[first]) == 1 for first in came.values()), (came, told)
+        assert told <= ids, f"told joined, no longer in the race: {told - ids}"
+        wrong = {
+            j.player_id: (v - ids, ids - v)
+            for (_, j), v in zip(seated, views, strict=True)
+            if v != ids
+        }
+        assert not wrong, f"views of {ids} (racer: extra, missing): {wrong}"
