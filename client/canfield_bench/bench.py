@@ -490,6 +490,10 @@ def _race_and_baseline(
         out |= _write_profile(profiler, cfg.profile)
     out |= _summary(ours)
     out["error_samples"] = ours.error_samples[:10]
+    if redis_url and redis_pid is not None:  # our own Redis: only the bench's races in it
+        out |= _stored_check(redis_url, ours.acked_total)
+        if out["unstored"]:
+            out["error_samples"].insert(0, f"{out['unstored']} acknowledged moves not stored")
     out["baseline_moves_per_s"] = None
     if cfg.baseline and redis_url:
         hog_cpu = _HogMeter(hog)
@@ -511,6 +515,25 @@ def _race_and_baseline(
         out["error_samples"] += [f"baseline: {e}" for e in base.error_samples[:10]]
         out["ratio"] = round(ours.moves_per_s / base.moves_per_s, 3) if base.acked else None
     return out
+
+
+#: where the server keeps each racer's stored actions, one list entry each
+#: (``storage.keys.log`` in the server, whose code the bench does not import)
+STORED_LOGS = "cf:{*}:p:*:log"
+
+
+def _stored_check(redis_url: str, acked: int) -> dict[str, Any]:
+    """Nothing acknowledged lost: every action the server stored, read back from
+    its Redis once our phase is over, against every ``ack`` the players had
+    (the warm-up's too). A move whose ack never came may be stored as well."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        stored = sum(client.llen(key) for key in client.scan_iter(match=STORED_LOGS, count=1000))
+    finally:
+        client.close()
+    return {"acked_all": acked, "stored": stored, "unstored": max(acked - stored, 0)}
 
 
 class _HogMeter:
@@ -602,6 +625,12 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value:,}{unit}"
 
 
+def _stored(out: dict[str, Any]) -> str:
+    if out.get("stored") is None:
+        return "-"
+    return f"{out['acked_all']:,}/{out['stored']:,}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else format(value, ".0%")
 
@@ -662,6 +691,7 @@ def format_table(out: dict[str, Any]) -> str:
         f"{'moves per CPU-second':24}{_fmt(out['moves_per_cpu_s']):>12}"
         f"{_fmt(out.get('baseline_moves_per_cpu_s')):>12}",
         f"{'errors':24}{out['errors']:>12}{_fmt(out.get('baseline_errors')):>12}",
+        f"{'acked / stored (all)':24}{_stored(out):>12}",
         f"{'ours / baseline':24}{_pct(out.get('ratio')):>12}",
         f"{'  per CPU-second':24}{_pct(out.get('cpu_ratio')):>12}",
     ]

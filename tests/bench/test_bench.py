@@ -24,6 +24,8 @@ def test_short_bench_run_acknowledges_every_move() -> None:
     assert out["errors"] == 0, out["error_samples"]
     assert out["acked"] > 0
     assert out["sent"] == out["acked"]
+    # read back from Redis: every acknowledged move stored (warm-up included)
+    assert out["stored"] >= out["acked_all"] >= out["acked"] and out["unstored"] == 0
     assert out["players"] == 6
     assert out["leaderboard_p99_ms"] is not None  # moves seen at other players
     assert out["ack_p50_ms"] <= out["ack_p99_ms"]
