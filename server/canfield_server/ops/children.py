@@ -10,8 +10,8 @@ parent goes, even by SIGKILL, so no helper process (redis-server, solver
 worker) outlives the server that started it. Elsewhere it does nothing.
 
 ``deaf_to_ctrl_c`` wraps the start of children that must not die of the
-Ctrl-C a terminal sends its whole foreground group: the server stops them
-itself, in order.
+Ctrl-C a terminal sends its whole foreground group (the server stops them
+itself, in order), without the server missing that Ctrl-C.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import logging
 import os
 import signal
 import subprocess
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import BrokenExecutor, Executor
 from functools import partial
@@ -49,27 +48,24 @@ def dies_with_this_process(sig: int) -> Callable[[], None]:
 
 @contextlib.contextmanager
 def deaf_to_ctrl_c() -> Iterator[None]:
-    """Children started inside ignore SIGINT from their first instruction: an
-    ignored signal stays ignored across exec, and Python then installs no
-    handler of its own. (A handler set later, in the child, would come too
-    late for a Ctrl-C during its start.) Signals can only be set from the main
-    thread; elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Children started inside cannot get SIGINT from their first instruction:
+    it is blocked in the starting thread, and a child inherits that mask across
+    fork and exec (a solver worker then ignores it: ``solving.worker``). Blocked,
+    not ignored: a Ctrl-C meanwhile waits, or goes to another thread of this
+    process, and the server still stops. It was ignored here once, and a Ctrl-C
+    arriving while a job was handed to the workers (every job passes here) was
+    lost: the server ran on (``multiprocessing``'s resource tracker guards its
+    own start the same way)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 async def start_pool(executor: Executor, workers: int) -> None:
     """Start a process pool's ``workers`` now (a job each), from a server's
-    start-up, before it listens. A worker starts inside ``deaf_to_ctrl_c``,
-    which ignores SIGINT here until the child has read its start-up data
-    (seconds on a busy machine): a Ctrl-C at a running server in that window
-    was lost, and the server ran on. Only a worker restarted later reopens it."""
+    start-up, before it listens, so the first jobs find them ready."""
     loop = asyncio.get_running_loop()
     with deaf_to_ctrl_c():
         started = [loop.run_in_executor(executor, os.getpid) for _ in range(workers)]

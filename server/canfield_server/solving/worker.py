@@ -29,8 +29,8 @@ __all__ = ["lower_priority", "prove_random", "par", "decide", "teach", "hint_mov
 def lower_priority(niceness: int, server_pid: int) -> None:
     """A worker's start: SIGKILL when the server dies, then below its priority.
     Ctrl-C in a terminal reaches the whole foreground group: the server stops
-    its workers itself, so a worker ignores it (from birth when the executor
-    was asked from the main thread: ``children.deaf_to_ctrl_c``)."""
+    its workers itself, so a worker ignores it (blocked from birth:
+    ``children.deaf_to_ctrl_c``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(signal.SIGKILL, server_pid)
     with contextlib.suppress(OSError):
