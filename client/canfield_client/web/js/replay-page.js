@@ -15,7 +15,7 @@ import { $, clock, h } from "./dom.js";
 import { getLang, t } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { Leaderboard } from "./leaderboard.js";
-import { ReplayPlayer } from "./replay.js";
+import { ReplayStepper } from "./replay.js";
 import { ReviewBar, watchReviews } from "./review.js";
 import { MAX_GHOSTS } from "./protocol.js";
 import { initShell, raceThisPage, when } from "./shell.js";
@@ -33,7 +33,7 @@ const view = {
 };
 const players = new Leaderboard($("#rp-players"));
 const board = new BoardView($("#replay-board"), {}, { fit: true, spaceBelow });
-const stepper = new ReplayPlayer($(".replay-controls"), board, painted);
+const stepper = new ReplayStepper($(".replay-controls"), board, painted);
 const reviewBar = new ReviewBar(stepper.hint, stepper, renderMoves);
 let stopReviews = () => {};
 

@@ -168,7 +168,7 @@ const CONTROLS = [
  * player picker in `bar` and its step line after `bar`; `onPaint(player)` lets
  * a page show more of each step.
  */
-export class ReplayPlayer {
+export class ReplayStepper {
   constructor(bar, board, onPaint = () => {}) {
     this.board = board;
     this.onPaint = onPaint;

@@ -13,7 +13,7 @@ import { RaceChart } from "./chart.js";
 import { FINAL_COLUMNS, Leaderboard } from "./leaderboard.js";
 import { playerIds } from "./racewatch.js";
 import { raceRatings } from "./rating.js";
-import { ReplayGame, ReplayPlayer } from "./replay.js";
+import { ReplayGame, ReplayStepper } from "./replay.js";
 import { ReviewBar, slipOf, verdictText, watchFlags, watchReviews, whyText } from "./review.js";
 import { seriesEl } from "./series.js";
 import { replayPage } from "./shell.js";
@@ -27,7 +27,7 @@ export class Results {
     this.flash = flash;
     // with each racer's median round trip to the server; a ghost's row marked
     this.table = new Leaderboard($("#final-lb"), undefined, null, undefined, FINAL_COLUMNS, (row) => this.isGhost(row));
-    this.player = new ReplayPlayer($("#view-results .replay-controls"), new BoardView($("#replay-board")));
+    this.player = new ReplayStepper($("#view-results .replay-controls"), new BoardView($("#replay-board")));
     this.reviewBar = new ReviewBar(this.player.hint, this.player);
     this.finished = null;
     this.me = null;

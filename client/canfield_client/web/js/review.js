@@ -121,7 +121,7 @@ export function slipOf(racer) {
 }
 
 /**
- * Under a ReplayPlayer: the shown racer's verdict, and from a slip "Go to move N"
+ * Under a ReplayStepper: the shown racer's verdict, and from a slip "Go to move N"
  * and "The winning line from here" (then "Back to the moves played").
  * `onChange()` after the player switched between the two lines.
  */
