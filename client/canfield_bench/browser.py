@@ -1,4 +1,5 @@
-"""Which Chromium drives a page: the one place the tests and the benchmarks ask.
+"""Which Chromium drives a page, and how it starts: the one place the tests and
+the benchmarks ask.
 
 Debian ships two builds of one Chromium: ``chromium-headless-shell``, made
 for pages with no screen, and the whole browser. The shell is preferred: the
@@ -11,9 +12,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
 
 HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
 WHOLE_BROWSER = Path("/usr/bin/chromium")
+#: no sandbox (containers), no GPU, nothing fetched in the background
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 
 def chromium_path() -> Path:
@@ -23,3 +37,10 @@ def chromium_path() -> Path:
     if named:
         return Path(named)
     return HEADLESS_SHELL if HEADLESS_SHELL.exists() else WHOLE_BROWSER
+
+
+def launch(playwright: Playwright) -> Browser:
+    """Headless Chromium from the system, no downloads."""
+    return playwright.chromium.launch(
+        executable_path=str(chromium_path()), headless=True, args=CHROMIUM_ARGS
+    )

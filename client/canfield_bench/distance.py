@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from canfield import Game, Move
 from canfield.cards import card_text
 
-from canfield_bench.browser import chromium_path
+from canfield_bench.browser import launch
 from canfield_bench.processes import DelayProxy, local_servers
 
 __all__ = [
@@ -210,11 +210,7 @@ def run_distance(
         tempfile.TemporaryDirectory(prefix="canfield-proxy-") as logs,
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(
-            executable_path=str(chromium_path()),
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu"],
-        )
+        browser = launch(playwright)
         try:
             runs = [play_at(browser, server.port, rtt, deal, line, Path(logs)) for rtt in rtts_ms]
         finally:

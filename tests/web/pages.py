@@ -1,8 +1,9 @@
 """Browser helpers shared by the web tests and the screenshot script.
 
-One place knows how to start Debian's Chromium for Playwright and how a
-person uses the page (create, join by link, start, drag, tap), so the
-tests read as user stories and the script reuses the same steps.
+One place knows how a person uses the page (create, join by link, start,
+drag, tap), so the tests read as user stories and the script reuses the
+same steps. Chromium itself starts in ``canfield_bench.browser``, the
+benches' way too.
 """
 
 from __future__ import annotations
@@ -18,23 +19,16 @@ from axe_playwright_python.sync_playwright import Axe
 from canfield import Game, Move
 from canfield.cards import parse_card
 from canfield_bench.browser import chromium_path
+from canfield_bench.browser import launch as launch  # the tests' and the benches' one way
 from canfield_bench.distance import picked_card as picked_card  # the benchmarks' too
 from canfield_bench.processes import ServerProcess
 from canfield_server.storage.embedded_redis import EmbeddedRedis, redis_server_binary
-from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket
+from playwright.sync_api import Browser, Locator, Page, WebSocket
 from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import need
 
 CHROMIUM = chromium_path()
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 860}}
 #: how long a page action or a wait may take: generous, as a busy machine is slow
@@ -42,13 +36,6 @@ DESKTOP = {"viewport": {"width": 1280, "height": 860}}
 TIMEOUT_MS = 30_000
 #: ... and an `expect` (5 s as Playwright ships)
 EXPECT_MS = 20_000
-
-
-def launch(playwright: Playwright) -> Browser:
-    """Headless Chromium from the system, no downloads."""
-    return playwright.chromium.launch(
-        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-    )
 
 
 def new_page(browser: Browser, **options: object) -> Page:
