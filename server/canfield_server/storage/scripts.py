@@ -32,15 +32,16 @@ def _lua(body: str) -> str:
 
 #: Apply one board action: check the race and the sequence number, append
 #: to the event log, store the snapshot and the leaderboard row, count the
-#: player done (ending the race when all are), refresh TTLs, publish.
-#: A key's TTL is refreshed only once it has run down by a 64th (six minutes
-#: of the six hours shipped), or has none: seven EXPIREs on every move were
-#: seven more writes for the AOF to append and fsync before the reply.
+#: player done (ending the race when all are), refresh TTLs when asked, publish.
+#: The process asks for the refresh on a racer's first move of a race here and
+#: then once a 64th of the TTL has passed (``refreshes.Refreshes``): seven
+#: EXPIREs on every move were seven more writes for the AOF to fsync before the
+#: reply, and the seven TTL reads that skipped them were most of a move's Lua.
 #: KEYS[1] room  KEYS[2] tokens  KEYS[3] presence  KEYS[4] rows
 #: KEYS[5] player hash  KEYS[6] player log  KEYS[7] servers of the room
 #: ARGV[1] race number  ARGV[2] base seq (the seq the caller's board is at)
 #: ARGV[3] log entry  ARGV[4] snapshot  ARGV[5] member id  ARGV[6] row JSON
-#: ARGV[7] done flag ('1': this action won or gave up)  ARGV[8] ttl seconds
+#: ARGV[7] done flag ('1': this action won or gave up)  ARGV[8] ttl seconds ('0': none)
 #: ARGV[9] channel  ARGV[10] event payload  ARGV[11] the calling process's origin
 #: (the event is published only when another process serves the room)
 #: Returns {1, finished} applied (finished=1: this action ended the race),
@@ -67,9 +68,8 @@ if ARGV[7] == '1' then
   end
 end
 local ttl = tonumber(ARGV[8])
-local fresh = ttl - math.floor(ttl / 64)
-for i = 1, 7 do
-  if redis.call('TTL', KEYS[i]) < fresh then redis.call('EXPIRE', KEYS[i], ttl) end
+if ttl > 0 then
+  for i = 1, 7 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 local servers = redis.call('HLEN', KEYS[7])
 if servers > 1 or (servers == 1 and redis.call('HEXISTS', KEYS[7], ARGV[11]) == 0) then

@@ -32,6 +32,7 @@ from canfield_server.storage import keys
 from canfield_server.storage.batch import PipelineBatch
 from canfield_server.storage.move_script import move_script
 from canfield_server.storage.presence_table import live_count, live_counts, live_origins, origin_of
+from canfield_server.storage.refreshes import Refreshes
 from canfield_server.storage.scripts import MOVE, PRESENCE, Scripts
 
 __all__ = ["RedisStore"]
@@ -69,6 +70,7 @@ class RedisStore:
         self.presence_stale_ms = presence_stale_ms
         self.scripts = Scripts.register(redis)
         self.move = move_script(redis, url, MOVE)
+        self.refreshes = Refreshes(ttl_s)
         #: presence counts of connections that come and go together share a round trip
         self.batch = PipelineBatch(redis)
 
@@ -299,6 +301,8 @@ class RedisStore:
         """The move script, its reply in types."""
         code, member_id = move.room_code, move.member_id
         row = _encoder.encode(move.row)
+        race, now_ms = (code, member_id, move.race_no), self.clock.now_ms()
+        refresh = self.refreshes.due(race, now_ms)
         status, value = await self.move(
             keys=[
                 *keys.room_keys(code),
@@ -314,13 +318,15 @@ class RedisStore:
                 member_id,
                 row,
                 "1" if move.done else "0",
-                self.ttl_s,
+                self.ttl_s if refresh else 0,
                 keys.channel(code),
                 pack_row(self.origin, row, move.board, move.base_seq + 1),
                 self.origin,
             ],
         )
         if int(status) == 1:  # {1, finished}
+            if refresh:
+                self.refreshes.done(race, now_ms)
             return Stored(race_over=int(value) == 1)
         if int(status) == 0:  # {0, the stored seq}
             return Behind(int(value))
